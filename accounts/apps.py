@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_roles(sender, **kwargs):
+    from .services import sync_roles
+
+    sync_roles()
+
+
+class AccountsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "accounts"
+    verbose_name = "Accounts and roles"
+
+    def ready(self):
+        # After every migrate, when all apps' permissions exist.
+        post_migrate.connect(_sync_roles, dispatch_uid="accounts.sync_roles")

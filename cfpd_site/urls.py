@@ -1,0 +1,17 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from accounts.views import home
+
+admin.site.site_header = "CFPD Workbench"
+admin.site.site_title = "CFPD Workbench"
+admin.site.index_title = "Authoring"
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("benchmarks/", include("scenarios_app.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,298 @@
+"""Authoring data: the taxonomy, actors, benchmarks, scenarios (versioned) and the
+questions they expand into."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Benchmark(models.Model):
+    class Family(models.TextChoices):
+        CFPD = "cfpd", "CFPD scenarios"
+        BORDERLINES = "borderlines", "Territorial disputes (BorderLines)"
+        FREEFORM = "freeform", "Free-form crisis simulation"
+
+    name = models.SlugField(max_length=64, unique=True, help_text="Short name used on the command line, e.g. demo.")
+    title = models.CharField(max_length=200, blank=True)
+    family = models.CharField(max_length=20, choices=Family.choices, default=Family.CFPD)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Domain(models.Model):
+    slug = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=80, unique=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class ActionCategory(models.Model):
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="categories")
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=80)
+    rank = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="Intensity order within an ordered domain (0 none, 1 middle, 2 high); empty when unordered.",
+    )
+
+    class Meta:
+        ordering = ["domain__position", "rank", "name"]
+        verbose_name_plural = "action categories"
+
+    def __str__(self):
+        return self.name
+
+
+class CodifiedAction(models.Model):
+    """The finer action a comparison is about (Attack, Blockade, Regime intervention…)."""
+
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="codified_actions")
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=80)
+
+    class Meta:
+        ordering = ["domain__position", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class SubDimension(models.Model):
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="sub_dimensions")
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=120)
+    choice_count = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["domain__position", "choice_count", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class CodifiedComparison(models.Model):
+    sub_dimension = models.ForeignKey(SubDimension, on_delete=models.PROTECT, related_name="comparisons")
+    slug = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=200)
+    codified_action = models.ForeignKey(CodifiedAction, null=True, blank=True, on_delete=models.PROTECT)
+    categories = models.ManyToManyField(ActionCategory, through="ComparisonCategory")
+
+    class Meta:
+        ordering = ["sub_dimension__domain__position", "sub_dimension__choice_count", "name"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def domain(self):
+        return self.sub_dimension.domain
+
+
+class ComparisonCategory(models.Model):
+    comparison = models.ForeignKey(CodifiedComparison, on_delete=models.CASCADE, related_name="slots")
+    category = models.ForeignKey(ActionCategory, on_delete=models.PROTECT)
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["comparison", "position"], name="one_category_per_slot")]
+
+
+class Actor(models.Model):
+    class Kind(models.TextChoices):
+        STATE = "state", "State (ISO 3166)"
+        ORGANISATION = "organisation", "International organisation"
+        DISPUTED = "disputed", "Disputed entity"
+        TERRITORY = "territory", "Territory or region"
+
+    code = models.CharField(
+        max_length=12, unique=True,
+        help_text="ISO 3166 alpha-2 for states; 3-12 capitals, digits or _ for other entities (NATO, EU, ROC).",
+    )
+    name = models.CharField(max_length=120, help_text="Official name.")
+    prompt_name = models.CharField(max_length=120, help_text="The name put into prompts, e.g. South Korea.")
+    takes_article = models.BooleanField(
+        default=False, help_text='Prompts say "the United States": tick for names that take "the".')
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STATE)
+    iso_alpha3 = models.CharField(max_length=3, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self):
+        return f"{self.prompt_name} ({self.code})"
+
+
+class ActorSet(models.Model):
+    name = models.CharField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    source = models.TextField(blank=True, help_text="Where the membership comes from, with year.")
+    members = models.ManyToManyField(Actor, through="ActorSetMember", related_name="actor_sets")
+
+    def __str__(self):
+        return self.name
+
+    def member_codes(self):
+        return list(self.memberships.order_by("rank").values_list("actor__code", flat=True))
+
+
+class ActorSetMember(models.Model):
+    actor_set = models.ForeignKey(ActorSet, on_delete=models.CASCADE, related_name="memberships")
+    actor = models.ForeignKey(Actor, on_delete=models.PROTECT)
+    rank = models.PositiveSmallIntegerField()
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["rank"]
+        constraints = [models.UniqueConstraint(fields=["actor_set", "actor"], name="actor_once_per_set")]
+
+
+class Scenario(models.Model):
+    """One version of a scenario. Versions of the same scenario share `key`; once asked
+    (frozen) a version never changes again, and edits go to a new version."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        REVIEWED = "reviewed", "Reviewed"
+
+    class Qualified(models.TextChoices):
+        A = "A", "Actor A"
+        B = "B", "Actor B"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="scenarios")
+    key = models.SlugField(max_length=100, help_text="Stable identifier shared by all versions.")
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    previous_version = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="next_version")
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="scenarios")
+    comparison = models.ForeignKey(CodifiedComparison, on_delete=models.PROTECT, related_name="scenarios")
+    template = models.TextField(help_text="The scenario, naming the actors as [Actor A] and [Actor B].")
+    qualified_actor = models.CharField(
+        max_length=1, choices=Qualified.choices, default=Qualified.A,
+        help_text="The actor the scenario advises (named in the closing question).")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="authored_scenarios")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT, editable=False)
+    notes = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64, editable=False, default="")
+    frozen_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                     help_text="Set when a run first asks this version's questions.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["benchmark", "domain__position", "key", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "key", "version"], name="one_scenario_version"),
+            models.UniqueConstraint(fields=["benchmark", "key"], condition=Q(is_current=True),
+                                    name="one_current_version"),
+        ]
+        indexes = [models.Index(fields=["benchmark", "is_current", "domain"], name="scenario_current_by_domain")]
+
+    def __str__(self):
+        return f"{self.key} v{self.version}"
+
+    @property
+    def is_frozen(self):
+        return self.frozen_at is not None
+
+    @property
+    def sub_dimension(self):
+        return self.comparison.sub_dimension
+
+
+class ResponseOption(models.Model):
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="options")
+    position = models.PositiveSmallIntegerField(help_text="1, 2 or 3: the order the author wrote them in.")
+    text = models.TextField()
+    category = models.ForeignKey(ActionCategory, on_delete=models.PROTECT)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["scenario", "position"], name="one_option_per_position")]
+
+    def __str__(self):
+        return f"{self.position}: {self.text[:60]}"
+
+
+class ScenarioDyad(models.Model):
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="dyads")
+    actor_a = models.ForeignKey(Actor, on_delete=models.PROTECT, related_name="+")
+    actor_b = models.ForeignKey(Actor, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["scenario", "actor_a", "actor_b"], name="dyad_once_per_scenario"),
+            models.CheckConstraint(condition=~Q(actor_a=models.F("actor_b")), name="dyad_two_actors"),
+        ]
+
+    def __str__(self):
+        return f"({self.actor_a.code},{self.actor_b.code})"
+
+
+class ScenarioReview(models.Model):
+    """A reviewer's approval of the scenario text as it stood (section 3.4)."""
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    content_hash = models.CharField(max_length=64)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [models.UniqueConstraint(fields=["scenario", "reviewer", "content_hash"],
+                                               name="one_review_per_reviewer_and_text")]
+
+
+class Question(models.Model):
+    """A question as models are asked it. CFPD questions come from a scenario version and
+    a dyad; other benchmark families fill `options` and `language` their own way."""
+
+    class Kind(models.TextChoices):
+        CHOICE = "choice", "Multiple choice"
+        FREE = "free", "Free text"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="questions")
+    key = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CHOICE)
+    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.PROTECT, related_name="questions")
+    variant = models.CharField(max_length=20, default="full",
+                               help_text="full, or no-middle for a three-option scenario asked with two options.")
+    domain = models.ForeignKey(Domain, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor_a = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor_b = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    qualified_actor = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    language = models.CharField(max_length=16, default="en")
+    text = models.TextField()
+    options = models.JSONField(default=list, help_text='[{"text": …, "category": slug}] in canonical order')
+    option_order = models.JSONField(default=list, help_text="Indexes into options, in the order they are lettered.")
+    choice_count = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["key"]
+        indexes = [
+            # benchmark_stats and run selection: questions of a benchmark by domain and choice count.
+            models.Index(fields=["benchmark", "domain", "choice_count"], name="question_by_domain"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+    def option_texts(self):
+        return [option["text"] for option in self.options]

@@ -1,0 +1,300 @@
+"""Authoring workflows: every state change of a scenario goes through here, whether it
+comes from admin, an import, a command or (later) a run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from .expansion import TemplateOption, expand_scenario
+from .naming import ActorName
+from .notation import ActorSetText
+from .taxonomy import Category, Comparison, Taxonomy
+from .validation import OptionSpec, Problem, ScenarioSpec, check_scenario
+from .models import (
+    ActionCategory, Actor, ActorSet, Benchmark, CodifiedComparison, Domain, Question, ResponseOption, Scenario,
+    ScenarioDyad, ScenarioReview,
+)
+
+REVIEWS_NEEDED = 2
+
+
+class AuthoringError(ValueError):
+    """A workflow refused: the message says why and what to do."""
+
+
+def taxonomy_from_db() -> Taxonomy:
+    return Taxonomy(
+        domains=dict(Domain.objects.values_list("slug", "name")),
+        categories={
+            c.slug: Category(c.slug, c.domain.slug, c.name, c.rank)
+            for c in ActionCategory.objects.select_related("domain")
+        },
+        comparisons={
+            c.slug: Comparison(c.slug, c.sub_dimension.domain.slug, c.sub_dimension.slug, c.name,
+                               c.codified_action.slug if c.codified_action else None,
+                               tuple(slot.category.slug for slot in c.slots.all()))
+            for c in CodifiedComparison.objects.select_related(
+                "sub_dimension__domain", "codified_action").prefetch_related("slots__category")
+        },
+    )
+
+
+def known_actor_codes() -> set[str]:
+    return set(Actor.objects.values_list("code", flat=True))
+
+
+def resolve_actor_set(text: ActorSetText) -> tuple[list[tuple[str, str]], list[Problem]]:
+    """Explicit pairs followed by the pairs of every named set, in order, without repeats."""
+    pairs, problems = list(text.pairs), []
+    for expression in text.sets:
+        actor_set = ActorSet.objects.filter(name__iexact=expression.name).first()
+        if actor_set is None:
+            names = ", ".join(ActorSet.objects.values_list("name", flat=True)) or "none defined"
+            problems.append(Problem("Actor Set", f"no actor set named {expression.name!r} (sets: {names})"))
+            continue
+        seen = set(pairs)
+        pairs += [pair for pair in expression.pairs(actor_set.member_codes()) if pair not in seen]
+    return pairs, problems
+
+
+# --- scenario <-> spec -------------------------------------------------------------
+
+def spec_of(scenario: Scenario) -> ScenarioSpec:
+    return ScenarioSpec(
+        key=scenario.key,
+        domain=scenario.domain.slug,
+        comparison=scenario.comparison.slug,
+        template=scenario.template,
+        options=[OptionSpec(o.text, o.category.slug) for o in scenario.options.select_related("category")],
+        qualified_actor=scenario.qualified_actor,
+        dyads=[(d.actor_a.code, d.actor_b.code) for d in scenario.dyads.select_related("actor_a", "actor_b")],
+        notes=scenario.notes,
+    )
+
+
+def content_hash(spec: ScenarioSpec) -> str:
+    """What a review approves: the text, options and their coding, the advised actor."""
+    payload = {
+        "comparison": spec.comparison, "template": spec.template, "qualified": spec.qualified_actor,
+        "options": [[o.text, o.category] for o in spec.options],
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def same_content(spec: ScenarioSpec, other: ScenarioSpec) -> bool:
+    return content_hash(spec) == content_hash(other) and spec.dyads == other.dyads and spec.domain == other.domain
+
+
+def _write_spec(scenario: Scenario, spec: ScenarioSpec):
+    """Replace a scenario's fields, options and dyads with the spec's (not frozen ones)."""
+    categories = {c.slug: c for c in ActionCategory.objects.filter(slug__in=[o.category for o in spec.options])}
+    actors = {a.code: a for a in Actor.objects.filter(code__in={c for pair in spec.dyads for c in pair})}
+    scenario.domain = Domain.objects.get(slug=spec.domain)
+    scenario.comparison = CodifiedComparison.objects.get(slug=spec.comparison)
+    scenario.template = spec.template
+    scenario.qualified_actor = spec.qualified_actor
+    scenario.notes = spec.notes
+    scenario.save()
+    scenario.options.all().delete()
+    ResponseOption.objects.bulk_create([
+        ResponseOption(scenario=scenario, position=n, text=o.text, category=categories[o.category])
+        for n, o in enumerate(spec.options, start=1)
+    ])
+    scenario.dyads.all().delete()
+    ScenarioDyad.objects.bulk_create([
+        ScenarioDyad(scenario=scenario, actor_a=actors[a], actor_b=actors[b], position=n)
+        for n, (a, b) in enumerate(spec.dyads, start=1)
+    ])
+    after_content_change(scenario)
+
+
+def after_content_change(scenario: Scenario):
+    """Keep derived state in step after any edit: content hash, review status, questions."""
+    spec = spec_of(scenario)
+    scenario.content_hash = content_hash(spec)
+    scenario.status = review_status(scenario)
+    Scenario.objects.filter(pk=scenario.pk).update(content_hash=scenario.content_hash, status=scenario.status)
+    sync_questions(scenario)
+
+
+@dataclass
+class SaveOutcome:
+    scenario: Scenario
+    action: str  # created, updated, new-version, unchanged
+
+
+def save_spec(benchmark: Benchmark, spec: ScenarioSpec, author=None) -> SaveOutcome:
+    """Create or update the current version of `spec.key`; a frozen one gets a new version.
+
+    The spec must already be valid (see `check_scenario`).
+    """
+    current = Scenario.objects.filter(benchmark=benchmark, key=spec.key, is_current=True).first()
+    if current is None:
+        scenario = Scenario(benchmark=benchmark, key=spec.key, author=author)
+        _write_spec(scenario, spec)
+        return SaveOutcome(scenario, "created")
+    if same_content(spec_of(current), spec) and current.notes == spec.notes:
+        return SaveOutcome(current, "unchanged")
+    if current.is_frozen:
+        scenario = new_version(current, author=author)
+        _write_spec(scenario, spec)
+        return SaveOutcome(scenario, "new-version")
+    _write_spec(current, spec)
+    return SaveOutcome(current, "updated")
+
+
+@transaction.atomic
+def new_version(scenario: Scenario, author=None) -> Scenario:
+    """Copy a scenario into version n+1 (a draft, not frozen), which becomes current."""
+    if not scenario.is_current:
+        raise AuthoringError(f"{scenario} is not the current version; edit the current one")
+    Scenario.objects.filter(pk=scenario.pk).update(is_current=False)
+    latest = Scenario.objects.filter(benchmark=scenario.benchmark, key=scenario.key).order_by("-version").first()
+    successor = Scenario.objects.create(
+        benchmark=scenario.benchmark, key=scenario.key, version=latest.version + 1, previous_version=scenario,
+        domain=scenario.domain, comparison=scenario.comparison, template=scenario.template,
+        qualified_actor=scenario.qualified_actor, author=author or scenario.author, notes=scenario.notes,
+    )
+    ResponseOption.objects.bulk_create([
+        ResponseOption(scenario=successor, position=o.position, text=o.text, category=o.category)
+        for o in scenario.options.all()
+    ])
+    ScenarioDyad.objects.bulk_create([
+        ScenarioDyad(scenario=successor, actor_a=d.actor_a, actor_b=d.actor_b, position=d.position)
+        for d in scenario.dyads.all()
+    ])
+    after_content_change(successor)
+    return successor
+
+
+def freeze(scenarios) -> int:
+    """Mark scenario versions as asked: from now on they never change. Returns how many froze."""
+    ids = [s.pk for s in scenarios]
+    return Scenario.objects.filter(pk__in=ids, frozen_at__isnull=True).update(frozen_at=timezone.now())
+
+
+# --- reviews -------------------------------------------------------------------------
+
+def review_status(scenario: Scenario) -> str:
+    approvals = (ScenarioReview.objects.filter(scenario=scenario, content_hash=scenario.content_hash)
+                 .exclude(reviewer_id=scenario.author_id).values("reviewer").distinct().count())
+    return Scenario.Status.REVIEWED if approvals >= REVIEWS_NEEDED else Scenario.Status.DRAFT
+
+
+def approve(scenario: Scenario, reviewer, comment: str = "") -> ScenarioReview:
+    """Record `reviewer`'s approval of the text as it stands (section 3.4: two people
+    who did not write it must review a scenario)."""
+    if scenario.author_id is not None and scenario.author_id == reviewer.pk:
+        raise AuthoringError(f"{scenario}: you wrote this scenario; two other people must review it")
+    review, _ = ScenarioReview.objects.get_or_create(
+        scenario=scenario, reviewer=reviewer, content_hash=scenario.content_hash, defaults={"comment": comment})
+    status = review_status(scenario)
+    if status != scenario.status:
+        scenario.status = status
+        Scenario.objects.filter(pk=scenario.pk).update(status=status)
+    return review
+
+
+# --- questions -----------------------------------------------------------------------
+
+def actor_names(codes) -> dict[str, ActorName]:
+    return {a.code: ActorName(a.prompt_name, a.takes_article) for a in Actor.objects.filter(code__in=set(codes))}
+
+
+def expected_questions(scenario: Scenario):
+    options = [TemplateOption(o.text, o.category.slug, o.category.rank)
+               for o in scenario.options.select_related("category")]
+    dyads = [(d.actor_a.code, d.actor_b.code) for d in scenario.dyads.select_related("actor_a", "actor_b")]
+    names = actor_names(code for pair in dyads for code in pair)
+    return expand_scenario(f"{scenario.benchmark.name}/{scenario.key}", scenario.version, scenario.template,
+                           options, scenario.qualified_actor, dyads, names)
+
+
+def sync_questions(scenario: Scenario) -> dict[str, int]:
+    """Make the scenario version's questions exactly its expansion: deterministic and
+    idempotent (a second call changes nothing). Frozen versions are never touched."""
+    counts = {"created": 0, "updated": 0, "deleted": 0}
+    if scenario.is_frozen:
+        return counts
+    expected = {q.key: q for q in expected_questions(scenario)}
+    existing = {q.key: q for q in Question.objects.filter(scenario=scenario)}
+    stale = [key for key in existing if key not in expected]
+    if stale:
+        counts["deleted"] = Question.objects.filter(scenario=scenario, key__in=stale).delete()[0]
+    actors = {a.code: a for a in Actor.objects.filter(
+        code__in={c for q in expected.values() for c in (q.actor_a, q.actor_b)})}
+    to_create, to_update = [], []
+    for key, q in expected.items():
+        fields = dict(
+            benchmark_id=scenario.benchmark_id, kind=Question.Kind.CHOICE, scenario=scenario, variant=q.variant,
+            domain_id=scenario.domain_id, actor_a=actors[q.actor_a], actor_b=actors[q.actor_b],
+            qualified_actor=actors[q.qualified_actor], text=q.text,
+            options=[{"text": t, "category": c} for t, c in zip(q.options, q.categories)],
+            option_order=list(q.option_order), choice_count=q.choice_count,
+        )
+        row = existing.get(key)
+        if row is None:
+            to_create.append(Question(key=key, **fields))
+        elif any(getattr(row, name) != value for name, value in fields.items()):
+            for name, value in fields.items():
+                setattr(row, name, value)
+            to_update.append(row)
+    Question.objects.bulk_create(to_create, batch_size=500)
+    if to_update:
+        Question.objects.bulk_update(to_update, ["benchmark", "kind", "variant", "domain", "actor_a", "actor_b",
+                                                 "qualified_actor", "text", "options", "option_order",
+                                                 "choice_count"], batch_size=500)
+    counts["created"], counts["updated"] = len(to_create), len(to_update)
+    return counts
+
+
+def sync_benchmark(benchmark: Benchmark) -> dict[str, int]:
+    totals = {"created": 0, "updated": 0, "deleted": 0}
+    for scenario in benchmark.scenarios.all():
+        for name, value in sync_questions(scenario).items():
+            totals[name] += value
+    return totals
+
+
+def current_questions(benchmark: Benchmark):
+    """The questions a run of this benchmark asks: those of current scenario versions."""
+    return Question.objects.filter(benchmark=benchmark, scenario__is_current=True)
+
+
+@dataclass
+class StatsRow:
+    domain: str
+    choice_count: int
+    qualified_actor: str
+    questions: int
+
+
+def benchmark_stats(benchmark: Benchmark) -> list[StatsRow]:
+    """Question counts per domain x choice count x qualified actor (current versions)."""
+    rows = (current_questions(benchmark)
+            .values("domain__name", "domain__position", "choice_count", "qualified_actor__code")
+            .annotate(n=Count("id"))
+            .order_by("domain__position", "choice_count", "-n", "qualified_actor__code"))
+    return [StatsRow(r["domain__name"], r["choice_count"], r["qualified_actor__code"], r["n"]) for r in rows]
+
+
+def get_or_create_benchmark(name: str) -> Benchmark:
+    benchmark, _ = Benchmark.objects.get_or_create(name=name, defaults={"title": name})
+    return benchmark
+
+
+def validate_spec(spec: ScenarioSpec, taxonomy: Taxonomy | None = None, known: set[str] | None = None):
+    return check_scenario(spec, taxonomy or taxonomy_from_db(), known if known is not None else known_actor_codes())
+
+
+def stats_table(benchmark: Benchmark):
+    from .counts import pivot_counts
+    from .taxonomy import FOCUS_ACTORS
+
+    return pivot_counts(benchmark_stats(benchmark), FOCUS_ACTORS)
