@@ -1,0 +1,239 @@
+"""Moving scenarios and questions in and out: the Table 3 CSV and a JSON with every
+field for scenarios, and the question CSV a team uses to ask models elsewhere.
+
+An import is atomic: every row is checked first, and a file with any bad row writes
+nothing and reports each bad row with its line number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from . import services
+from .notation import ActorSetText
+from .prompting import chat_messages, render_transcript
+from .table_format import TableError, TableRow, read_table, write_table
+from .validation import OptionSpec, Problem, ScenarioSpec
+from .models import Benchmark, Question, Scenario
+
+JSON_FORMAT = "cfpd-scenarios"
+JSON_FORMAT_VERSION = 1
+
+
+class ImportFileError(ValueError):
+    """The file cannot be read at all (format, columns, JSON syntax)."""
+
+
+@dataclass
+class ImportReport:
+    benchmark: str
+    dry_run: bool
+    rows: list[TableRow] = field(default_factory=list)
+    outcomes: list[tuple[int, str, str]] = field(default_factory=list)  # line, key, action
+
+    @property
+    def bad_rows(self) -> list[TableRow]:
+        return [row for row in self.rows if row.problems]
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad_rows
+
+    def lines(self) -> list[str]:
+        """The report as text lines, for the command and the admin upload page."""
+        out = []
+        for row in self.rows:
+            for inference in row.inferences:
+                out.append(f"line {row.line} ({row.spec.key}): inferred {inference}")
+        for row in self.bad_rows:
+            for problem in row.problems:
+                out.append(f"line {row.line} ({row.spec.key}): {problem}")
+        for line, key, action in self.outcomes:
+            out.append(f"line {line} ({key}): {'would be ' if self.dry_run else ''}{action}")
+        return out
+
+    def summary(self) -> str:
+        if not self.ok:
+            return (f"{len(self.bad_rows)} of {len(self.rows)} rows have problems; nothing was imported "
+                    f"into {self.benchmark!r}. Fix the rows above and import again.")
+        counts: dict[str, int] = {}
+        for _, _, action in self.outcomes:
+            counts[action] = counts.get(action, 0) + 1
+        done = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "nothing to do"
+        prefix = "dry run, nothing written" if self.dry_run else "imported"
+        return f"{prefix}: {len(self.rows)} scenarios into {self.benchmark!r} ({done})"
+
+
+def _rows_from_json(text: str) -> list[TableRow]:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFileError(f"line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
+        raise ImportFileError(f'not a scenario export: expected {{"format": "{JSON_FORMAT}", "scenarios": [...]}}')
+    rows = []
+    for n, item in enumerate(document.get("scenarios", []), start=1):
+        problems = []
+        try:
+            spec = ScenarioSpec(
+                key=item["key"], domain=item["domain"], comparison=item["comparison"], template=item["template"],
+                options=[OptionSpec(o["text"], o.get("category")) for o in item["options"]],
+                qualified_actor=item.get("qualified_actor"),
+                dyads=[(a.upper(), b.upper()) for a, b in item.get("dyads", [])],
+                notes=item.get("notes", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            spec = ScenarioSpec(key=str(item.get("key", f"#{n}")) if isinstance(item, dict) else f"#{n}",
+                                domain=None, comparison=None, template="", options=[], qualified_actor=None)
+            problems.append(Problem("scenario", f"malformed entry ({exc.__class__.__name__}: {exc})"))
+        rows.append(TableRow(line=n, spec=spec, actor_set=ActorSetText(pairs=list(spec.dyads)), problems=problems))
+    return rows
+
+
+def read_scenarios(text: str, fmt: str) -> list[TableRow]:
+    taxonomy = services.taxonomy_from_db()
+    if fmt == "json":
+        return _rows_from_json(text)
+    try:
+        return read_table(text, taxonomy)
+    except TableError as exc:
+        raise ImportFileError(str(exc)) from None
+    except csv.Error as exc:
+        raise ImportFileError(f"not a readable CSV file: {exc}") from None
+
+
+def detect_format(name: str, text: str) -> str:
+    return "json" if name.lower().endswith(".json") or text.lstrip().startswith("{") else "csv"
+
+
+def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv", dry_run: bool = False,
+                     author=None) -> ImportReport:
+    """Check every row, then (unless a dry run or any row is bad) write them all at once."""
+    rows = read_scenarios(text, fmt)
+    report = ImportReport(benchmark=benchmark_name, dry_run=dry_run, rows=rows)
+    taxonomy = services.taxonomy_from_db()
+    known = services.known_actor_codes()
+    seen_keys: dict[str, int] = {}
+    for row in rows:
+        pairs, set_problems = services.resolve_actor_set(row.actor_set)
+        row.spec.dyads = pairs
+        row.problems += set_problems
+        if not row.problems:
+            row.problems += services.validate_spec(row.spec, taxonomy, known)
+        if row.spec.key in seen_keys:
+            row.problems.append(Problem("Key", f"{row.spec.key!r} is also used on line {seen_keys[row.spec.key]}; "
+                                        "give each scenario its own key"))
+        seen_keys.setdefault(row.spec.key, row.line)
+    if not rows:
+        report.rows = []
+    if not report.ok:
+        return report
+    with transaction.atomic():
+        benchmark = Benchmark.objects.filter(name=benchmark_name).first()
+        if benchmark is None:
+            benchmark = Benchmark(name=benchmark_name, title=benchmark_name)
+            if not dry_run:
+                benchmark.save()
+        for row in rows:
+            if dry_run:
+                report.outcomes.append((row.line, row.spec.key, _planned_action(benchmark, row.spec)))
+            else:
+                outcome = services.save_spec(benchmark, row.spec, author=author)
+                report.outcomes.append((row.line, row.spec.key, outcome.action))
+    return report
+
+
+def _planned_action(benchmark: Benchmark, spec: ScenarioSpec) -> str:
+    if benchmark.pk is None:
+        return "created"
+    current = Scenario.objects.filter(benchmark=benchmark, key=spec.key, is_current=True).first()
+    if current is None:
+        return "created"
+    if services.same_content(services.spec_of(current), spec) and current.notes == spec.notes:
+        return "unchanged"
+    return "new-version" if current.is_frozen else "updated"
+
+
+def _current_scenarios(benchmark: Benchmark):
+    return (Scenario.objects.filter(benchmark=benchmark, is_current=True)
+            .select_related("domain", "comparison", "author").order_by("domain__position", "key"))
+
+
+def export_scenarios(benchmark: Benchmark, fmt: str = "csv") -> str:
+    """The current version of every scenario, as Table 3 CSV or as JSON with every field."""
+    scenarios = list(_current_scenarios(benchmark))
+    if fmt == "csv":
+        return write_table([services.spec_of(s) for s in scenarios], services.taxonomy_from_db())
+    items = []
+    for scenario in scenarios:
+        spec = services.spec_of(scenario)
+        items.append({
+            "key": spec.key, "version": scenario.version, "domain": spec.domain,
+            "sub_dimension": scenario.comparison.sub_dimension.slug, "comparison": spec.comparison,
+            "template": spec.template, "qualified_actor": spec.qualified_actor,
+            "options": [{"position": n, "text": o.text, "category": o.category}
+                        for n, o in enumerate(spec.options, start=1)],
+            "dyads": [list(pair) for pair in spec.dyads],
+            "status": scenario.status, "notes": spec.notes,
+            "author": scenario.author.get_username() if scenario.author else None,
+            "frozen": scenario.is_frozen,
+            "reviewers": sorted({r.reviewer.get_username() for r in scenario.reviews.filter(
+                content_hash=scenario.content_hash).select_related("reviewer")}),
+        })
+    document = {"format": JSON_FORMAT, "format_version": JSON_FORMAT_VERSION, "benchmark": benchmark.name,
+                "scenarios": items}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+QUESTION_COLUMNS = ["question_key", "benchmark", "scenario", "scenario_version", "domain", "comparison", "variant",
+                    "choice_count", "actor_a", "actor_b", "qualified_actor", "option_a", "option_b", "option_c",
+                    "categories", "prompt"]
+
+
+def export_questions(out, benchmark: Benchmark | None = None) -> int:
+    """Write every question (current versions) as CSV to the text stream `out`; returns the count.
+
+    `question_key` is stable across exports: answers collected outside the tool come
+    back by it. `prompt` is the exact A.4 transcript (system and user turns).
+    """
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(QUESTION_COLUMNS)
+    questions = Question.objects.filter(scenario__is_current=True)
+    if benchmark is not None:
+        questions = questions.filter(benchmark=benchmark)
+    questions = questions.select_related(
+        "benchmark", "scenario__comparison", "domain", "actor_a", "actor_b", "qualified_actor").order_by("key")
+    count = 0
+    for q in questions.iterator(chunk_size=2000):
+        texts = [q.options[i]["text"] for i in q.option_order]
+        lettered = texts + [""] * (3 - len(texts))
+        writer.writerow([
+            q.key, q.benchmark.name, q.scenario.key, q.scenario.version, q.domain.name, q.scenario.comparison.name,
+            q.variant, q.choice_count, q.actor_a.code, q.actor_b.code, q.qualified_actor.code, *lettered[:3],
+            ";".join(q.options[i]["category"] for i in q.option_order),
+            render_transcript(chat_messages(q.text, q.option_texts(), q.option_order)),
+        ])
+        count += 1
+    return count
+
+
+def default_author():
+    users = get_user_model()
+    return users.objects.filter(is_superuser=True).order_by("pk").first()
+
+
+def read_text(path: str) -> str:
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        return handle.read()
+
+
+def to_csv_string(write) -> str:
+    buffer = io.StringIO(newline="")
+    write(buffer)
+    return buffer.getvalue()
