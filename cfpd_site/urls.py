@@ -7,6 +7,7 @@ from accounts.views import home
 admin.site.site_header = "CFPD Workbench"
 admin.site.site_title = "CFPD Workbench"
 admin.site.index_title = "Authoring"
+admin.site.enable_nav_sidebar = False
 
 urlpatterns = [
     path("", home, name="home"),

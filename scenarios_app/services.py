@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -298,3 +298,24 @@ def stats_table(benchmark: Benchmark):
     from .taxonomy import FOCUS_ACTORS
 
     return pivot_counts(benchmark_stats(benchmark), FOCUS_ACTORS)
+
+
+def approvals_of_current_text(scenario: Scenario) -> list[str]:
+    reviews = (ScenarioReview.objects.filter(scenario=scenario, content_hash=scenario.content_hash)
+               .exclude(reviewer_id=scenario.author_id).select_related("reviewer"))
+    return sorted({review.reviewer.get_username() for review in reviews})
+
+
+def add_dyads(scenario: Scenario, pairs) -> tuple[int, list[tuple[str, str]]]:
+    """Append dyads after the existing ones; pairs already present are skipped and returned."""
+    existing = {(d.actor_a.code, d.actor_b.code) for d in scenario.dyads.select_related("actor_a", "actor_b")}
+    fresh = [pair for pair in dict.fromkeys(pairs) if pair not in existing]
+    skipped = [pair for pair in pairs if pair in existing]
+    if fresh:
+        actors = {a.code: a for a in Actor.objects.filter(code__in={c for pair in fresh for c in pair})}
+        start = (scenario.dyads.aggregate(m=models.Max("position"))["m"] or 0) + 1
+        ScenarioDyad.objects.bulk_create([
+            ScenarioDyad(scenario=scenario, actor_a=actors[a], actor_b=actors[b], position=start + n)
+            for n, (a, b) in enumerate(fresh)
+        ])
+    return len(fresh), skipped
