@@ -1,0 +1,56 @@
+"""Shared fixtures: the personas every permission test uses (healthchecks' alice/bob
+style): two authors, a third author who reviews, a reviewer, an analyst, an outsider."""
+
+import pytest
+
+from accounts.services import create_user_with_role
+
+PASSWORD = "persona-pass-123"
+
+
+def _persona(username, role=None, **kwargs):
+    user, _ = create_user_with_role(username, PASSWORD, role=role, **kwargs)
+    return user
+
+
+@pytest.fixture
+def author(db):
+    return _persona("alice", "authors")
+
+
+@pytest.fixture
+def second_author(db):
+    return _persona("bob", "authors")
+
+
+@pytest.fixture
+def third_author(db):
+    return _persona("carol", "authors")
+
+
+@pytest.fixture
+def reviewer(db):
+    return _persona("rita", "reviewers")
+
+
+@pytest.fixture
+def analyst(db):
+    return _persona("andy", "analysts")
+
+
+@pytest.fixture
+def outsider(db):
+    return _persona("oscar")
+
+
+@pytest.fixture
+def admin_user(db):
+    return _persona("root", "authors", superuser=True)
+
+
+@pytest.fixture
+def demo_actors(db):
+    from scenarios_app.actors import import_actors
+    from scenarios_app.transfer import read_text
+
+    import_actors(read_text("scenarios_app/fixtures/demo_actors.csv"))
