@@ -92,8 +92,8 @@ def parse_actor_set(text: str) -> ActorSetText:
             if not ACTOR_CODE.match(code):
                 raise NotationError(f"{match.group(0)!r}: {code!r} is not an actor code (2-12 letters, digits or _)")
         result.pairs.append((a, b))
-    leftover = _PAIR.sub(" ", rest).replace(",", " ").replace(";", " ").strip()
-    if leftover:
+    leftover = _PAIR.sub(" ", rest).strip(" ,;\t\r\n")
+    if re.sub(r"[\s,;]", "", leftover):
         raise NotationError(
             f"cannot read {leftover[:40]!r}: write dyads as (A,B) pairs separated by commas, e.g. (CN,RU), (RU,CN)"
         )

@@ -104,6 +104,13 @@ def read_row(line: int, row: dict, taxonomy: Taxonomy) -> TableRow:
             f"option {n} = {taxonomy.categories[slug].name}" for n, slug in enumerate(categories, start=1)))
     else:
         categories = [None] * len(texts)
+        if comparison is not None:
+            expected = len(taxonomy.comparisons[comparison].categories)
+            problems.append(Problem(
+                "Response Option 3",
+                f"'{taxonomy.comparisons[comparison].name}' compares {expected} options but the row has {len(texts)}; "
+                + ("write NA for option 3" if expected == 2 else "add the third option")
+                + " or choose another comparison"))
 
     template = _cell(row, "Scenario")
     qualified = _cell(row, "Qualified Actor").upper() or None

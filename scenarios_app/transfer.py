@@ -48,7 +48,7 @@ class ImportReport:
     def lines(self) -> list[str]:
         """The report as text lines, for the command and the admin upload page."""
         out = []
-        for row in self.rows:
+        for row in self.rows if self.ok else []:
             for inference in row.inferences:
                 out.append(f"line {row.line} ({row.spec.key}): inferred {inference}")
         for row in self.bad_rows:
