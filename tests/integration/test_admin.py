@@ -1,0 +1,156 @@
+"""The authoring console: who may do what, and the form's messages."""
+
+import pytest
+from django.urls import reverse
+
+from scenarios_app import services
+from scenarios_app.models import ActionCategory, Benchmark, CodifiedComparison, Domain, Scenario
+from tests.conftest import PASSWORD
+from tests.factories import escalation_spec
+
+pytestmark = pytest.mark.django_db
+
+ADD = reverse("admin:scenarios_app_scenario_add")
+CHANGELIST = reverse("admin:scenarios_app_scenario_changelist")
+
+
+def login(client, user):
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def form_data(template="[Actor A] eyes [Actor B]'s islands. How should [Actor A] respond?",
+              options=(("Negotiate with [Actor B]", "no-force"), ("Seize the islands", "use-of-force")),
+              comparison="esc2-attack", domain="escalation", notation="(CN,JP), (US,CU)", qualified="A"):
+    data = {
+        "benchmark": Benchmark.objects.get_or_create(name="default")[0].pk,
+        "key": "", "domain": Domain.objects.get(slug=domain).pk,
+        "comparison": CodifiedComparison.objects.get(slug=comparison).pk,
+        "qualified_actor": qualified, "template": template, "notes": "", "dyad_notation": notation,
+        "options-TOTAL_FORMS": str(len(options)), "options-INITIAL_FORMS": "0",
+        "options-MIN_NUM_FORMS": "2", "options-MAX_NUM_FORMS": "3",
+        "dyads-TOTAL_FORMS": "0", "dyads-INITIAL_FORMS": "0", "dyads-MIN_NUM_FORMS": "0", "dyads-MAX_NUM_FORMS": "1000",
+        "reviews-TOTAL_FORMS": "0", "reviews-INITIAL_FORMS": "0", "reviews-MIN_NUM_FORMS": "0",
+        "reviews-MAX_NUM_FORMS": "1000",
+        "_continue": "Save and continue editing",
+    }
+    for n, (text, category) in enumerate(options):
+        data[f"options-{n}-position"] = str(n + 1)
+        data[f"options-{n}-text"] = text
+        data[f"options-{n}-category"] = ActionCategory.objects.get(slug=category).pk if category else ""
+    return data
+
+
+def errors_of(response):
+    return " | ".join(str(e) for e in response.context["errors"]) if response.context else ""
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client):
+    for url in (CHANGELIST, reverse("home"), reverse("benchmark-list")):
+        response = client.get(url)
+        assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_an_author_creates_a_scenario_with_dyads_from_notation(client, author):
+    response = login(client, author).post(ADD, form_data())
+    assert response.status_code == 302, errors_of(response)
+    scenario = Scenario.objects.get()
+    assert scenario.author == author and scenario.key.startswith("esc2-attack-")
+    assert [str(d) for d in scenario.dyads.all()] == ["(CN,JP)", "(US,CU)"]
+    assert scenario.questions.count() == 2
+    page = client.get(response["Location"]).content.decode()
+    assert "Please select the correct choice:" in page and "How should the United States respond?" in page
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"template": "[Actor A] is restless. How should [Actor A] respond?"},
+     "template: option 1 use[s] [Actor B] but the template never names it"),
+    ({"options": (("Negotiate", "no-force"), ("Seize the islands", None))},
+     "This field is required"),
+    ({"options": (("Negotiate", "no-force"), ("Seize", "use-of-force"), ("Seize more", "use-of-force")),
+      "comparison": "esc3-attack"},
+     "options: three options need a middle option"),
+    ({"comparison": "ally-bandwagon"}, "belongs to Alliance Dynamics, not Escalation"),
+    ({"notation": "(CN,QQ)"}, "&#x27;QQ&#x27; is not a known actor code"),
+    ({"notation": "(CN,CN)"}, "(CN,CN) pairs an actor with itself"),
+    ({"options": (("Negotiate", "no-force"), ("Join the pact", "cooperative"))},
+     "&#x27;Cooperative&#x27; is a Cooperation category; choose one of Escalation"),
+])
+def test_the_form_names_the_problem_and_saves_nothing(client, author, changes, message):
+    response = login(client, author).post(ADD, form_data(**changes))
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert Scenario.objects.count() == 0
+
+
+@pytest.mark.parametrize("persona", ["reviewer", "analyst"])
+def test_reviewers_and_analysts_can_read_but_not_edit_scenarios(client, request, persona, author):
+    scenario = services.save_spec(Benchmark.objects.create(name="default"), escalation_spec(), author).scenario
+    user = request.getfixturevalue(persona)
+    user.is_staff = True  # even given console access, their role does not allow edits
+    user.save()
+    login(client, user)
+    assert client.get(CHANGELIST).status_code == 200
+    assert client.get(ADD).status_code == 403
+    change = reverse("admin:scenarios_app_scenario_change", args=[scenario.pk])
+    assert client.post(change, form_data()).status_code == 403
+    assert Scenario.objects.get().template == escalation_spec().template
+
+
+def test_reviewers_and_analysts_without_console_access_are_kept_out(client, reviewer):
+    response = login(client, reviewer).get(CHANGELIST)
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_an_outsider_is_refused_the_benchmark_pages(client, outsider):
+    assert login(client, outsider).get(reverse("benchmark-list")).status_code == 403
+
+
+def test_analysts_see_the_question_counts(client, analyst, author):
+    services.save_spec(Benchmark.objects.create(name="default"), escalation_spec(), author)
+    page = login(client, analyst).get(reverse("benchmark-detail", args=["default"])).content.decode()
+    assert "Questions by domain, choice count and qualified actor" in page
+    assert '<td class="num">2</td></tr></tfoot>' in page.replace("\n", "")
+
+
+def test_a_frozen_scenario_is_read_only_and_branches_into_a_new_version(client, author):
+    scenario = services.save_spec(Benchmark.objects.create(name="default"), escalation_spec(), author).scenario
+    services.freeze([scenario])
+    login(client, author)
+    change = reverse("admin:scenarios_app_scenario_change", args=[scenario.pk])
+    page = client.get(change).content.decode()
+    assert "Create new version" in page and 'name="template"' not in page
+    response = client.post(reverse("admin:scenarios_app_scenario_new_version", args=[scenario.pk]))
+    successor = Scenario.objects.get(is_current=True)
+    assert response["Location"] == reverse("admin:scenarios_app_scenario_change", args=[successor.pk])
+    assert (successor.version, successor.is_frozen, successor.dyads.count()) == (2, False, 2)
+
+
+def test_the_approve_action_records_reviews_but_not_by_the_author(client, author, second_author):
+    scenario = services.save_spec(Benchmark.objects.create(name="default"), escalation_spec(), author).scenario
+    data = {"action": "approve_selected", "_selected_action": [scenario.pk]}
+    page = login(client, author).post(CHANGELIST, data, follow=True).content.decode()
+    assert "you wrote this scenario" in page
+    client.logout()
+    login(client, second_author).post(CHANGELIST, data)
+    assert services.approvals_of_current_text(scenario) == ["bob"]
+
+
+def test_the_import_upload_checks_then_imports(client, author, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.factories import GOOD_ROW, table_csv
+
+    url = reverse("admin:scenarios_app_scenario_import")
+    upload = lambda: SimpleUploadedFile("s.csv", table_csv([GOOD_ROW]).encode(), "text/csv")  # noqa: E731
+    page = login(client, author).post(url, {"file": upload(), "benchmark": "up", "dry_run": "on"}).content.decode()
+    assert "dry run, nothing written: 1 scenarios into &#x27;up&#x27; (1 created)" in page
+    assert Scenario.objects.count() == 0
+    client.post(url, {"file": upload(), "benchmark": "up"})
+    assert Scenario.objects.get().benchmark.name == "up"
+
+
+def test_reviewers_cannot_import(client, reviewer):
+    reviewer.is_staff = True
+    reviewer.save()
+    assert login(client, reviewer).get(reverse("admin:scenarios_app_scenario_import")).status_code == 403
