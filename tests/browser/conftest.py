@@ -55,6 +55,13 @@ def page(chromium):
     context.set_default_timeout(TIMEOUT_MS)
     context.set_default_navigation_timeout(TIMEOUT_MS)
     page = context.new_page()
+    # What went wrong in the browser (script errors, failed requests such as a missing
+    # admin static file); tests assert it stays empty.
+    page.problems = []
+    page.on("pageerror", lambda error: page.problems.append(f"script error: {error}"))
+    page.on("requestfailed", lambda request: page.problems.append(f"request failed: {request.url}"))
+    page.on("response", lambda response: response.status >= 400
+            and page.problems.append(f"HTTP {response.status}: {response.url}"))
     try:
         yield page
     finally:
