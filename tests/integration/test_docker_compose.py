@@ -1,0 +1,46 @@
+"""docker-compose.yml cannot run here (no Docker engine), so its wiring is checked as data."""
+
+import importlib
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_it_has_the_four_services_and_the_app_waits_for_healthy_services():
+    services = COMPOSE["services"]
+    assert sorted(services) == ["db", "redis", "web", "worker"]
+    for name in ("db", "redis"):
+        assert services[name]["healthcheck"]["test"]
+    for name in ("web", "worker"):
+        assert services[name]["depends_on"] == {"db": {"condition": "service_healthy"},
+                                                "redis": {"condition": "service_healthy"}}
+
+
+def test_web_and_worker_point_at_the_compose_database_and_broker():
+    db = COMPOSE["services"]["db"]["environment"]
+    url = f"postgres://{db['POSTGRES_USER']}:{db['POSTGRES_PASSWORD']}@db:5432/{db['POSTGRES_DB']}"
+    for name in ("web", "worker"):
+        env = COMPOSE["services"][name]["environment"]
+        assert env["DATABASE_URL"] == url
+        assert env["REDIS_URL"].startswith("redis://redis:6379/")
+        assert env["DEBUG"] == "0" and env["SECRET_KEY"].startswith("${SECRET_KEY:?")
+
+
+def test_the_commands_name_modules_that_exist():
+    worker = COMPOSE["services"]["worker"]["command"]
+    assert worker[:3] == ["celery", "-A", "cfpd_site"]
+    assert importlib.import_module("cfpd_site.celery").app.main == "cfpd_site"
+    web = COMPOSE["services"]["web"]["command"]
+    assert "manage.py migrate" in web and "create_admin" in web
+    module = re.search(r"gunicorn (\S+):application", web).group(1)
+    assert hasattr(importlib.import_module(module), "application")
+
+
+def test_model_keys_come_from_the_shell_not_the_file():
+    worker = COMPOSE["services"]["worker"]["environment"]
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        assert worker[name] == "${" + name + ":-}"
