@@ -109,9 +109,10 @@ else:
         "data_folder_in": str(QUEUE_DIR / "out"),
         "data_folder_out": str(QUEUE_DIR / "out"),
         "processed_folder": str(QUEUE_DIR / "processed"),
+        "control_folder": str(QUEUE_DIR / "control"),
         "store_processed": False,
     }
-    for folder in ("out", "processed"):
+    for folder in ("out", "processed", "control"):
         (QUEUE_DIR / folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

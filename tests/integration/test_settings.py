@@ -7,7 +7,8 @@ import sys
 import pytest
 
 BASE_ENV = {k: v for k, v in os.environ.items()
-            if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "SECURE_SSL_REDIRECT")}
+            if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "SECURE_SSL_REDIRECT",
+                         "DJANGO_ALLOW_ASYNC_UNSAFE")}  # the browser tests set it for Playwright
 
 
 def manage(*args, **env):
