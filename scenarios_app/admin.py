@@ -45,6 +45,7 @@ class OptionInline(FrozenInlineMixin, admin.TabularInline):
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "category":
             kwargs["form_class"] = CategoryChoiceField
+            kwargs["error_messages"] = {"required": "Choose the action category this option codes."}
             kwargs["queryset"] = ActionCategory.objects.select_related("domain")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 

@@ -56,11 +56,13 @@ def check_template(spec: ScenarioSpec) -> list[Problem]:
     for which in "AB":
         if which in in_template:
             continue
-        users = [_option_label(i) for i, o in enumerate(spec.options) if which in actor_slots(o.text)]
+        users = [str(i + 1) for i, o in enumerate(spec.options) if which in actor_slots(o.text)]
         if users:
+            who = (f"option {users[0]} uses" if len(users) == 1
+                   else f"options {', '.join(users[:-1])} and {users[-1]} use")
             problems.append(Problem(
                 "template",
-                f"{' and '.join(users)} use[s] [Actor {which}] but the template never names it; "
+                f"{who} [Actor {which}] but the template never names it; "
                 f"introduce [Actor {which}] in the template text",
             ))
         else:

@@ -1,8 +1,18 @@
 """Fixtures for the real-browser tests: headless Chromium from Debian driven by Playwright.
 
-Playwright's sync API runs an event loop in the test thread, and Django refuses ORM calls
-from a thread with a running loop (SynchronousOnlyOperation) unless told otherwise. The
-tests only touch the ORM between browser steps, from the one test thread, so this is safe.
+While Playwright's sync API is started, it marks an event loop as running in the test
+thread. Two things follow:
+
+* Django refuses ORM calls from a thread with a running loop (SynchronousOnlyOperation)
+  unless told otherwise. The tests only touch the ORM between browser steps, from the
+  one test thread, so allowing it is safe.
+* Django keeps its database connections per thread, but per async context once a loop
+  runs, so while Playwright is started the test body gets a second connection object.
+  The test database's set-up and flush (pytest-django's transactional test case, with
+  serialized rollback restoring the seeded taxonomy) must run on the ordinary one, and
+  no later test may see a running loop. So Playwright and Chromium are started for each
+  test, inside the database set-up and flush, and stopped again (Chromium starts in
+  about half a second), and the extra connections are closed before Playwright stops.
 """
 
 import os
@@ -34,38 +44,35 @@ def _require_chromium():
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def chromium():
-    """One headless Chromium for the whole session."""
+@pytest.fixture
+def page():
+    """A page in a fresh headless Chromium. `page.problems` collects script errors and
+    failed requests (such as a missing admin static file); tests assert it stays empty."""
     _require_chromium()
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    playwright = sync_playwright().start()
+    try:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
-            yield browser
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.set_default_timeout(TIMEOUT_MS)
+            context.set_default_navigation_timeout(TIMEOUT_MS)
+            page = context.new_page()
+            page.problems = []
+            page.on("pageerror", lambda error: page.problems.append(f"script error: {error}"))
+            page.on("requestfailed", lambda request: page.problems.append(f"request failed: {request.url}"))
+            page.on("response", lambda response: response.status >= 400
+                    and page.problems.append(f"HTTP {response.status}: {response.url}"))
+            yield page
         finally:
             browser.close()
-
-
-@pytest.fixture
-def page(chromium):
-    """A fresh browser context (no cookies) and page per test."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(TIMEOUT_MS)
-    context.set_default_navigation_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    # What went wrong in the browser (script errors, failed requests such as a missing
-    # admin static file); tests assert it stays empty.
-    page.problems = []
-    page.on("pageerror", lambda error: page.problems.append(f"script error: {error}"))
-    page.on("requestfailed", lambda request: page.problems.append(f"request failed: {request.url}"))
-    page.on("response", lambda response: response.status >= 400
-            and page.problems.append(f"HTTP {response.status}: {response.url}"))
-    try:
-        yield page
     finally:
-        context.close()
+        # The connections opened while the loop ran (see above); the ordinary ones
+        # stay for the flush.
+        connections.close_all()
+        playwright.stop()
 
 
 @pytest.fixture

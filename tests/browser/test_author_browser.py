@@ -15,8 +15,6 @@ from tests.conftest import PASSWORD
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
-    # WhiteNoise warns that STATIC_ROOT was never collected; the live server serves the app folders.
-    pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
 ]
 
 COMPARISON = "No Use of force vs Blockade (Use of Force) vs Threat to Use of force"
@@ -105,7 +103,7 @@ def test_author_writes_three_option_scenario_and_sees_preview(page, live_server,
     reduced_prompt = reduced.first.locator("pre.prompt").inner_text()
     assert re.search(r"^A: \S", reduced_prompt, re.M) and re.search(r"^B: \S", reduced_prompt, re.M)
     assert not re.search(r"^C: ", reduced_prompt, re.M), reduced_prompt
-    assert "warships will be blockaded" not in reduced_prompt and "ports will be blockaded" not in reduced_prompt
+    assert "ports will be blockaded" not in reduced_prompt  # option 3, the threat, is the middle one
     expect(preview).to_contain_text("4 questions in all for this version.")
 
     page.screenshot(path=str(artifacts_dir / "author_preview.png"), full_page=True)
@@ -144,13 +142,14 @@ def test_invalid_scenario_shows_the_problem_and_saves_nothing(page, live_server,
         # Option 2's category cell says it is required, above its still-empty select;
         # the other rows keep their choices and show no error.
         cell = inline.locator("#options-1 td.field-category")
-        expect(cell.locator("ul.errorlist")).to_have_text("This field is required.")
+        expect(cell.locator("ul.errorlist")).to_have_text("Choose the action category this option codes.")
         expect(cell.locator("select")).to_have_value("")
         expect(inline.locator("ul.errorlist")).to_have_count(1)
         expect(page.locator("#id_options-0-category option:checked")).to_have_text(OPTIONS[0][1])
     else:
-        expect(inline.locator("ul.errorlist.nonform")).to_contain_text(
-            "use[s] [Actor B] but the template never names it; introduce [Actor B] in the template text")
+        expect(inline.locator("ul.errorlist.nonform")).to_have_text(
+            "template: options 1, 2 and 3 use [Actor B] but the template never names it; "
+            "introduce [Actor B] in the template text")
     # What the author typed is kept for the fix.
     expect(page.locator("#id_dyad_notation")).to_have_value(DYADS)
     assert page.problems == []

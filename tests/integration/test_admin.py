@@ -64,9 +64,9 @@ def test_an_author_creates_a_scenario_with_dyads_from_notation(client, author):
 
 @pytest.mark.parametrize("changes, message", [
     ({"template": "[Actor A] is restless. How should [Actor A] respond?"},
-     "template: option 1 use[s] [Actor B] but the template never names it"),
+     "template: option 1 uses [Actor B] but the template never names it"),
     ({"options": (("Negotiate", "no-force"), ("Seize the islands", None))},
-     "This field is required"),
+     "Choose the action category this option codes."),
     ({"options": (("Negotiate", "no-force"), ("Seize", "use-of-force"), ("Seize more", "use-of-force")),
       "comparison": "esc3-attack"},
      "options: three options need a middle option"),

@@ -48,7 +48,7 @@ def bad_row(**changes):
 
 @pytest.mark.parametrize("changes, message", [
     ({"Scenario": "[Actor A] is restless. How should [Actor A] respond?"},
-     "template: option 1 and option 2 use[s] [Actor B] but the template never names it"),
+     "template: options 1 and 2 use [Actor B] but the template never names it"),
     ({"Response Option 3": "Warn them"},
      "Response Option 3: 'No Use of force vs Attack (Use of Force)' compares 2 options but the row has 3; "
      "write NA for option 3 or choose another comparison"),

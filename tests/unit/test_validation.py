@@ -24,7 +24,7 @@ def test_valid_two_and_three_option_specs_have_no_problems():
 def test_it_rejects_a_scenario_without_actor_b_while_an_option_uses_it():
     spec = replace(escalation_spec(), template="[Actor A] is restless. How should [Actor A] respond?")
     assert problems(spec) == [
-        "template: option 1 and option 2 use[s] [Actor B] but the template never names it; "
+        "template: options 1 and 2 use [Actor B] but the template never names it; "
         "introduce [Actor B] in the template text"]
 
 
