@@ -1,14 +1,15 @@
 """The roles of CFPD Workbench, as Django groups with permissions.
 
-authors edit scenarios; reviewers code model outputs (later issues) and read scenarios;
-analysts read dashboards and scenarios. Each role's permissions are listed here so that
+authors edit scenarios; operators launch, cancel and resume runs; reviewers code model
+outputs (later issues) and read scenarios and runs; analysts read dashboards, scenarios and runs. Each role's permissions are listed here so that
 `sync_roles` (run after every migrate) keeps the groups exactly in step.
 """
 
 AUTHORS = "authors"
 REVIEWERS = "reviewers"
 ANALYSTS = "analysts"
-ROLES = [AUTHORS, REVIEWERS, ANALYSTS]
+OPERATORS = "operators"
+ROLES = [AUTHORS, REVIEWERS, ANALYSTS, OPERATORS]
 
 _SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actor", "actorset",
                     "actorsetmember", "benchmark"]
@@ -20,11 +21,18 @@ def _perms(app, models, actions):
     return [f"{app}.{action}_{model}" for model in models for action in actions]
 
 
+_RUN_MODELS = ["llmmodel", "run", "response"]
+_RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
+
 ROLE_PERMISSIONS = {
     AUTHORS: _perms("scenarios_app", _SCENARIO_MODELS, ["add", "change", "delete", "view"])
     + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]),
-    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]),
-    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]),
+    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ,
+    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ,
+    # Operators launch, cancel and resume runs and register models.
+    OPERATORS: _perms("scenarios_app", ["benchmark", "question"], ["view"])
+    + _perms("runs_app", ["llmmodel"], ["add", "change", "view"]) + _perms("runs_app", ["run"], ["add", "change", "view"])
+    + _perms("runs_app", ["response"], ["view"]),
 }
 
 # Roles whose members work in Django admin.

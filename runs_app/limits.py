@@ -1,0 +1,156 @@
+"""Per-model limits that hold across every worker: calls in flight (a semaphore) and
+requests per minute (a fixed one-minute window).
+
+With Redis (REDIS_URL) the counters live in Redis, so all workers on all machines
+share them: Celery's own `rate_limit` is per worker and cannot do this. The embedded
+default runs one worker process, so process-local counters are exact there.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+
+# KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token.
+# Drops holders whose lease ran out (a killed worker never releases), then admits the
+# caller if there is room: one atomic step, so two workers never both take the last slot.
+_ACQUIRE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+  redis.call('EXPIRE', KEYS[1], 3600)
+  return 1
+end
+return 0
+"""
+
+# KEYS[1] = this minute's counter; ARGV = limit. Counts the call only if under the limit.
+_RATE = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], 120) end
+if n > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return 0
+end
+return 1
+"""
+
+
+class LimitBusy(Exception):
+    """No slot came free in time; `retry_in` says when to try again."""
+
+    def __init__(self, retry_in: float):
+        super().__init__(f"model busy; retry in {retry_in:.1f}s")
+        self.retry_in = retry_in
+
+
+class RedisLimiter:
+    def __init__(self, url: str, prefix: str = "cfpd:limit"):
+        import redis
+
+        self.redis = redis.Redis.from_url(url)
+        self.prefix = prefix
+        self._acquire = self.redis.register_script(_ACQUIRE)
+        self._rate = self.redis.register_script(_RATE)
+
+    def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
+        token = uuid.uuid4().hex
+        now = time.time()
+        if self._acquire(keys=[f"{self.prefix}:{model}:inflight"], args=[now, now + lease, limit, token]):
+            return token
+        return None
+
+    def release(self, model: str, token: str):
+        self.redis.zrem(f"{self.prefix}:{model}:inflight", token)
+
+    def try_rate(self, model: str, per_minute: int) -> float:
+        """0 when the call may go now, else seconds until the next minute window."""
+        window = int(time.time() // 60)
+        if self._rate(keys=[f"{self.prefix}:{model}:rpm:{window}"], args=[per_minute]):
+            return 0.0
+        return 60 - time.time() % 60
+
+    def in_flight(self, model: str) -> int:
+        key = f"{self.prefix}:{model}:inflight"
+        self.redis.zremrangebyscore(key, "-inf", time.time())
+        return self.redis.zcard(key)
+
+
+class LocalLimiter:
+    """The same contract within one process (the embedded default's single worker)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.holders: dict[str, dict[str, float]] = {}
+        self.windows: dict[str, tuple[int, int]] = {}
+
+    def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
+        now = time.time()
+        with self.lock:
+            holders = {t: e for t, e in self.holders.get(model, {}).items() if e > now}
+            self.holders[model] = holders
+            if len(holders) >= limit:
+                return None
+            token = uuid.uuid4().hex
+            holders[token] = now + lease
+            return token
+
+    def release(self, model: str, token: str):
+        with self.lock:
+            self.holders.get(model, {}).pop(token, None)
+
+    def try_rate(self, model: str, per_minute: int) -> float:
+        window = int(time.time() // 60)
+        with self.lock:
+            current, count = self.windows.get(model, (window, 0))
+            if current != window:
+                count = 0
+            if count >= per_minute:
+                return 60 - time.time() % 60
+            self.windows[model] = (window, count + 1)
+            return 0.0
+
+    def in_flight(self, model: str) -> int:
+        now = time.time()
+        with self.lock:
+            return sum(1 for e in self.holders.get(model, {}).values() if e > now)
+
+
+@contextmanager
+def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
+         poll: float = 0.02):
+    """Hold one of `limit` in-flight slots for `model` (and one call of its minute budget).
+
+    Waits up to `wait` seconds for a slot, then raises LimitBusy so the task can be
+    re-queued instead of holding a worker thread.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        token = limiter.try_acquire(model, limit, lease)
+        if token is not None:
+            break
+        if time.monotonic() >= deadline:
+            raise LimitBusy(poll * 10)
+        time.sleep(poll)
+    try:
+        if per_minute:
+            retry_in = limiter.try_rate(model, per_minute)
+            if retry_in:
+                raise LimitBusy(retry_in)
+        yield
+    finally:
+        limiter.release(model, token)
+
+
+_limiter = None
+_limiter_lock = threading.Lock()
+
+
+def get_limiter(redis_url: str | None):
+    global _limiter
+    with _limiter_lock:
+        if _limiter is None:
+            _limiter = RedisLimiter(redis_url) if redis_url else LocalLimiter()
+        return _limiter

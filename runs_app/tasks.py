@@ -1,0 +1,26 @@
+"""Celery tasks: thin wrappers over `execution` and `services`."""
+
+from celery import shared_task
+from django.conf import settings
+
+from . import execution, services
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
+def ask(self, response_id: int):
+    """One unit: ask one question of one model once. Idempotent (the row is claimed)."""
+    outcome = execution.execute(response_id)
+    if outcome.action == "retry":
+        # Celery's retry with the backoff `execution` computed (exponential, full
+        # jitter, capped, never sooner than Retry-After).
+        raise self.retry(countdown=outcome.countdown)
+    if outcome.action == "requeue":
+        ask.apply_async((response_id,), countdown=outcome.countdown)
+
+
+@shared_task(ignore_result=True)
+def sweep(run_id: int):
+    """While a run is active: re-queue units a dead worker held; then check again later."""
+    _, active = services.sweep_run(run_id)
+    if active:
+        sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
