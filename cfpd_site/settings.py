@@ -124,7 +124,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = envint("CELERY_PREFETCH", 4)
 
 # Run engine (runs_app).
-CFPD_LOCAL_LLM_URL = envstr("CFPD_LOCAL_LLM_URL", "http://127.0.0.1:8765/v1")  # bundled models' server
+# The bundled models' servers: local-smollm2 on PORT, local-gemma3 on PORT + 1.
+CFPD_LOCAL_LLM_HOST = envstr("CFPD_LOCAL_LLM_HOST", "127.0.0.1")
+CFPD_LOCAL_LLM_PORT = envint("CFPD_LOCAL_LLM_PORT", 8765)
 CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(VAR_DIR / "models")))  # assembled GGUF files
 CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a transient error is final
 CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)

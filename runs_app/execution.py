@@ -22,6 +22,7 @@ from scenarios_app.prompting import chat_messages, option_letters
 
 from . import llm
 from .limits import LimitBusy, get_limiter, slot
+from .local_models import BY_NAME
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
 
@@ -30,6 +31,10 @@ from .planning import cache_key
 class Outcome:
     action: str  # done, failed, retry, requeue, skipped
     countdown: float = 0.0
+
+
+def local_base_url(model: LLMModel) -> str:
+    return BY_NAME[model.name].base_url(settings.CFPD_LOCAL_LLM_HOST, settings.CFPD_LOCAL_LLM_PORT)
 
 
 def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
@@ -41,7 +46,7 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
     params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
     return llm.LLMRequest(
         model=model.litellm_model, messages=messages, params=params,
-        api_base=settings.CFPD_LOCAL_LLM_URL if model.is_bundled else (model.api_base or None),
+        api_base=local_base_url(model) if model.is_bundled else (model.api_base or None),
         timeout=model.timeout_seconds, mode=mode, letters=option_letters(len(options)),
         strategy=model.choice_strategy, top_logprobs=model.top_logprobs,
         input_cost_per_token=float(model.input_cost_per_token) if model.input_cost_per_token is not None else None,

@@ -1,0 +1,131 @@
+"""`run_benchmark --benchmark NAME --models A,B [...]`: launch (or resume) a run, show
+progress, and end with a summary table."""
+
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from runs_app import processes, services
+from runs_app.models import LLMModel, Run
+from scenarios_app.models import Benchmark
+
+
+def _split(values):
+    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
+
+
+class Command(BaseCommand):
+    help = "Ask a benchmark's questions of models through the workers, with a progress bar and a summary."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", default="default")
+        parser.add_argument("--models", help="Comma-separated model names (see the Models page).")
+        parser.add_argument("--repeats", type=int, default=1, help="Answers per question and model (5 for sampling).")
+        parser.add_argument("--domain", action="append", help="Domain slug(s): escalation, intervention, ...")
+        parser.add_argument("--choices", action="append", help="Choice counts: 2, 3.")
+        parser.add_argument("--actors", action="append", help="Qualified actor codes: US,CN,...")
+        parser.add_argument("--sample", type=int, help="Ask a seeded random sample of this many questions.")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--permute", action="store_true", help="Shuffle option order per unit (stored).")
+        parser.add_argument("--system-prompt", default="", help="Replace the paper's A.4 system prompt.")
+        parser.add_argument("--no-cache", action="store_true", help="Never reuse cached answers.")
+        parser.add_argument("--resume", type=int, metavar="RUN", help="Ask only what run RUN is missing.")
+        parser.add_argument("--no-wait", action="store_true", help="Launch and return without waiting.")
+        parser.add_argument("--worker", choices=["auto", "yes", "no"], default="auto",
+                            help="Start a worker for this command: auto = only on the embedded default (no REDIS_URL).")
+        parser.add_argument("--concurrency", type=int, default=4, help="Threads of a worker started here.")
+
+    def handle(self, *args, **o):
+        run = self._resume(o["resume"]) if o["resume"] else self._launch(o)
+        helpers = []
+        try:
+            if o["no_wait"]:
+                self.stdout.write(f"run {run.pk} launched: {services.progress(run).total} units")
+                return
+            if run.llm_models.filter(is_bundled=True).exists():
+                self.stderr.write("starting the bundled models' servers…")
+                helpers += processes.ensure_local_servers(settings.VAR_DIR / "llama-server.log")
+            if o["worker"] == "yes" or (o["worker"] == "auto" and not settings.REDIS_URL):
+                helpers.append(processes.start_worker(o["concurrency"], settings.VAR_DIR / "worker.log"))
+            self._follow(run)
+        finally:
+            for helper in helpers:
+                processes.stop(helper)
+        self._summary(run)
+
+    def _launch(self, o):
+        benchmark = Benchmark.objects.filter(name=o["benchmark"]).first()
+        if benchmark is None:
+            raise CommandError(f"no benchmark named {o['benchmark']!r}")
+        names = _split([o["models"]] if o["models"] else [])
+        if not names:
+            raise CommandError("--models is required, e.g. --models local-smollm2,local-gemma3")
+        models = list(LLMModel.objects.filter(name__in=names))
+        unknown = sorted(set(names) - {m.name for m in models})
+        if unknown:
+            known = ", ".join(LLMModel.objects.values_list("name", flat=True))
+            raise CommandError(f"unknown model(s) {', '.join(unknown)}; registered: {known}")
+        selection = services.Selection(
+            domains=_split(o["domain"]), choice_counts=[int(c) for c in _split(o["choices"])],
+            qualified_actors=[a.upper() for a in _split(o["actors"])], sample=o["sample"], seed=o["seed"])
+        try:
+            run = services.launch_run(benchmark, models, selection, repeats=o["repeats"],
+                                      system_prompt=o["system_prompt"], permute_options=o["permute"],
+                                      use_cache=False if o["no_cache"] else None)
+        except services.RunError as exc:
+            raise CommandError(str(exc)) from None
+        self.stderr.write(f"run {run.pk}: {services.progress(run).total} units queued")
+        return run
+
+    def _resume(self, run_id):
+        run = Run.objects.filter(pk=run_id).first()
+        if run is None:
+            raise CommandError(f"no run {run_id}")
+        try:
+            count = services.resume_run(run)
+        except services.RunError as exc:
+            raise CommandError(str(exc)) from None
+        self.stderr.write(f"run {run.pk}: resumed, {count} units queued again")
+        run.refresh_from_db()
+        return run
+
+    def _follow(self, run):
+        """A progress bar on a terminal; a line per tenth of the work in a log."""
+        width, started, last_tenth = 30, time.monotonic(), -1
+        live = sys.stderr.isatty()
+        while True:
+            state = services.progress(run)
+            filled = int(width * state.percent / 100)
+            line = (f"[{'#' * filled}{'.' * (width - filled)}] {state.finished}/{state.total} "
+                    f"({state.percent:.0f}%) done {state.done} failed {state.failed} cached {state.cached} "
+                    f"{time.monotonic() - started:.0f}s")
+            if live:
+                sys.stderr.write("\r" + line)
+                sys.stderr.flush()
+            elif int(state.percent // 10) != last_tenth:
+                last_tenth = int(state.percent // 10)
+                sys.stderr.write(line + "\n")
+            run.refresh_from_db(fields=["status"])
+            if run.status in (Run.Status.DONE, Run.Status.CANCELLED) and state.running == 0:
+                if live:
+                    sys.stderr.write("\n")
+                return
+            time.sleep(0.5)
+
+    def _summary(self, run):
+        run.refresh_from_db()
+        header = ["model", "units", "done", "failed", "cached", "tokens in", "tokens out", "cost $", "mean ms"]
+        rows = []
+        for model in run.llm_models.order_by("name"):
+            p = services.progress(run, model)
+            rows.append([model.name, p.total, p.done, p.failed, p.cached, p.prompt_tokens, p.completion_tokens,
+                         f"{p.cost:.4f}" if p.cost is not None else "-",
+                         f"{p.mean_latency_ms:.0f}" if p.mean_latency_ms is not None else "-"])
+        table = [header] + [[str(c) for c in row] for row in rows]
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        for row in table:
+            self.stdout.write("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        elapsed = (run.finished_at - run.created_at).total_seconds() if run.finished_at else None
+        self.stdout.write(f"run {run.pk} {run.status}" + (f" in {elapsed:.1f}s" if elapsed else ""))
