@@ -14,5 +14,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("benchmarks/", include("scenarios_app.urls")),
+    path("runs/", include("runs_app.urls")),
+    path("api/", include("runs_app.api_urls")),
     path("admin/", admin.site.urls),
 ]

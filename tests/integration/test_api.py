@@ -1,0 +1,104 @@
+"""REST API: permissions per role, launching, cancelling, reading responses, the schema."""
+
+import pytest
+from django.urls import reverse
+
+from accounts.services import create_user_with_role
+from runs_app.models import Response, Run
+from scenarios_app import services as authoring
+from scenarios_app.models import Benchmark
+from tests.conftest import PASSWORD
+from tests.factories import escalation_spec
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def operator(db):
+    return create_user_with_role("olga", PASSWORD, role="operators")[0]
+
+
+@pytest.fixture
+def benchmark(db):
+    benchmark = Benchmark.objects.create(name="t")
+    authoring.save_spec(benchmark, escalation_spec(dyads=[("CN", "RU"), ("US", "MX"), ("MX", "US")]))
+    return benchmark
+
+
+def api(client, user):
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+LAUNCH = {"benchmark": "t", "models": ["local-smollm2", "local-gemma3"], "repeats": 2}
+
+
+def test_an_operator_launches_a_run_through_the_api(client, operator, benchmark):
+    response = api(client, operator).post(reverse("api-run-list"), LAUNCH, content_type="application/json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    # 3 questions x 2 models x 2 repeats.
+    assert body["progress"]["total"] == 12 and body["models"] == ["local-gemma3", "local-smollm2"]
+    run = Run.objects.get(pk=body["id"])
+    assert run.launched_by == operator and Response.objects.filter(run=run).count() == 12
+
+
+def test_a_bad_launch_is_a_400_that_names_the_field(client, operator, benchmark):
+    response = api(client, operator).post(reverse("api-run-list"), {**LAUNCH, "models": ["nope"]},
+                                          content_type="application/json")
+    assert response.status_code == 400 and response.json() == {"models": ["unknown model(s): nope"]}
+    response = client.post(reverse("api-run-list"), {**LAUNCH, "domains": ["cooperation"]},
+                           content_type="application/json")
+    assert response.status_code == 400 and "no questions of benchmark 't' match" in response.json()["detail"]
+    assert Run.objects.count() == 0
+
+
+def test_analysts_read_but_cannot_launch_or_cancel(client, analyst, operator, benchmark):
+    api(client, operator).post(reverse("api-run-list"), LAUNCH, content_type="application/json")
+    run = Run.objects.get()
+    client.logout()
+    api(client, analyst)
+    assert client.get(reverse("api-run-detail", args=[run.pk])).status_code == 200
+    assert client.post(reverse("api-run-list"), LAUNCH, content_type="application/json").status_code == 403
+    assert client.post(reverse("api-run-cancel", args=[run.pk])).status_code == 403
+
+
+def test_outsiders_and_anonymous_callers_are_refused(client, outsider):
+    assert client.get(reverse("api-run-list")).status_code in (401, 403)
+    assert api(client, outsider).get(reverse("api-run-list")).status_code == 403
+
+
+def test_cancel_and_resume(client, operator, benchmark):
+    api(client, operator).post(reverse("api-run-list"), LAUNCH, content_type="application/json")
+    run = Run.objects.get()
+    body = client.post(reverse("api-run-cancel", args=[run.pk])).json()
+    assert body["status"] == "cancelled" and body["progress"]["cancelled"] == 12
+    assert client.post(reverse("api-run-cancel", args=[run.pk])).status_code == 409
+    body = client.post(reverse("api-run-resume", args=[run.pk])).json()
+    assert body["status"] == "running" and body["progress"]["pending"] == 12
+
+
+def test_responses_are_listed_by_run_and_model(client, operator, benchmark):
+    api(client, operator).post(reverse("api-run-list"), LAUNCH, content_type="application/json")
+    run = Run.objects.get()
+    body = client.get(reverse("api-response-list"), {"run": run.pk, "model": "local-gemma3"}).json()
+    assert body["count"] == 6 and {r["model"] for r in body["results"]} == {"local-gemma3"}
+    assert body["results"][0]["question"].startswith("t/esc-test.v1.")
+
+
+def test_models_report_key_presence_without_the_key(client, operator, monkeypatch):
+    from runs_app.models import LLMModel
+
+    LLMModel.objects.create(name="gpt", litellm_model="openai/gpt-4o")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
+    response = api(client, operator).get(reverse("api-model-detail", args=["gpt"]))
+    assert response.json()["key"] == {"needed": True, "present": True, "missing": []}
+    assert "sk-test-secret-value" not in response.content.decode()
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert client.get(reverse("api-model-detail", args=["gpt"])).json()["key"]["missing"] == ["OPENAI_API_KEY"]
+
+
+def test_the_openapi_schema_describes_runs(client, analyst):
+    schema = api(client, analyst).get(reverse("api-schema")).content.decode()
+    assert "openapi: 3" in schema and "/api/runs/{id}/cancel/:" in schema
+    assert "#/components/schemas/Launch" in schema
