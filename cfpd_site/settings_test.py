@@ -1,9 +1,14 @@
 """Settings for the test suite: the real settings with a throwaway key and fast hashing."""
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-deployment")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+_BASE = Path(__file__).resolve().parent.parent
+# Tests keep their own broker folder and SQLite files; the assembled model files are shared.
+os.environ.setdefault("CFPD_VAR_DIR", str(_BASE / "var" / "test"))
+os.environ.setdefault("CFPD_MODELS_DIR", str(_BASE / "var" / "models"))
 
 from .settings import *  # noqa: E402,F403
 
@@ -12,3 +17,7 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 # Serve static files from the apps' folders, as runserver does, without collectstatic.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    # A file, not memory, so that worker processes started by the tests share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-cfpd.sqlite3")}  # noqa: F405

@@ -75,8 +75,10 @@ class LLMError(Exception):
 
 
 def _retry_after(exc) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
+    # LiteLLM keeps the provider's headers on `litellm_response_headers`; its
+    # `.response` is a stand-in without them.
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(
+        getattr(exc, "response", None), "headers", None) or {}
     value = headers.get("retry-after") if hasattr(headers, "get") else None
     try:
         return max(0.0, float(value)) if value is not None else None

@@ -132,16 +132,18 @@ def resume_run(run: Run) -> int:
     return len(ids)
 
 
-def sweep_run(run_id: int) -> tuple[int, bool]:
-    """Re-queue units whose worker died (lease ran out) and pending units queued long ago.
+def sweep_run(run_id: int, requeue_after: float | None = None) -> tuple[int, bool]:
+    """Re-queue units whose worker died (lease ran out) and pending units queued more
+    than `requeue_after` seconds ago (their message may have died with a worker).
     Returns (how many were re-queued, whether the run is still active)."""
     run = Run.objects.filter(pk=run_id).first()
     if run is None or run.status not in (Run.Status.QUEUED, Run.Status.RUNNING):
         return 0, False
     now = timezone.now()
+    requeue_after = settings.CFPD_REQUEUE_AFTER if requeue_after is None else requeue_after
     stale = run.responses.filter(
         Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)
-        | Q(status=Response.Status.PENDING, enqueued_at__lt=now - timedelta(seconds=settings.CFPD_REQUEUE_AFTER))
+        | Q(status=Response.Status.PENDING, enqueued_at__lte=now - timedelta(seconds=requeue_after))
         | Q(status=Response.Status.PENDING, enqueued_at__isnull=True))
     ids = list(stale.values_list("id", flat=True))
     if ids:
@@ -287,3 +289,18 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
         ], batch_size=2000)
         authoring.freeze(Scenario.objects.filter(questions__key__in=list(questions)).distinct())
     return ResponseImport(run, len(rows), [])
+
+
+def recover_active_runs() -> int:
+    """When a worker starts: queue again every open unit of every active run, since
+    messages a killed worker had taken may be lost. Duplicates are harmless: a unit is
+    claimed once. Returns how many units were queued."""
+    from .tasks import sweep
+
+    total = 0
+    for run_id in Run.objects.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).values_list("pk", flat=True):
+        count, active = sweep_run(run_id, requeue_after=0)
+        total += count
+        if active:
+            sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
+    return total

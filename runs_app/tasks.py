@@ -1,6 +1,9 @@
 """Celery tasks: thin wrappers over `execution` and `services`."""
 
+import logging
+
 from celery import shared_task
+from celery.signals import worker_ready
 from django.conf import settings
 
 from . import execution, services
@@ -24,3 +27,11 @@ def sweep(run_id: int):
     _, active = services.sweep_run(run_id)
     if active:
         sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
+
+
+@worker_ready.connect
+def recover_on_start(**kwargs):
+    """A worker that starts (or restarts after a crash) picks up what dead workers left."""
+    count = services.recover_active_runs()
+    if count:
+        logging.getLogger(__name__).warning("re-queued %d open units of active runs", count)

@@ -1,3 +1,235 @@
-from django.shortcuts import render
+"""Operators' pages for runs: models, launch, run list, run detail with live progress.
 
-# Create your views here.
+Reading needs `runs_app.view_run` (operators, analysts, reviewers); launching needs
+`add_run` and cancelling or resuming `change_run` (operators). Model outputs and error
+messages are untrusted text: templates only ever print them escaped, and the progress
+script sets `textContent`, never HTML.
+"""
+
+from dataclasses import asdict
+
+from django.contrib import admin, messages
+from django.contrib.auth.decorators import permission_required
+from django.core.paginator import Paginator
+from django.db.models import Count, F, Q
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from scenarios_app.models import Domain
+
+from . import services
+from .forms import LaunchForm
+from .models import LLMModel, Response, Run
+
+ACTIVE = (Run.Status.QUEUED, Run.Status.RUNNING)
+ERROR_KINDS = dict(Response.ErrorKind.choices)
+PAGE_SIZE = 25
+LATEST_RESPONSES = 50
+
+
+def span(seconds):
+    """A duration for people: 42 s, 3 min 07 s, 2 h 05 min."""
+    if seconds is None:
+        return "—"
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def elapsed_seconds(run, now=None):
+    """Seconds from the first call to the end (or to now while the run is active)."""
+    if run.started_at is None:
+        return None
+    end = run.finished_at or (now or timezone.now())
+    return (end - run.started_at).total_seconds()
+
+
+def _shares(total, **counts):
+    """Percent widths of the progress bar's segments."""
+    return {name: round(100 * n / total, 2) if total else 0 for name, n in counts.items()}
+
+
+def _progress_fields(progress):
+    fields = asdict(progress)
+    fields.update(finished=progress.finished, percent=progress.percent,
+                  bar=_shares(progress.total, done=progress.done, failed=progress.failed,
+                              cancelled=progress.cancelled))
+    return fields
+
+
+def progress_payload(run):
+    """What the progress block shows and progress.json returns."""
+    payload = _progress_fields(services.progress(run))
+    seconds = elapsed_seconds(run)
+    payload.update(
+        run=run.pk, status=run.status, status_label=run.get_status_display(), active=run.status in ACTIVE,
+        elapsed_seconds=seconds, elapsed=span(seconds) if seconds is not None else None,
+        elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
+        models=[{"name": model.name, **_progress_fields(services.progress(run, model))}
+                for model in run.llm_models.all()],
+    )
+    return payload
+
+
+def key_label(model):
+    """The key the model needs, as present or missing; never the key itself."""
+    try:
+        status = services.key_status(model)
+    except Exception:  # LiteLLM could not tell (unknown provider string): say so, do not fail the page
+        return "unknown", "key status unknown"
+    if not status["needed"]:
+        return "none", "no key needed"
+    if status["present"]:
+        return "present", "key present"
+    missing = ", ".join(status["missing"])
+    return "missing", f"key missing: {missing}" if missing else "key missing"
+
+
+def endpoint_label(model):
+    if model.is_external:
+        return "external (imported answers)"
+    if model.is_bundled:
+        return "bundled local server"
+    return model.api_base or "provider default"
+
+
+@permission_required("runs_app.view_run", raise_exception=True)
+def model_list(request):
+    can_edit = (request.user.is_staff and request.user.has_perm("runs_app.change_llmmodel")
+                and admin.site.is_registered(LLMModel))
+    rows = []
+    for model in LLMModel.objects.all():
+        key_state, key_text = key_label(model)
+        edit_url = None
+        if can_edit:
+            try:
+                edit_url = reverse("admin:runs_app_llmmodel_change", args=[model.pk])
+            except NoReverseMatch:
+                pass
+        rows.append({"model": model, "endpoint": endpoint_label(model), "key_state": key_state,
+                     "key_text": key_text, "edit_url": edit_url})
+    add_url = None
+    if can_edit and request.user.has_perm("runs_app.add_llmmodel"):
+        try:
+            add_url = reverse("admin:runs_app_llmmodel_add")
+        except NoReverseMatch:
+            pass
+    return render(request, "runs_app/model_list.html", {"rows": rows, "add_url": add_url})
+
+
+@permission_required("runs_app.add_run", raise_exception=True)
+def launch(request):
+    form = LaunchForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        run = form.launch(request.user)
+        if run is not None:
+            total = run.responses.count()
+            messages.success(request, f"Run {run.pk} launched: {total} unit{'s' if total != 1 else ''} queued.")
+            return redirect("run-detail", pk=run.pk)
+    return render(request, "runs_app/launch.html", {"form": form})
+
+
+@permission_required("runs_app.view_run", raise_exception=True)
+def run_list(request):
+    runs = (Run.objects.select_related("benchmark", "launched_by").prefetch_related("llm_models")
+            .annotate(n_total=Count("responses"),
+                      n_done=Count("responses", filter=Q(responses__status=Response.Status.DONE)),
+                      n_failed=Count("responses", filter=Q(responses__status=Response.Status.FAILED)),
+                      n_cancelled=Count("responses", filter=Q(responses__status=Response.Status.CANCELLED)))
+            .order_by("-created_at", "-pk"))
+    page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
+    now = timezone.now()
+    for run in page:
+        run.bar = _shares(run.n_total, done=run.n_done, failed=run.n_failed, cancelled=run.n_cancelled)
+        seconds = elapsed_seconds(run, now)
+        run.duration = span(seconds) if seconds is not None else "—"
+        run.is_active = run.status in ACTIVE
+    return render(request, "runs_app/run_list.html", {"page": page, "runs": page.object_list})
+
+
+def _selection_summary(run):
+    selection = run.selection or {}
+    if selection.get("imported"):
+        return [("Questions", "answers imported from a file")]
+    names = dict(Domain.objects.filter(slug__in=selection.get("domains") or []).values_list("slug", "name"))
+    domains = [names.get(slug, slug) for slug in selection.get("domains") or []]
+    counts = selection.get("choice_counts") or []
+    actors = selection.get("qualified_actors") or []
+    sample = selection.get("sample")
+    return [
+        ("Domains", ", ".join(domains) or "all"),
+        ("Choice counts", ", ".join(str(c) for c in counts) or "all"),
+        ("Qualified actors", ", ".join(actors) or "all"),
+        ("Sample", f"{sample} questions, seed {selection.get('seed', 0)}" if sample else "all matching questions"),
+    ]
+
+
+@permission_required("runs_app.view_run", raise_exception=True)
+def run_detail(request, pk):
+    run = get_object_or_404(Run.objects.select_related("benchmark", "launched_by"), pk=pk)
+    payload = progress_payload(run)
+    external = run.llm_models.filter(is_external=True).exists()
+    can_act = request.user.has_perm("runs_app.change_run")
+    errors = [{**row, "kind_label": ERROR_KINDS.get(row["error_kind"], row["error_kind"]),
+               "status_label": Response.Status(row["status"]).label if row["status"] in Response.Status.values
+               else row["status"]}
+              for row in services.error_breakdown(run)]
+    latest = (run.responses.select_related("question", "model")
+              .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
+                    "answered_at", "error_kind", "question__key", "model__name")
+              .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
+    context = {
+        "run": run, "p": payload, "models": run.llm_models.all(), "selection": _selection_summary(run),
+        "errors": errors, "latest": latest, "latest_limit": LATEST_RESPONSES,
+        "cache_label": {None: "auto (on at temperature 0, off for repeated sampling)", True: "on",
+                        False: "off"}[run.use_cache],
+        "can_cancel": can_act and run.status in ACTIVE,
+        "can_resume": can_act and not external and (
+            run.status == Run.Status.CANCELLED
+            or (run.status == Run.Status.DONE and (payload["failed"] or payload["cancelled"]))),
+    }
+    return render(request, "runs_app/run_detail.html", context)
+
+
+@never_cache
+@permission_required("runs_app.view_run", raise_exception=True)
+def run_progress(request, pk):
+    run = get_object_or_404(Run, pk=pk)
+    return JsonResponse(progress_payload(run))
+
+
+@permission_required("runs_app.change_run", raise_exception=True)
+@require_POST
+def cancel(request, pk):
+    run = get_object_or_404(Run, pk=pk)
+    try:
+        n = services.cancel_run(run)
+    except services.RunError as exc:
+        messages.error(request, f"Not cancelled: {exc}.")
+    else:
+        messages.success(request, f"Run {run.pk} cancelled: {n} pending unit{'s' if n != 1 else ''} will not be "
+                                  "asked; calls already in flight finish and are kept.")
+    return redirect("run-detail", pk=run.pk)
+
+
+@permission_required("runs_app.change_run", raise_exception=True)
+@require_POST
+def resume(request, pk):
+    run = get_object_or_404(Run, pk=pk)
+    try:
+        n = services.resume_run(run)
+    except services.RunError as exc:
+        messages.error(request, f"Not resumed: {exc}.")
+    else:
+        if n:
+            messages.success(request, f"Run {run.pk} resumed: {n} unit{'s' if n != 1 else ''} queued again.")
+        else:
+            messages.info(request, f"Run {run.pk} has nothing missing: every unit is done.")
+    return redirect("run-detail", pk=run.pk)

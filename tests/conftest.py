@@ -1,6 +1,8 @@
 """Shared fixtures: the personas every permission test uses (healthchecks' alice/bob
 style): two authors, a third author who reviews, a reviewer, an analyst, an outsider."""
 
+import os
+
 import pytest
 
 from accounts.services import create_user_with_role
@@ -54,3 +56,17 @@ def demo_actors(db):
     from scenarios_app.transfer import read_text
 
     import_actors(read_text("scenarios_app/fixtures/demo_actors.csv"))
+
+
+def pytest_configure(config):
+    """A SQLite test database left by an earlier session is recreated by Django, but its
+    WAL files are not: stale ones make SQLite report a disk I/O error. Remove them."""
+    from django.conf import settings
+
+    test_name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if test_name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.remove(test_name + suffix)
+            except FileNotFoundError:
+                pass

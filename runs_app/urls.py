@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.run_list, name="run-list"),
+    path("models/", views.model_list, name="run-models"),
+    path("launch/", views.launch, name="run-launch"),
+    path("<int:pk>/", views.run_detail, name="run-detail"),
+    path("<int:pk>/progress.json", views.run_progress, name="run-progress"),
+    path("<int:pk>/cancel/", views.cancel, name="run-cancel"),
+    path("<int:pk>/resume/", views.resume, name="run-resume"),
+]
