@@ -36,6 +36,7 @@ class Command(BaseCommand):
         parser.add_argument("--worker", choices=["auto", "yes", "no"], default="auto",
                             help="Start a worker for this command: auto = only on the embedded default (no REDIS_URL).")
         parser.add_argument("--concurrency", type=int, default=4, help="Threads of a worker started here.")
+        parser.add_argument("--note", default="", help="A label shown on the run pages.")
 
     def handle(self, *args, **o):
         run = self._resume(o["resume"]) if o["resume"] else self._launch(o)
@@ -73,7 +74,7 @@ class Command(BaseCommand):
         try:
             run = services.launch_run(benchmark, models, selection, repeats=o["repeats"],
                                       system_prompt=o["system_prompt"], permute_options=o["permute"],
-                                      use_cache=False if o["no_cache"] else None)
+                                      use_cache=False if o["no_cache"] else None, note=o["note"])
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: {services.progress(run).total} units queued")

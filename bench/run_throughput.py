@@ -1,0 +1,155 @@
+"""Throughput of the run engine against the fake OpenAI-compatible server.
+
+For each concurrency limit and question count: launch a run of N choice questions on a
+model allowed C calls in flight, with real Celery worker processes (thread pool), real
+PostgreSQL and Redis, and a server that answers after a fixed latency. Prints the
+throughput achieved as a ratio of the ideal (C / latency), the overhead per response,
+and where the time went (launch, worker CPU).
+
+    .venv/bin/python bench/run_throughput.py                       # 8, 32, 128 x 2,000 and 20,000
+    .venv/bin/python bench/run_throughput.py --concurrency 32 --questions 2000
+
+Needs PostgreSQL and Redis (BENCH_DATABASE_URL, default postgres://postgres:postgres@127.0.0.1:5432/cfpd_bench;
+BENCH_REDIS_URL, default redis://127.0.0.1:6379/14). The bench database is created and migrated.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATABASE_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/cfpd_bench")
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
+os.environ.update(DATABASE_URL=DATABASE_URL, REDIS_URL=REDIS_URL, DJANGO_SETTINGS_MODULE="cfpd_site.settings",
+                  SECRET_KEY=os.environ.get("SECRET_KEY", "bench-only-secret-key"), DEBUG="0",
+                  SECURE_SSL_REDIRECT="0", CFPD_SWEEP_SECONDS="30")
+
+
+def ensure_database():
+    import psycopg
+
+    admin_url, name = DATABASE_URL.rsplit("/", 1)
+    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_fake(latency):
+    process = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_openai", "--port", "0", "--latency",
+                                str(latency)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    return process, line.strip().rsplit(" ", 1)[1]
+
+
+def start_workers(threads, processes):
+    command = [sys.executable, "-m", "celery", "-A", "cfpd_site", "worker", "--pool", "threads", "--concurrency",
+               str(threads), "--loglevel", "ERROR", "--without-mingle", "--without-gossip", "--without-heartbeat",
+               "--prefetch-multiplier", "2"]
+    return [subprocess.Popen(command + ["-n", f"bench{i}@%h"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for i in range(processes)]
+
+
+def questions(count):
+    from scenarios_app.models import Benchmark, Question
+
+    benchmark, _ = Benchmark.objects.get_or_create(name=f"bench-{count}")
+    have = Question.objects.filter(benchmark=benchmark).count()
+    Question.objects.bulk_create([
+        Question(benchmark=benchmark, key=f"bench-{count}/q{i}", text=f"Synthetic question {i}. What should be done?",
+                 options=[{"text": "Wait", "category": "no-force"}, {"text": "Act", "category": "use-of-force"}],
+                 option_order=[0, 1], choice_count=2)
+        for i in range(have, count)
+    ], batch_size=5000)
+    return benchmark
+
+
+def measure(count, concurrency, latency, base_url):
+    from django.db.models import Max, Min
+
+    from runs_app import services
+    from runs_app.models import LLMModel
+
+    benchmark = questions(count)
+    model, _ = LLMModel.objects.update_or_create(name=f"bench-c{concurrency}", defaults=dict(
+        litellm_model="openai/fake", api_base=base_url, answer_mode="choice", choice_strategy="logprobs",
+        max_concurrency=concurrency, timeout_seconds=30))
+    # Enough threads that the model's limit, not the pool, bounds the calls in flight.
+    processes = 2
+    threads = max(4, (concurrency + processes - 1) // processes + 4)
+    workers = start_workers(threads, processes)
+    time.sleep(4)  # workers connect and warm up
+    cpu_before = sum(cpu_seconds(w.pid) for w in workers)
+    started = time.perf_counter()
+    run = services.launch_run(benchmark, [model], use_cache=False)
+    launched = time.perf_counter() - started
+    while True:
+        state = services.progress(run)
+        if state.done + state.failed >= count:
+            break
+        time.sleep(0.25)
+    wall = time.perf_counter() - started
+    cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.wait()
+    window = run.responses.aggregate(first=Min("answered_at"), last=Max("answered_at"))
+    answering = (window["last"] - window["first"]).total_seconds()
+    throughput = count / wall
+    ideal = concurrency / latency
+    return {
+        "questions": count, "concurrency": concurrency, "failed": state.failed, "launch_s": launched,
+        "wall_s": wall, "throughput": throughput, "ideal": ideal, "ratio": throughput / ideal,
+        "steady_ratio": (count / answering) / ideal if answering else float("nan"),
+        "overhead_ms": (concurrency * wall / count - latency) * 1000, "worker_cpu_ms": 1000 * cpu / count,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, action="append")
+    parser.add_argument("--questions", type=int, action="append")
+    parser.add_argument("--latency", type=float, default=0.2)
+    args = parser.parse_args()
+    ensure_database()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    fake, base_url = start_fake(args.latency)
+    rows = []
+    try:
+        for count in args.questions or [2000, 20000]:
+            for concurrency in args.concurrency or [8, 32, 128]:
+                row = measure(count, concurrency, args.latency, base_url)
+                rows.append(row)
+                print(f"N={row['questions']:>6} C={row['concurrency']:>4}  {row['throughput']:7.1f}/s of ideal "
+                      f"{row['ideal']:6.1f}/s  ratio {row['ratio']:.2f} (steady {row['steady_ratio']:.2f})  "
+                      f"launch {row['launch_s']:.1f}s  wall {row['wall_s']:.1f}s  overhead/response "
+                      f"{row['overhead_ms']:.0f} ms  worker CPU/response {row['worker_cpu_ms']:.1f} ms  "
+                      f"failed {row['failed']}", flush=True)
+    finally:
+        fake.terminate()
+    print("\n| questions | concurrency | achieved/s | ideal/s | ratio | steady ratio | launch s | overhead ms | CPU ms |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['questions']} | {r['concurrency']} | {r['throughput']:.1f} | {r['ideal']:.0f} | {r['ratio']:.2f} | "
+              f"{r['steady_ratio']:.2f} | {r['launch_s']:.1f} | {r['overhead_ms']:.0f} | {r['worker_cpu_ms']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
