@@ -72,7 +72,7 @@ def questions(count):
     return benchmark
 
 
-def measure(count, concurrency, latency, base_url):
+def measure(count, concurrency, latency, base_url, processes=2):
     from django.db.models import Max, Min
 
     from runs_app import services
@@ -83,25 +83,26 @@ def measure(count, concurrency, latency, base_url):
         litellm_model="openai/fake", api_base=base_url, answer_mode="choice", choice_strategy="logprobs",
         max_concurrency=concurrency, timeout_seconds=30))
     # Enough threads that the model's limit, not the pool, bounds the calls in flight.
-    processes = 2
-    threads = max(4, (concurrency + processes - 1) // processes + 4)
+    threads = max(2, (concurrency + processes - 1) // processes)
     workers = start_workers(threads, processes)
-    time.sleep(4)  # workers connect and warm up
-    cpu_before = sum(cpu_seconds(w.pid) for w in workers)
-    started = time.perf_counter()
-    run = services.launch_run(benchmark, [model], use_cache=False)
-    launched = time.perf_counter() - started
-    while True:
-        state = services.progress(run)
-        if state.done + state.failed >= count:
-            break
-        time.sleep(0.25)
-    wall = time.perf_counter() - started
-    cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
-    for worker in workers:
-        worker.terminate()
-    for worker in workers:
-        worker.wait()
+    try:
+        time.sleep(4)  # workers connect and warm up
+        cpu_before = sum(cpu_seconds(w.pid) for w in workers)
+        started = time.perf_counter()
+        run = services.launch_run(benchmark, [model], use_cache=False)
+        launched = time.perf_counter() - started
+        while True:
+            state = services.progress(run)
+            if state.done + state.failed >= count:
+                break
+            time.sleep(0.25)
+        wall = time.perf_counter() - started
+        cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait()
     window = run.responses.aggregate(first=Min("answered_at"), last=Max("answered_at"))
     answering = (window["last"] - window["first"]).total_seconds()
     throughput = count / wall
@@ -119,6 +120,7 @@ def main():
     parser.add_argument("--concurrency", type=int, action="append")
     parser.add_argument("--questions", type=int, action="append")
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--processes", type=int, default=2, help="Worker processes (thread pool each).")
     args = parser.parse_args()
     ensure_database()
     import django
@@ -135,7 +137,7 @@ def main():
     try:
         for count in args.questions or [2000, 20000]:
             for concurrency in args.concurrency or [8, 32, 128]:
-                row = measure(count, concurrency, args.latency, base_url)
+                row = measure(count, concurrency, args.latency, base_url, args.processes)
                 rows.append(row)
                 print(f"N={row['questions']:>6} C={row['concurrency']:>4}  {row['throughput']:7.1f}/s of ideal "
                       f"{row['ideal']:6.1f}/s  ratio {row['ratio']:.2f} (steady {row['steady_ratio']:.2f})  "

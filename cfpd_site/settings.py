@@ -195,5 +195,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # One INFO line per model call from each of these costs real time at hundreds of calls a second.
+        "LiteLLM": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "openai": {"level": "WARNING"},
+    },
 }

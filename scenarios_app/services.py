@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from django.db import models, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from .expansion import TemplateOption, expand_scenario
@@ -263,8 +263,9 @@ def sync_benchmark(benchmark: Benchmark) -> dict[str, int]:
 
 
 def current_questions(benchmark: Benchmark):
-    """The questions a run of this benchmark asks: those of current scenario versions."""
-    return Question.objects.filter(benchmark=benchmark, scenario__is_current=True)
+    """The questions a run of this benchmark asks: those of current scenario versions, and
+    questions that come from no scenario (other benchmark families)."""
+    return Question.objects.filter(Q(scenario__isnull=True) | Q(scenario__is_current=True), benchmark=benchmark)
 
 
 @dataclass
