@@ -72,7 +72,9 @@ class RunSerializer(serializers.ModelSerializer):
 class LaunchSerializer(serializers.Serializer):
     benchmark = serializers.SlugField()
     models = serializers.ListField(child=serializers.SlugField(), min_length=1)
-    repeats = serializers.IntegerField(min_value=1, default=1)
+    repeats = serializers.IntegerField(min_value=1, default=services.SAMPLING_REPEATS,
+                                       help_text="Answers per question from each generate-mode model; "
+                                                 "choice-mode models answer once.")
     domains = serializers.ListField(child=serializers.SlugField(), required=False, default=list)
     choice_counts = serializers.ListField(child=serializers.IntegerField(min_value=2, max_value=3), required=False,
                                          default=list)

@@ -35,8 +35,9 @@ class LaunchForm(forms.Form):
         queryset=LLMModel.objects.none(), required=False, widget=forms.CheckboxSelectMultiple,
         help_text="Models holding only imported answers are not listed: they cannot be called.")
     repeats = forms.IntegerField(
-        min_value=1, max_value=50, initial=1,
-        help_text="Answers per question and model: 1 at temperature 0; 5 for sampling models, as in the paper.")
+        min_value=1, max_value=50, initial=5,
+        help_text="Answers per question from each generate-mode (sampling) model; 5 as in the paper. "
+                  "Choice-mode models answer once: at temperature 0 their letter does not change.")
     domains = forms.ModelMultipleChoiceField(
         queryset=Domain.objects.none(), to_field_name="slug", required=False, widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: every domain.")

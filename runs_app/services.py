@@ -71,12 +71,22 @@ def schedule_sweep(run_id: int):
     transaction.on_commit(lambda: sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS))
 
 
+SAMPLING_REPEATS = 5  # section 3.7: five runs of each sampling (closed) model, mean and spread reported
+
+
+def repeats_for(model: LLMModel, repeats: int) -> int:
+    """Choice mode is deterministic (temperature 0, the most probable letter): asked once.
+    Generate mode samples: asked `repeats` times."""
+    return 1 if model.answer_mode == LLMModel.AnswerMode.CHOICE else repeats
+
+
 @transaction.atomic
-def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None, repeats: int = 1,
+def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
+               repeats: int = SAMPLING_REPEATS,
                system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
                launched_by=None, note: str = "") -> Run:
     """Create the run and one response row per (question, model, repeat), freeze the
-    scenario versions asked, and queue the work."""
+    scenario versions asked, and queue the work. `repeats` applies to generate-mode models."""
     selection = selection or Selection()
     if not models:
         raise RunError("choose at least one model")
@@ -96,7 +106,7 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
     rows = [
         Response(run=run, question=q, model=m, repeat=r,
                  option_order=option_order(q.choice_count, permute_options, selection.seed, f"{q.key}/{m.pk}/{r}"))
-        for q in questions for m in models for r in range(repeats)
+        for q in questions for m in models for r in range(repeats_for(m, repeats))
     ]
     Response.objects.bulk_create(rows, batch_size=2000)
     authoring.freeze(Scenario.objects.filter(questions__id__in=question_ids).distinct())

@@ -109,16 +109,20 @@ def test_the_navigation_shows_runs_to_readers_only(client, analyst, outsider):
 # --- launching ---------------------------------------------------------------------------
 
 def test_launching_creates_one_response_per_question_model_and_repeat(client, operator, benchmark, bundled):
-    data = launch_data(benchmark, bundled, repeats="3", note="smoke test", permute_options="on", seed="7")
+    sampler = LLMModel.objects.create(name="sampler", litellm_model="openai/gpt-4o", answer_mode="generate",
+                                      temperature=0.7)
+    data = launch_data(benchmark, bundled + [sampler], repeats="3", note="smoke test", permute_options="on", seed="7")
     response = login(client, operator).post(LAUNCH, data)
     run = Run.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("run-detail", args=[run.pk])
-    assert run.responses.count() == 2 * 2 * 3
+    # 2 questions: each choice-mode model once (temperature 0), the sampling model 3 times.
+    assert run.responses.count() == 2 * 1 + 2 * 1 + 2 * 3
+    assert run.responses.filter(model=sampler).count() == 6
     assert (run.launched_by, run.repeats, run.note, run.permute_options, run.use_cache) == (
         operator, 3, "smoke test", True, None)
     assert run.selection["seed"] == 7
     page = client.get(response["Location"]).content.decode()
-    assert f"Run {run.pk} launched: 12 units queued." in page
+    assert f"Run {run.pk} launched: 10 units queued." in page
 
 
 def test_the_selection_filters_reach_the_run(client, operator, benchmark, bundled):

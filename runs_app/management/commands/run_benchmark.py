@@ -22,7 +22,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", default="default")
         parser.add_argument("--models", help="Comma-separated model names (see the Models page).")
-        parser.add_argument("--repeats", type=int, default=1, help="Answers per question and model (5 for sampling).")
+        parser.add_argument("--repeats", type=int, default=services.SAMPLING_REPEATS,
+                            help="Answers per question from each generate-mode model (default 5, as in the paper); "
+                                 "choice-mode models answer once.")
         parser.add_argument("--domain", action="append", help="Domain slug(s): escalation, intervention, ...")
         parser.add_argument("--choices", action="append", help="Choice counts: 2, 3.")
         parser.add_argument("--actors", action="append", help="Qualified actor codes: US,CN,...")
