@@ -78,7 +78,13 @@ WSGI_APPLICATION = "cfpd_site.wsgi.application"
 # Database: PostgreSQL (psycopg 3) when DATABASE_URL is set, else SQLite in the project folder.
 DATABASE_URL = envstr("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=envint("DB_CONN_MAX_AGE", 60))}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+    if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        # A pool per process: worker threads borrow a connection only while they touch
+        # the database (not while a model answers), so a worker with 128 threads needs
+        # a few connections, not 128 (PostgreSQL allows 100 by default).
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": envint("DB_POOL_MIN", 1), "max_size": envint("DB_POOL_MAX", 16), "timeout": 60}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
-from django.db import transaction
+from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -74,10 +74,9 @@ def claim(response_id: int, lease_seconds: float) -> str | None:
 
 
 def _finish(response_id: int, token: str, **fields) -> bool:
-    """Write the result only if this worker still holds the claim."""
-    with transaction.atomic():
-        return bool(Response.objects.filter(pk=response_id, claim_token=token, status=Response.Status.RUNNING)
-                    .update(claim_token="", lease_expires_at=None, **fields))
+    """Write the result only if this worker still holds the claim (one UPDATE: atomic by itself)."""
+    return bool(Response.objects.filter(pk=response_id, claim_token=token, status=Response.Status.RUNNING)
+                .update(claim_token="", lease_expires_at=None, **fields))
 
 
 def _result_fields(result: llm.LLMResult) -> dict:
@@ -112,6 +111,11 @@ def execute(response_id: int) -> Outcome:
                     answered_at=timezone.now(), error_kind="", error_message="",
                     **record, **_result_fields(llm.LLMResult(**cached.result)))
             return Outcome("done")
+    # Give the database connection back while the model answers (to the pool on
+    # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
+    # (Inside an atomic block, as in a test case, closing would break the block.)
+    if not connection.in_atomic_block:
+        connection.close()
     limiter = get_limiter(settings.REDIS_URL)
     try:
         with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
