@@ -51,9 +51,9 @@ def start_fake(latency):
 
 
 def start_workers(threads, processes):
-    command = [sys.executable, "-m", "celery", "-A", "cfpd_site", "worker", "--pool", "threads", "--concurrency",
-               str(threads), "--loglevel", "ERROR", "--without-mingle", "--without-gossip", "--without-heartbeat",
-               "--prefetch-multiplier", "2"]
+    from runs_app.processes import worker_command
+
+    command = worker_command(threads) + ["--prefetch-multiplier", "2"]
     return [subprocess.Popen(command + ["-n", f"bench{i}@%h"], cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL) for i in range(processes)]
 

@@ -6,7 +6,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from django.conf import settings
 from django.db import connection
 
 from runs_app import services
+from runs_app.processes import worker_command
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Benchmark
 from tests.fakes.fake_openai import FakeOpenAI, prompt_key
@@ -43,11 +43,8 @@ class Workers:
 
     def start(self, concurrency=8):
         env = {**os.environ, **database_env(), **WORKER_ENV, "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test"}
-        command = [sys.executable, "-m", "celery", "-A", "cfpd_site", "worker", "--pool", "threads",
-                   "--concurrency", str(concurrency), "--loglevel", "WARNING",
-                   "--without-mingle", "--without-gossip", "--without-heartbeat"]
-        process = subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=open(self.log, "ab"),
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(worker_command(concurrency), cwd=settings.BASE_DIR, env=env,
+                                   stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
         self.processes.append(process)
         return process
 
@@ -193,3 +190,21 @@ def test_cancel_stops_new_calls_and_resume_asks_only_what_is_missing(demo, fake,
     prompts = prompts_by_response(run)
     assert len(per_prompt) == 60 and set(per_prompt.values()) == {1}  # nothing was asked twice
     assert all(prompts[pk] in per_prompt for pk in done_before)
+
+
+def test_run_benchmark_shows_progress_and_ends_with_a_summary(demo, fake, clean_broker, monkeypatch, capsys):
+    from django.core.management import call_command
+
+    fake_model(fake)
+    # The worker the command starts must open this test's database.
+    for name, value in {**database_env(), **WORKER_ENV, "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test"}.items():
+        monkeypatch.setenv(name, value)
+    call_command("run_benchmark", "--benchmark", "demo", "--models", "fake", "--sample", "6", "--seed", "4",
+                 "--worker", "yes", "--concurrency", "4")
+    out, err = capsys.readouterr()
+    run = Run.objects.get()
+    assert f"run {run.pk}: 6 units queued" in err and "6/6 (100%) done 6" in err
+    header, row = out.splitlines()[:2]
+    assert header.split()[:5] == ["model", "units", "done", "failed", "cached"]
+    assert row.split()[:5] == ["fake", "6", "6", "0", "0"]
+    assert out.splitlines()[-1].startswith(f"run {run.pk} done in ")
