@@ -9,7 +9,7 @@ from accounts.services import create_user_with_role
 
 
 class Command(BaseCommand):
-    help = "Create a user in one of the roles (authors, reviewers, analysts)."
+    help = "Create a user in one of the roles (authors, operators, reviewers, analysts)."
 
     def add_arguments(self, parser):
         parser.add_argument("username")
