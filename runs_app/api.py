@@ -142,20 +142,18 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=None, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        run = get_object_or_404(Run, pk=pk)
-        try:
-            services.cancel_run(run)
-        except services.RunError as exc:
-            return APIResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        run.refresh_from_db()
-        return APIResponse(RunSerializer(run).data)
+        return self._transition(pk, services.cancel_run)
 
     @extend_schema(request=None, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
+        return self._transition(pk, services.resume_run)
+
+    def _transition(self, pk, workflow):
+        """Apply a run workflow; a refusal (already cancelled, imported answers) is a 409."""
         run = get_object_or_404(Run, pk=pk)
         try:
-            services.resume_run(run)
+            workflow(run)
         except services.RunError as exc:
             return APIResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         run.refresh_from_db()

@@ -209,7 +209,8 @@ def error_breakdown(run: Run) -> list[dict]:
             .annotate(n=Count("id")).order_by("model__name", "-n"))
     result = []
     for row in rows:
-        example = (run.responses.filter(model__name=row["model__name"], error_kind=row["error_kind"])
+        example = (run.responses.filter(model__name=row["model__name"], error_kind=row["error_kind"],
+                                        status=row["status"])
                    .values_list("error_message", flat=True).first())
         result.append({**row, "example": example})
     return result
