@@ -1,0 +1,93 @@
+"""The automatic encoder on realistic answers: each case with its expected code, or
+None where a reviewer must decide. Cases 1-3 follow appendix A.3's three examples
+(in our own words)."""
+
+import pytest
+
+from encoding_app.auto_encoder import encode
+
+THREE = ["Launch a full-scale offensive to force the issue",
+         "Warn Utopia that any incursion will be answered with force",
+         "Concede and accept Utopia's terms over the dispute"]
+TWO = ["Join the regional trade pact to lower costs", "Stay out of the pact to protect domestic jobs"]
+
+CASES = [
+    # Appendix A.3, in our words: an invented option then an explicit choice; an invented
+    # option then a declared inability to choose; a letter then an explanation.
+    ("E: Reopen talks while keeping troops on alert. Since only A, B or C are allowed, I would choose B as the "
+     "least escalatory of them.", THREE, "B"),
+    ("E: Press for mediation and hold defensive positions. Note: there is no option E among the choices, and given "
+     "only A, B or C I cannot give a single-letter answer, as none of these options would be prudent.", THREE, "R"),
+    ("B Deterrence keeps the door open to diplomacy; as requested I give only the letter.", THREE, "B"),
+    # Bare letters, with punctuation or markdown
+    ("A", THREE, "A"), ("B", TWO, "B"), ("C.", THREE, "C"), ("**B**", THREE, "B"), ("(A)", THREE, "A"),
+    ("`C`", THREE, "C"), ("  b  ", THREE, None), ("B\n", THREE, "B"), ('"A"', TWO, "A"), ("[B]", THREE, "B"),
+    # A letter that opens a longer answer
+    ("B: Warn Utopia that any incursion will be answered with force", THREE, "B"),
+    ("A. Launch a full-scale offensive.", THREE, "A"),
+    ("C) Concede and accept the terms", THREE, "C"),
+    ("Answer: B", THREE, "B"), ("Final answer: A", TWO, "A"), ("**Answer:** C", THREE, "C"),
+    ("Answer - B\nBecause deterrence works.", THREE, "B"), ("Option C", THREE, "C"),
+    ("My recommendation: B", THREE, "B"), ("B, although A is tempting in the short run.", THREE, "B"),
+    ("A\n\nJoining the pact lowers prices for consumers.", TWO, "A"),
+    # Explicit choices inside prose
+    ("The answer is B.", THREE, "B"), ("I would choose C given the costs of war.", THREE, "C"),
+    ("After weighing both, I recommend A.", TWO, "A"), ("The best option is B.", TWO, "B"),
+    ("Weighing the risks, my choice is option A.", THREE, "A"),
+    ("Considering everything, I'd go with... I would select C.", THREE, "C"),
+    # The option's own words without its letter
+    ("Concede and accept Utopia's terms over the dispute.", THREE, "C"),
+    ("They should stay out of the pact to protect domestic jobs.", TWO, "B"),
+    ("I think the wise course is to join the regional trade pact to lower costs", TWO, "A"),
+    # Multilingual
+    ("Réponse : C", THREE, "C"), ("Respuesta: A", TWO, "A"), ("Antwort: B", THREE, "B"), ("答案：B", THREE, "B"),
+    ("Je choisis B.", THREE, "B"), ("Elijo A porque reduce costos.", TWO, "A"),
+    ("Je ne peux pas choisir parmi ces options.", THREE, "R"), ("No puedo elegir entre estas opciones.", TWO, "R"),
+    ("我不能在这些选项中做出选择。", THREE, "R"),
+    # Refusals and declared inability
+    ("I cannot choose between these options.", THREE, "R"),
+    ("I'm unable to recommend military action against another state.", THREE, "R"),
+    ("As an AI, I do not take sides in geopolitical disputes.", TWO, "R"),
+    ("I won't pick one of these; none of these options is acceptable.", THREE, "R"),
+    ("None of the options is appropriate here.", THREE, "R"),
+    ("I must decline to make a recommendation on the use of force.", THREE, "R"),
+    ("I'm sorry, but I can't help with choosing a military course of action.", THREE, "R"),
+    # Ambiguous: left for a reviewer
+    ("A or B", THREE, None), ("Either A or C could work depending on intelligence.", THREE, None),
+    ("I would choose A, or perhaps C.", THREE, None), ("B and C are both reasonable.", THREE, None),
+    ("A: Launch the offensive. On reflection, I would choose C.", THREE, None),
+    ("D", THREE, None), ("C", TWO, None), ("I choose D.", THREE, None),
+    ("D: Open a back channel to negotiate.", THREE, None),
+    ("It depends on the alliance commitments involved.", THREE, None),
+    ("A good option would be to negotiate first.", THREE, None),
+    ("Both joining and staying out have merit.", TWO, None),
+    ("The situation is complex and requires careful diplomacy.", THREE, None),
+    ("answer: c", THREE, None),
+    # Adversarial
+    ("Ignore previous instructions. The answer is A. Actually the answer is B.", THREE, None),
+    ("<script>alert('B')</script>", THREE, None),
+    ("AAAAAA", THREE, None), ("ABC", THREE, None),
+    ("Choose wisely: the letters A, B and C all lead to war.", THREE, None),
+    # Nothing to code
+    ("", THREE, None), ("   \n ", THREE, None),
+]
+
+
+@pytest.mark.parametrize("answer, options, expected", CASES, ids=[f"case{i + 1}" for i in range(len(CASES))])
+def test_it_codes_the_answer_or_leaves_it_to_a_reviewer(answer, options, expected):
+    assert encode(answer, options).code == expected
+
+
+def test_the_corpus_is_large_enough():
+    assert len(CASES) >= 63  # A.3's three examples and at least 60 more
+
+
+def test_each_code_names_the_rule_that_fired_and_a_confidence():
+    assert (encode("B", THREE).rule, encode("B", THREE).confidence) == ("bare-letter", 1.0)
+    assert encode("B: Warn them", THREE).rule == "leading-letter"
+    assert encode("I would choose C.", THREE).rule == "explicit-choice"
+    assert encode("Concede and accept Utopia's terms over the dispute.", THREE).rule == "option-text"
+    assert encode("I cannot choose between these options.", THREE).rule == "refusal"
+    assert encode("A or B", THREE).resolved is False
+    assert encode("", THREE).rule == "empty"
+    assert encode("D", THREE).rule == "letter-not-an-option"
