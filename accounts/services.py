@@ -45,6 +45,3 @@ def create_user_with_role(username, password, role=None, email="", superuser=Fal
         user.groups.add(Group.objects.get(name=role))
     return user, created
 
-
-def has_role(user, role):
-    return user.is_authenticated and (user.is_superuser or user.groups.filter(name=role).exists())

@@ -1,3 +1,1 @@
-from django.db import models
-
-# Create your models here.
+# Encoding of answers (the encoding issue): models come with the reviewers' queue.

@@ -16,6 +16,7 @@ from django.utils import timezone
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark, Question, Scenario
 
+from .execution import finish_run_if_complete
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
 
@@ -159,8 +160,6 @@ def sweep_run(run_id: int, requeue_after: float | None = None) -> tuple[int, boo
     if ids:
         with transaction.atomic():
             enqueue(ids)
-    from .execution import finish_run_if_complete
-
     finish_run_if_complete(run_id)
     run.refresh_from_db(fields=["status"])
     return len(ids), run.status in (Run.Status.QUEUED, Run.Status.RUNNING)

@@ -5,7 +5,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from . import services
-from .models import ActionCategory, Scenario
+from .models import Scenario
 from .notation import NotationError, parse_actor_set
 from .table_format import derived_key
 from .validation import OptionSpec, ScenarioSpec, check_comparison, check_dyads, check_options, check_template
@@ -111,6 +111,3 @@ class ImportScenariosForm(forms.Form):
     dry_run = forms.BooleanField(required=False, initial=True,
                                  help_text="Check the file and show every inference without writing anything.")
 
-
-def category_queryset():
-    return ActionCategory.objects.select_related("domain")

@@ -11,10 +11,11 @@ from django.db import models, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from .counts import pivot_counts
 from .expansion import TemplateOption, expand_scenario
 from .naming import ActorName
 from .notation import ActorSetText
-from .taxonomy import Category, Comparison, Taxonomy
+from .taxonomy import FOCUS_ACTORS, Category, Comparison, Taxonomy
 from .validation import OptionSpec, Problem, ScenarioSpec, check_scenario
 from .models import (
     ActionCategory, Actor, ActorSet, Benchmark, CodifiedComparison, Domain, Question, ResponseOption, Scenario,
@@ -203,17 +204,21 @@ def approve(scenario: Scenario, reviewer, comment: str = "") -> ScenarioReview:
 
 # --- questions -----------------------------------------------------------------------
 
-def actor_names(codes) -> dict[str, ActorName]:
-    return {a.code: ActorName(a.prompt_name, a.takes_article) for a in Actor.objects.filter(code__in=set(codes))}
+def _expansion(scenario: Scenario) -> tuple[list, dict[str, Actor]]:
+    """The scenario's questions, and its actors by code (loaded with the dyads)."""
+    options = [TemplateOption(o.text, o.category.slug, o.category.rank)
+               for o in scenario.options.select_related("category")]
+    dyad_rows = list(scenario.dyads.select_related("actor_a", "actor_b"))
+    actors = {actor.code: actor for d in dyad_rows for actor in (d.actor_a, d.actor_b)}
+    names = {code: ActorName(actor.prompt_name, actor.takes_article) for code, actor in actors.items()}
+    questions = expand_scenario(f"{scenario.benchmark.name}/{scenario.key}", scenario.version, scenario.template,
+                                options, scenario.qualified_actor,
+                                [(d.actor_a.code, d.actor_b.code) for d in dyad_rows], names)
+    return questions, actors
 
 
 def expected_questions(scenario: Scenario):
-    options = [TemplateOption(o.text, o.category.slug, o.category.rank)
-               for o in scenario.options.select_related("category")]
-    dyads = [(d.actor_a.code, d.actor_b.code) for d in scenario.dyads.select_related("actor_a", "actor_b")]
-    names = actor_names(code for pair in dyads for code in pair)
-    return expand_scenario(f"{scenario.benchmark.name}/{scenario.key}", scenario.version, scenario.template,
-                           options, scenario.qualified_actor, dyads, names)
+    return _expansion(scenario)[0]
 
 
 def sync_questions(scenario: Scenario) -> dict[str, int]:
@@ -222,13 +227,12 @@ def sync_questions(scenario: Scenario) -> dict[str, int]:
     counts = {"created": 0, "updated": 0, "deleted": 0}
     if scenario.is_frozen:
         return counts
-    expected = {q.key: q for q in expected_questions(scenario)}
+    questions, actors = _expansion(scenario)
+    expected = {q.key: q for q in questions}
     existing = {q.key: q for q in Question.objects.filter(scenario=scenario)}
     stale = [key for key in existing if key not in expected]
     if stale:
         counts["deleted"] = Question.objects.filter(scenario=scenario, key__in=stale).delete()[0]
-    actors = {a.code: a for a in Actor.objects.filter(
-        code__in={c for q in expected.values() for c in (q.actor_a, q.actor_b)})}
     to_create, to_update = [], []
     for key, q in expected.items():
         fields = dict(
@@ -285,19 +289,11 @@ def benchmark_stats(benchmark: Benchmark) -> list[StatsRow]:
     return [StatsRow(r["domain__name"], r["choice_count"], r["qualified_actor__code"], r["n"]) for r in rows]
 
 
-def get_or_create_benchmark(name: str) -> Benchmark:
-    benchmark, _ = Benchmark.objects.get_or_create(name=name, defaults={"title": name})
-    return benchmark
-
-
 def validate_spec(spec: ScenarioSpec, taxonomy: Taxonomy | None = None, known: set[str] | None = None):
     return check_scenario(spec, taxonomy or taxonomy_from_db(), known if known is not None else known_actor_codes())
 
 
 def stats_table(benchmark: Benchmark):
-    from .counts import pivot_counts
-    from .taxonomy import FOCUS_ACTORS
-
     return pivot_counts(benchmark_stats(benchmark), FOCUS_ACTORS)
 
 

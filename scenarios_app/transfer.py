@@ -8,7 +8,6 @@ nothing and reports each bad row with its line number.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from dataclasses import dataclass, field
 
@@ -96,8 +95,7 @@ def _rows_from_json(text: str) -> list[TableRow]:
     return rows
 
 
-def read_scenarios(text: str, fmt: str) -> list[TableRow]:
-    taxonomy = services.taxonomy_from_db()
+def read_scenarios(text: str, fmt: str, taxonomy) -> list[TableRow]:
     if fmt == "json":
         return _rows_from_json(text)
     try:
@@ -115,9 +113,9 @@ def detect_format(name: str, text: str) -> str:
 def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv", dry_run: bool = False,
                      author=None) -> ImportReport:
     """Check every row, then (unless a dry run or any row is bad) write them all at once."""
-    rows = read_scenarios(text, fmt)
-    report = ImportReport(benchmark=benchmark_name, dry_run=dry_run, rows=rows)
     taxonomy = services.taxonomy_from_db()
+    rows = read_scenarios(text, fmt, taxonomy)
+    report = ImportReport(benchmark=benchmark_name, dry_run=dry_run, rows=rows)
     known = services.known_actor_codes()
     seen_keys: dict[str, int] = {}
     for row in rows:
@@ -130,8 +128,6 @@ def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv
             row.problems.append(Problem("Key", f"{row.spec.key!r} is also used on line {seen_keys[row.spec.key]}; "
                                         "give each scenario its own key"))
         seen_keys.setdefault(row.spec.key, row.line)
-    if not rows:
-        report.rows = []
     if not report.ok:
         return report
     with transaction.atomic():
@@ -232,8 +228,3 @@ def read_text(path: str) -> str:
     with open(path, encoding="utf-8-sig", newline="") as handle:
         return handle.read()
 
-
-def to_csv_string(write) -> str:
-    buffer = io.StringIO(newline="")
-    write(buffer)
-    return buffer.getvalue()

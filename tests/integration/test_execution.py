@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from runs_app import execution, services
-from runs_app.models import LLMModel, Response
+from runs_app.models import LLMModel
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.factories import three_option_spec

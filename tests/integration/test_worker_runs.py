@@ -14,7 +14,7 @@ from django.db import connection
 
 from runs_app import services
 from runs_app.processes import worker_command
-from runs_app.models import LLMModel, Response, Run
+from runs_app.models import LLMModel, Run
 from scenarios_app.models import Benchmark
 from tests.fakes.fake_openai import FakeOpenAI, prompt_key
 
