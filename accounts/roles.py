@@ -1,7 +1,7 @@
 """The roles of CFPD Workbench, as Django groups with permissions.
 
 authors edit scenarios; operators launch, cancel and resume runs; reviewers code model
-outputs (later issues) and read scenarios and runs; analysts read dashboards, scenarios and runs. Each role's permissions are listed here so that
+outputs and read scenarios and runs; analysts read dashboards, scenarios and runs. Each role's permissions are listed here so that
 `sync_roles` (run after every migrate) keeps the groups exactly in step.
 """
 
@@ -27,7 +27,11 @@ _RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
 ROLE_PERMISSIONS = {
     AUTHORS: _perms("scenarios_app", _SCENARIO_MODELS, ["add", "change", "delete", "view"])
     + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]),
-    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ,
+    # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
+    # read agreement and the encoder's audit.
+    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ
+    + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
+    + _perms("encoding_app", ["code", "reviewtask", "codingpolicy"], ["view"]),
     ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ,
     # Operators launch, cancel and resume runs and register models.
     OPERATORS: _perms("scenarios_app", ["benchmark", "question"], ["view"])

@@ -15,6 +15,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("benchmarks/", include("scenarios_app.urls")),
     path("runs/", include("runs_app.urls")),
+    path("encoding/", include("encoding_app.urls")),
     path("api/", include("runs_app.api_urls")),
     path("admin/", admin.site.urls),
 ]

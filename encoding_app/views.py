@@ -1,0 +1,203 @@
+"""Reviewers' pages: the coding overview, the keyboard workspace (and its JSON), the
+agreement and audit pages.
+
+Everything here needs `encoding_app.code_responses` (the reviewers role); adjudication
+needs `adjudicate_codes`. The raw answer is sent as text segments that the script puts
+in place with `textContent`: model output is never parsed as HTML.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from runs_app.models import LLMModel, Run
+from scenarios_app.models import Domain
+
+from . import reports, services
+from .highlighting import highlight
+from .letters import presented_letter
+from .models import Code, ReviewTask
+
+CODE = "encoding_app.code_responses"
+ADJUDICATE = "encoding_app.adjudicate_codes"
+PAGE_SIZE = 30
+
+
+def _int(value):
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def filters_from(request) -> services.Filters:
+    return services.Filters(run=_int(request.GET.get("run")), model=_int(request.GET.get("model")),
+                            domain=request.GET.get("domain") or None)
+
+
+def _without_page(query):
+    query = query.copy()
+    query.pop("page", None)
+    return query.urlencode()
+
+
+def filter_choices(request):
+    return {
+        "runs": Run.objects.order_by("-pk").values_list("pk", "benchmark__name")[:200],
+        "models": LLMModel.objects.order_by("name").values_list("pk", "name"),
+        "domains": Domain.objects.order_by("position").values_list("slug", "name"),
+        "reviewers": get_user_model().objects.filter(groups__name="reviewers").order_by("username")
+        .values_list("pk", "username"),
+        "selected": {key: request.GET.get(key, "") for key in ("run", "model", "domain", "reviewer")},
+        "query": _without_page(request.GET),
+    }
+
+
+@permission_required(CODE, raise_exception=True)
+def overview(request):
+    filters = filters_from(request)
+    tasks = filters.apply(ReviewTask.objects.select_related("response__model", "response__question", "leased_by",
+                                                            "done_by")).order_by("status", "-id")
+    reviewer = _int(request.GET.get("reviewer"))
+    if reviewer:
+        tasks = tasks.filter(done_by_id=reviewer) | tasks.filter(leased_by_id=reviewer)
+    page = Paginator(tasks, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        **filter_choices(request), "page": page, "tasks": page.object_list,
+        "states": reports.state_counts(filters), "state_labels": reports.STATE_LABELS,
+        "rules": reports.rule_shares(filters),
+        "review": reports.queue_progress(filters), "adjudication": reports.queue_progress(filters, "adjudication"),
+        "can_adjudicate": request.user.has_perm(ADJUDICATE),
+    }
+    return render(request, "encoding_app/overview.html", context)
+
+
+@permission_required(CODE, raise_exception=True)
+def workspace(request, queue="review"):
+    if queue == "adjudication" and not request.user.has_perm(ADJUDICATE):
+        raise PermissionDenied("adjudication needs the adjudicate permission")
+    return render(request, "encoding_app/workspace.html", {**filter_choices(request), "queue": queue})
+
+
+def item_payload(task: ReviewTask, user) -> dict:
+    response = task.response
+    question = response.question
+    options = services.presented_options(response)
+    letters = "".join(o["letter"] for o in options)
+    payload = {
+        "task": task.pk, "purpose": task.purpose, "purpose_label": task.get_purpose_display(), "blind": task.blind,
+        "response": response.pk, "question_key": question.key, "question": question.text,
+        "model": response.model.name, "run": response.run_id, "repeat": response.repeat,
+        "options": options, "letters": letters + "R",
+        "answer": [segment.as_dict() for segment in highlight(response.raw_output, [o["text"] for o in options],
+                                                               letters)],
+        "suggestion": None, "codes": [],
+        "lease_expires_at": task.lease_expires_at.isoformat() if task.lease_expires_at else None,
+    }
+    if task.purpose == ReviewTask.Purpose.PRIMARY:
+        encoding = services.automatic_encoding(response)
+        payload["suggestion"] = {"code": encoding.code, "rule": encoding.rule, "confidence": encoding.confidence}
+    if task.purpose == ReviewTask.Purpose.ADJUDICATION:
+        payload["codes"] = [
+            {"code": presented_letter(c.code, response.option_order), "source": c.get_source_display(),
+             "rule": c.rule, "coder": c.coder.username if c.coder else "", "note": c.note}
+            for c in response.codes.filter(undone_at__isnull=True).select_related("coder")]
+    return payload
+
+
+def _state(request, queue, task=None):
+    filters = filters_from(request)
+    user = request.user
+    task = task or services.next_task(user, queue, filters)
+    if task is not None:
+        task = ReviewTask.objects.select_related("response__question", "response__model").get(pk=task.pk)
+    return JsonResponse({
+        "item": item_payload(task, user) if task else None,
+        "progress": reports.queue_progress(filters, queue),
+        "mine": Code.objects.filter(coder=user, undone_at__isnull=True).count(),
+        "can_undo": Code.objects.filter(coder=user, undone_at__isnull=True,
+                                        source__in=services.HUMAN_SOURCES).exists(),
+    })
+
+
+def _queue(request):
+    queue = request.GET.get("queue") or request.POST.get("queue") or "review"
+    return "adjudication" if queue == "adjudication" else "review"
+
+
+def _allowed(request, queue):
+    return queue != "adjudication" or request.user.has_perm(ADJUDICATE)
+
+
+def _refused(message, status=409):
+    return JsonResponse({"error": message}, status=status)
+
+
+@never_cache
+@require_GET
+@permission_required(CODE, raise_exception=True)
+def next_item(request):
+    queue = _queue(request)
+    if not _allowed(request, queue):
+        return _refused("adjudication needs the adjudicate permission", 403)
+    return _state(request, queue)
+
+
+@require_POST
+@permission_required(CODE, raise_exception=True)
+def code_item(request, pk):
+    queue = _queue(request)
+    if not _allowed(request, queue):
+        return _refused("adjudication needs the adjudicate permission", 403)
+    try:
+        services.submit_code(pk, request.user, request.POST.get("code", ""), request.POST.get("note", ""))
+    except services.CodingError as error:
+        return _refused(str(error))
+    return _state(request, queue)
+
+
+@require_POST
+@permission_required(CODE, raise_exception=True)
+def skip_item(request, pk):
+    queue = _queue(request)
+    try:
+        services.skip_task(pk, request.user)
+    except services.CodingError as error:
+        return _refused(str(error))
+    return _state(request, queue)
+
+
+@require_POST
+@permission_required(CODE, raise_exception=True)
+def undo(request):
+    try:
+        task = services.undo_last(request.user)
+    except services.CodingError as error:
+        return _refused(str(error))
+    queue = "adjudication" if task.purpose == ReviewTask.Purpose.ADJUDICATION else "review"
+    return _state(request, queue, task)
+
+
+@permission_required(CODE, raise_exception=True)
+def agreement(request):
+    filters = filters_from(request)
+    report = reports.agreement(filters)
+    return render(request, "encoding_app/agreement.html",
+                  {**filter_choices(request), "report": report,
+                   "overall_rows": [report.overall] if report.overall else []})
+
+
+@permission_required(CODE, raise_exception=True)
+def audit(request):
+    filters = filters_from(request)
+    rules = reports.audit(filters)
+    codes = ["A", "B", "C", "R"]
+    for rule in rules:
+        rule.matrix = [[rule.confusion.get((auto, ref), 0) for ref in codes] for auto in codes]
+    return render(request, "encoding_app/audit.html",
+                  {**filter_choices(request), "rules": rules, "codes": codes})

@@ -25,6 +25,7 @@ from .limits import LimitBusy, get_limiter, slot
 from .local_models import BY_NAME
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
+from .signals import response_answered
 
 
 @dataclass
@@ -110,6 +111,7 @@ def execute(response_id: int) -> Outcome:
             _finish(response_id, token, status=Response.Status.DONE, cache_hit=True, cache_key=key,
                     answered_at=timezone.now(), error_kind="", error_message="",
                     **record, **_result_fields(llm.LLMResult(**cached.result)))
+            _answered(response_id, run.pk)
             return Outcome("done")
     # Give the database connection back while the model answers (to the pool on
     # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
@@ -141,16 +143,26 @@ def execute(response_id: int) -> Outcome:
         finish_run_if_complete(run.pk)
         return Outcome("failed")
     fields = _result_fields(result)
-    _finish(response_id, token, status=Response.Status.DONE, cache_key=key, answered_at=timezone.now(),
-            error_kind="", error_message="", **record, **fields)
+    written = _finish(response_id, token, status=Response.Status.DONE, cache_key=key, answered_at=timezone.now(),
+                      error_kind="", error_message="", **record, **fields)
     if key:
         CachedCompletion.objects.get_or_create(key=key, defaults={"model_name": request.model, "result": {
             "text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
             "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "cost": result.cost,
             "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter}})
-    finish_run_if_complete(run.pk)
+    if written:
+        _answered(response_id, run.pk)
+    else:
+        finish_run_if_complete(run.pk)
     return Outcome("done")
+
+
+def _answered(response_id: int, run_id: int):
+    """Code the answer (receivers of `response_answered`) before the run can be marked
+    done, so a finished run has every answer coded or queued for reviewers."""
+    response_answered.send(sender=Response, response_id=response_id)
+    finish_run_if_complete(run_id)
 
 
 def finish_run_if_complete(run_id: int):

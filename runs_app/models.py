@@ -134,6 +134,10 @@ class Response(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     error_kind = models.CharField(max_length=20, choices=ErrorKind.choices, blank=True, default="")
     error_message = models.TextField(blank=True)
+    # The current code, copied from encoding_app's Code history so analysis can count
+    # answers by code without a join: A/B/C (canonical option) or R; empty = no code.
+    code = models.CharField(max_length=1, blank=True)
+    code_source = models.CharField(max_length=12, blank=True)
     cache_hit = models.BooleanField(default=False)
     cache_key = models.CharField(max_length=64, blank=True)
     claim_token = models.CharField(max_length=32, blank=True)

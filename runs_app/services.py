@@ -19,6 +19,7 @@ from scenarios_app.models import Benchmark, Question, Scenario
 from .execution import finish_run_if_complete
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
+from .signals import responses_imported
 
 
 class RunError(ValueError):
@@ -298,6 +299,8 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
             for _, key, model, repeat, output in rows
         ], batch_size=2000)
         authoring.freeze(Scenario.objects.filter(questions__key__in=list(questions)).distinct())
+        # Coded in the same transaction: an import is whole, codes and review tasks included.
+        responses_imported.send(sender=Run, run_id=run.pk)
     return ResponseImport(run, len(rows), [])
 
 

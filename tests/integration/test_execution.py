@@ -132,3 +132,17 @@ def _no_wait_slot(limiter, model, limit, per_minute, lease):
     from runs_app.limits import slot
 
     return slot(limiter, model, limit, per_minute, lease, wait=0.01)
+
+
+def test_answers_are_coded_as_they_arrive(benchmark, fake, monkeypatch):
+    chooser, writer = model(fake), model(fake, name="writer", answer_mode="generate", max_tokens=30)
+    run = launch(benchmark, [chooser, writer], monkeypatch, permute_options=True)
+    run_all(run)
+    for response in run.responses.select_related("model"):
+        expected = "ABC"[response.chosen_option] if response.model == chooser else None
+        assert response.code and response.code_source == ("choice" if response.model == chooser else "auto")
+        if expected:
+            assert response.code == expected  # canonical, though the options were shown permuted
+        else:  # the fake writes "B: <option text>": the letter as shown, mapped back
+            shown = response.raw_output[0]
+            assert response.code == "ABC"[response.option_order["ABC".index(shown)]]

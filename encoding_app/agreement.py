@@ -1,0 +1,75 @@
+"""Agreement between coders: percent agreement, Cohen's kappa for a pair, Krippendorff's
+alpha for any number of coders. Pure: no Django.
+
+Cohen's kappa comes from statsmodels (`cohens_kappa` on the pair's contingency table),
+Krippendorff's alpha from the `krippendorff` package (nominal level). Codes are
+category labels (`A`, `B`, `C`, `R`); a coder who did not code a unit is a gap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import krippendorff
+import numpy as np
+from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_kappa
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    n: int
+    agree: int
+    percent: float | None
+    kappa: float | None
+
+
+def percent_agreement(first: list[str], second: list[str]) -> float | None:
+    if len(first) != len(second):
+        raise ValueError("both coders must code the same units")
+    if not first:
+        return None
+    return sum(a == b for a, b in zip(first, second)) / len(first)
+
+
+def cohens_kappa(first: list[str], second: list[str]) -> float | None:
+    """Cohen's kappa of two coders over the same units; None when undefined (no units, or
+    both coders used one and the same single code, so chance agreement is 1)."""
+    if len(first) != len(second):
+        raise ValueError("both coders must code the same units")
+    if not first:
+        return None
+    labels = sorted(set(first) | set(second))
+    index = {label: i for i, label in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for a, b in zip(first, second):
+        table[index[a], index[b]] += 1
+    if len(labels) == 1:
+        return None
+    kappa = float(_statsmodels_kappa(table, return_results=False))
+    return None if math.isnan(kappa) else kappa
+
+
+def pair_agreement(first: list[str], second: list[str]) -> PairAgreement:
+    agree = sum(a == b for a, b in zip(first, second))
+    return PairAgreement(n=len(first), agree=agree, percent=percent_agreement(first, second),
+                         kappa=cohens_kappa(first, second))
+
+
+def krippendorff_alpha(units: dict[object, dict[object, str]]) -> float | None:
+    """Nominal Krippendorff's alpha. `units` maps each unit to {coder: code}; units coded
+    once carry no information about agreement and are left out. None when undefined
+    (fewer than two pairable values, or a single code used throughout)."""
+    coders = sorted({coder for codes in units.values() for coder in codes}, key=str)
+    paired = [codes for codes in units.values() if len(codes) >= 2]
+    labels = sorted({code for codes in paired for code in codes.values()})
+    if not paired or len(labels) < 2:
+        return None
+    value = {label: float(i) for i, label in enumerate(labels)}
+    data = np.full((len(coders), len(paired)), np.nan)
+    for column, codes in enumerate(paired):
+        for row, coder in enumerate(coders):
+            if coder in codes:
+                data[row, column] = value[codes[coder]]
+    alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    return None if math.isnan(alpha) else alpha

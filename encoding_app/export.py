@@ -1,0 +1,56 @@
+"""Every answer's current code as CSV, and on request every code ever given (history)."""
+
+from __future__ import annotations
+
+import csv
+
+from .models import Code
+from .reports import coded_responses, coding_state
+
+COLUMNS = ["question_key", "model", "repeat", "code", "source", "rule", "run"]
+HISTORY_COLUMNS = COLUMNS + ["coder", "note", "created_at", "current", "undone_at"]
+CHUNK = 5000
+
+
+def current_rows(responses=None):
+    """(question_key, model, repeat, code, source, rule, run) per answer; code is
+    `unresolved` or `missing` where there is none."""
+    responses = responses if responses is not None else coded_responses()
+    rules = dict(Code.objects.filter(is_current=True, response__in=responses).values_list("response_id", "rule")
+                 .iterator(chunk_size=CHUNK))
+    unresolved = set(responses.filter(code="").annotate(state=coding_state()).filter(state="unresolved")
+                     .values_list("pk", flat=True).iterator(chunk_size=CHUNK))
+    rows = (responses.order_by("run_id", "question__key", "model__name", "repeat")
+            .values_list("pk", "question__key", "model__name", "repeat", "code", "code_source", "run_id"))
+    for pk, key, model, repeat, code, source, run in rows.iterator(chunk_size=CHUNK):
+        if not code:
+            code, source = ("unresolved" if pk in unresolved else "missing"), ""
+        yield [key, model, repeat, code, source, rules.get(pk, ""), run]
+
+
+def history_rows(responses=None):
+    """Every code given (undone ones included), then one row per answer that never had one."""
+    responses = responses if responses is not None else coded_responses()
+    codes = (Code.objects.filter(response__in=responses)
+             .order_by("response__run_id", "response__question__key", "response__model__name", "response__repeat",
+                       "created_at", "id")
+             .values_list("response__question__key", "response__model__name", "response__repeat", "code", "source",
+                          "rule", "response__run_id", "coder__username", "note", "created_at", "is_current",
+                          "undone_at"))
+    for key, model, repeat, code, source, rule, run, coder, note, created, current, undone in \
+            codes.iterator(chunk_size=CHUNK):
+        yield [key, model, repeat, code, source, rule, run, coder or "", note, created.isoformat(),
+               "yes" if current else "", undone.isoformat() if undone else ""]
+    uncoded = responses.filter(codes__isnull=True)
+    for row in current_rows(uncoded):
+        yield row + ["", "", "", "", ""]
+
+
+def write_csv(handle, history: bool = False, responses=None) -> int:
+    writer = csv.writer(handle)
+    writer.writerow(HISTORY_COLUMNS if history else COLUMNS)
+    n = 0
+    for row in (history_rows(responses) if history else current_rows(responses)):
+        writer.writerow(row)
+        n += 1
+    return n

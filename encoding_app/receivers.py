@@ -1,0 +1,28 @@
+"""Code answers as they arrive: the run engine's signals call the encoding service."""
+
+import logging
+
+from django.dispatch import receiver
+
+from runs_app.models import Response
+from runs_app.signals import response_answered, responses_imported
+
+from . import services
+
+log = logging.getLogger(__name__)
+
+
+@receiver(response_answered, dispatch_uid="encode-on-arrival")
+def encode_on_arrival(sender, response_id, **kwargs):
+    """A failure to encode must not fail the model call that was already paid for: the
+    answer goes to a reviewer instead, with the reason, and the error is logged."""
+    try:
+        services.encode_response(response_id)
+    except Exception:
+        log.exception("could not encode response %s; queued for a reviewer", response_id)
+        services.queue_for_review(response_id, reason="encoder-error")
+
+
+@receiver(responses_imported, dispatch_uid="encode-imported")
+def encode_imported(sender, run_id, **kwargs):
+    services.encode_responses(Response.objects.filter(run_id=run_id))

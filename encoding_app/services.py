@@ -1,0 +1,298 @@
+"""Coding answers: the one entry point for every change to a code.
+
+- `encode_response` codes an answer as it arrives (choice mode from the chosen letter,
+  generate mode by the automatic encoder) or queues it for reviewers; re-running it after
+  the rules change never overwrites a reviewer's or an adjudicator's code.
+- `next_task` leases the next item to a reviewer (SELECT … FOR UPDATE SKIP LOCKED on
+  PostgreSQL, then a conditional update that also guards SQLite); a lease that runs out
+  returns the item to the queue.
+- `submit_code`, `skip_task`, `undo_last` are the reviewer's keys.
+
+Codes are canonical (the author's option order); reviewers see and type the letters as
+they were presented to the model, and the mapping happens here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from runs_app.models import Response
+
+from . import auto_encoder
+from .letters import REFUSAL, canonical_code, picked
+from .models import Code, CodingPolicy, ReviewTask, Source
+
+Purpose = ReviewTask.Purpose
+REVIEW_PURPOSES = [Purpose.PRIMARY, Purpose.SECOND, Purpose.AUDIT]
+HUMAN_SOURCES = [Source.REVIEWER, Source.ADJUDICATION]
+
+
+class CodingError(Exception):
+    """A reviewer's action that cannot be done; the message says why, for the page."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    run: int | None = None
+    model: int | None = None
+    domain: str | None = None  # domain slug
+
+    def apply(self, tasks):
+        if self.run:
+            tasks = tasks.filter(response__run_id=self.run)
+        if self.model:
+            tasks = tasks.filter(response__model_id=self.model)
+        if self.domain:
+            tasks = tasks.filter(response__question__domain__slug=self.domain)
+        return tasks
+
+
+# ---------------------------------------------------------------- what the reviewer sees
+
+def presented_options(response: Response) -> list[dict]:
+    """The options in the order the model saw them, with the letters it saw."""
+    options = response.question.options
+    order = response.option_order or list(range(len(options)))
+    return [{"letter": "ABCDEFGH"[i], "text": options[index]["text"], "category": options[index].get("category", ""),
+             "canonical": "ABCDEFGH"[index]} for i, index in enumerate(order)]
+
+
+def automatic_encoding(response: Response) -> auto_encoder.Encoding:
+    """The automatic encoder's reading, in presented letters (R stays R)."""
+    return auto_encoder.encode(response.raw_output, [o["text"] for o in presented_options(response)])
+
+
+# ---------------------------------------------------------------- automatic coding
+
+def _choice_confidence(response: Response) -> float | None:
+    logprobs = response.option_logprobs or {}
+    if response.chosen_letter not in logprobs:
+        return None
+    total = sum(math.exp(lp) for lp in logprobs.values() if lp is not None)
+    return math.exp(logprobs[response.chosen_letter]) / total if total else None
+
+
+def _set_current(response: Response, new: Code | None, previous: Code | None):
+    """Make `new` the current code (None: no code); the copy on the response follows."""
+    if previous is not None:
+        Code.objects.filter(pk=previous.pk).update(is_current=False)
+    if new is not None:
+        new.is_current = True
+        new.save()
+    Response.objects.filter(pk=response.pk).update(code=new.code if new else "",
+                                                   code_source=new.source if new else "")
+
+
+def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "") -> ReviewTask:
+    task = ReviewTask.objects.filter(response=response, purpose=purpose, status=ReviewTask.Status.OPEN).first()
+    if task is not None:
+        if reason and task.reason != reason:
+            ReviewTask.objects.filter(pk=task.pk).update(reason=reason)
+        return task
+    return ReviewTask.objects.create(response=response, purpose=purpose, caused_by=caused_by, reason=reason)
+
+
+def _withdraw(tasks):
+    return tasks.filter(status=ReviewTask.Status.OPEN).update(status=ReviewTask.Status.WITHDRAWN, leased_by=None,
+                                                              lease_expires_at=None)
+
+
+def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str:
+    """Code one answer automatically, or queue it for a reviewer. Returns what happened:
+    `choice`, `auto`, `unresolved`, `missing`, `kept` (a person's code stands) or
+    `not-applicable` (a free-text question without options)."""
+    with transaction.atomic():
+        response = (Response.objects.select_for_update(of=("self",)).select_related("question")
+                    .filter(pk=response_id).first())
+        if response is None or not response.question.options:
+            return "not-applicable"
+        current = response.codes.filter(is_current=True).first()
+        if current is not None and current.source in HUMAN_SOURCES:
+            return "kept"
+        if response.status != Response.Status.DONE:
+            return "missing"
+        if response.chosen_letter:
+            letter, source, rule, confidence = response.chosen_letter, Source.CHOICE, "logprobs", \
+                _choice_confidence(response)
+        else:
+            encoding = automatic_encoding(response)
+            if encoding.rule == "empty":
+                _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
+                if current is not None:
+                    _set_current(response, None, current)
+                return "missing"
+            if encoding.code is None:
+                if current is not None:
+                    _set_current(response, None, current)
+                _open_task(response, Purpose.PRIMARY, reason=encoding.rule)
+                return "unresolved"
+            letter, source, rule, confidence = encoding.code, Source.AUTO, encoding.rule, encoding.confidence
+        code = canonical_code(letter, response.option_order)
+        _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
+        if current is not None and (current.code, current.source, current.rule) == (code, source, rule):
+            return source
+        new = Code(response=response, code=code, presented_letter=letter, source=source, rule=rule,
+                   confidence=confidence, supersedes=current)
+        _set_current(response, new, current)
+        if source == Source.AUTO:
+            policy = policy or CodingPolicy.current()
+            if (picked(response.pk, policy.audit_share, policy.seed, "audit")
+                    and not response.review_tasks.filter(purpose=Purpose.AUDIT).exists()):
+                ReviewTask.objects.create(response=response, purpose=Purpose.AUDIT, caused_by=new)
+        return source
+
+
+def queue_for_review(response_id: int, reason: str) -> ReviewTask:
+    response = Response.objects.get(pk=response_id)
+    return _open_task(response, Purpose.PRIMARY, reason=reason)
+
+
+def encode_responses(responses, progress=None) -> dict[str, int]:
+    """Re-run `encode_response` over a queryset of responses; counts by outcome."""
+    policy = CodingPolicy.current()
+    counts: dict[str, int] = {}
+    ids = list(responses.order_by("pk").values_list("pk", flat=True))
+    for done, response_id in enumerate(ids, 1):
+        outcome = encode_response(response_id, policy)
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if progress:
+            progress(done, len(ids))
+    return counts
+
+
+# ---------------------------------------------------------------- the reviewer's queue
+
+def _lease_for(policy: CodingPolicy) -> timedelta:
+    return timedelta(minutes=policy.lease_minutes)
+
+
+def _available(user, queue: str, filters: Filters, now):
+    purposes = [Purpose.ADJUDICATION] if queue == "adjudication" else REVIEW_PURPOSES
+    tasks = (ReviewTask.objects.filter(status=ReviewTask.Status.OPEN, purpose__in=purposes)
+             .filter(Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user))
+             .exclude(skipped_by=user))
+    if not (queue == "adjudication" and user.is_superuser):
+        # Nobody codes an answer twice, and nobody adjudicates their own disagreement.
+        coded = Code.objects.filter(coder=user, undone_at__isnull=True).values("response_id")
+        tasks = tasks.exclude(response_id__in=coded)
+    return filters.apply(tasks)
+
+
+def next_task(user, queue: str = "review", filters: Filters = Filters()) -> ReviewTask | None:
+    """The reviewer's current item (the one they hold), or the next free one, leased to them."""
+    policy = CodingPolicy.current()
+    for _ in range(20):  # a lost race on SQLite moves on to the next candidate
+        now = timezone.now()
+        with transaction.atomic():
+            available = _available(user, queue, filters, now)
+            held = available.filter(leased_by=user, lease_expires_at__gte=now).order_by("id").first()
+            if held is not None:
+                return held
+            candidates = available.order_by("id")
+            if connection.features.has_select_for_update_skip_locked:
+                # Rows another reviewer is leasing right now are skipped, not waited for.
+                candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+            task = candidates.first()
+            if task is None:
+                return None
+            # Conditional: zero rows means someone took it between the read and here.
+            taken = (ReviewTask.objects.filter(pk=task.pk, status=ReviewTask.Status.OPEN)
+                     .filter(Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user))
+                     .update(leased_by=user, lease_expires_at=now + _lease_for(policy)))
+            if taken:
+                task.refresh_from_db()
+                return task
+    return None
+
+
+def _hold(task_id: int, user) -> ReviewTask:
+    task = ReviewTask.objects.select_for_update().filter(pk=task_id).first()
+    if task is None:
+        raise CodingError("no such item")
+    if task.status != ReviewTask.Status.OPEN:
+        raise CodingError("this item is no longer open (coded by someone else, or withdrawn after re-encoding)")
+    if task.leased_by_id != user.pk:
+        raise CodingError("your hold on this item ran out and it went back to the queue; take the next item")
+    return task
+
+
+def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
+    """A reviewer's (or adjudicator's) code for the item they hold, in presented letters."""
+    letter = (letter or "").strip().upper()
+    with transaction.atomic():
+        task = _hold(task_id, user)
+        response = Response.objects.select_for_update(of=("self",)).get(pk=task.response_id)
+        valid = "ABCDEFGH"[: len(response.question.options)] + REFUSAL
+        if len(letter) != 1 or letter not in valid:
+            raise CodingError(f"{letter or 'an empty code'} is not one of {', '.join(valid)}")
+        code = canonical_code(letter, response.option_order)
+        current = response.codes.filter(is_current=True).first()
+        purpose = task.purpose
+        new = Code(response=response, code=code, presented_letter=letter, task=task, coder=user, note=note.strip(),
+                   source=Source.ADJUDICATION if purpose == Purpose.ADJUDICATION else Source.REVIEWER,
+                   supersedes=current)
+        if purpose in (Purpose.PRIMARY, Purpose.ADJUDICATION):
+            _set_current(response, new, current)
+            if purpose == Purpose.ADJUDICATION:
+                _withdraw(response.review_tasks.filter(purpose__in=REVIEW_PURPOSES))
+            else:
+                policy = CodingPolicy.current()
+                if picked(response.pk, policy.double_coding_share, policy.seed, "second"):
+                    ReviewTask.objects.create(response=response, purpose=Purpose.SECOND, caused_by=new)
+        else:
+            # Blind second coding or audit: recorded beside the current code; a different
+            # code sends the answer to adjudication.
+            new.save()
+            if current is not None and current.code != code:
+                _open_task(response, Purpose.ADJUDICATION, caused_by=new)
+        ReviewTask.objects.filter(pk=task.pk).update(status=ReviewTask.Status.DONE, done_by=user,
+                                                     done_at=timezone.now(), leased_by=None, lease_expires_at=None)
+        return new
+
+
+def skip_task(task_id: int, user):
+    """Pass on an item: it goes back to the queue for others and is not offered to this user again."""
+    with transaction.atomic():
+        task = _hold(task_id, user)
+        task.skipped_by.add(user)
+        ReviewTask.objects.filter(pk=task.pk).update(leased_by=None, lease_expires_at=None)
+
+
+def undo_last(user) -> ReviewTask:
+    """Take back the user's last code: the previous code is current again, tasks that code
+    caused are withdrawn, and the item is the user's to code again."""
+    with transaction.atomic():
+        last = (Code.objects.select_for_update().filter(coder=user, undone_at__isnull=True, source__in=HUMAN_SOURCES)
+                .order_by("-created_at", "-id").first())
+        if last is None:
+            raise CodingError("nothing to undo")
+        caused = ReviewTask.objects.filter(caused_by=last)
+        if caused.filter(status=ReviewTask.Status.DONE).exists():
+            raise CodingError("another reviewer has already coded this answer after you; it cannot be undone here")
+        _withdraw(caused)
+        response = Response.objects.select_for_update(of=("self",)).get(pk=last.response_id)
+        if last.is_current:
+            previous = last.supersedes if last.supersedes and last.supersedes.undone_at is None else None
+            Code.objects.filter(pk=last.pk).update(is_current=False)
+            if previous is not None:
+                Code.objects.filter(pk=previous.pk).update(is_current=True)
+            Response.objects.filter(pk=response.pk).update(code=previous.code if previous else "",
+                                                           code_source=previous.source if previous else "")
+        Code.objects.filter(pk=last.pk).update(undone_at=timezone.now())
+        policy = CodingPolicy.current()
+        ReviewTask.objects.filter(pk=last.task_id).update(
+            status=ReviewTask.Status.OPEN, done_by=None, done_at=None, leased_by=user,
+            lease_expires_at=timezone.now() + _lease_for(policy))
+        return ReviewTask.objects.get(pk=last.task_id)
+
+
+def release_expired_leases() -> int:
+    """Clear leases that ran out (the queue already treats them as free; this tidies the list)."""
+    return ReviewTask.objects.filter(status=ReviewTask.Status.OPEN, lease_expires_at__lt=timezone.now()).update(
+        leased_by=None, lease_expires_at=None)

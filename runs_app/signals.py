@@ -1,0 +1,9 @@
+"""What the run engine tells other apps, so that it does not import them: the encoding
+app codes an answer as soon as it arrives."""
+
+from django.dispatch import Signal
+
+# A response reached DONE (its answer is written). kwargs: response_id.
+response_answered = Signal()
+# Answers were imported as a finished run. kwargs: run_id.
+responses_imported = Signal()
