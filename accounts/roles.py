@@ -32,7 +32,8 @@ ROLE_PERMISSIONS = {
     REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ
     + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
     + _perms("encoding_app", ["code", "reviewtask", "codingpolicy"], ["view"]),
-    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ,
+    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ
+    + ["analysis_app.view_dashboard"],
     # Operators launch, cancel and resume runs and register models.
     OPERATORS: _perms("scenarios_app", ["benchmark", "question"], ["view"])
     + _perms("runs_app", ["llmmodel"], ["add", "change", "view"]) + _perms("runs_app", ["run"], ["add", "change", "view"])

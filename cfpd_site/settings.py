@@ -4,6 +4,7 @@ Safe by default: DEBUG is off, SECRET_KEY must be given when it is, and the secu
 headers that `manage.py check --deploy` asks for are on.
 """
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "scenarios_app",
     "runs_app",
     "encoding_app",
+    "analysis_app",
 ]
 
 MIDDLEWARE = [
@@ -174,7 +176,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js comes from the plotly package (no CDN: the site works offline).
+STATICFILES_DIRS = [BASE_DIR / "static",
+                    ("plotly", Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data")]
 STATIC_ROOT = Path(envstr("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -24,10 +24,18 @@ class Segment:
 
 
 def _letter_spans(answer: str, letters: str) -> list[tuple[int, int, str]]:
-    # A capital letter standing alone (`B`, `**B**`, `(B)`, `B:`), but not the article
-    # opening a sentence (`A good option…`).
-    pattern = re.compile(rf"(?<![\w])([{letters}])(?![\w])(?!\s+[a-z])")
-    return [(m.start(1), m.end(1), m.group(1)) for m in pattern.finditer(answer)] if letters else []
+    # A capital letter standing alone (`B`, `**B**`, `(B)`, `B:`, `A or B`), but not the
+    # article opening a sentence (`A good option…`).
+    if not letters:
+        return []
+    pattern = re.compile(rf"(?<![\w])([{letters}])(?![\w])")
+    spans = []
+    for match in pattern.finditer(answer):
+        sentence_start = not answer[:match.start()].strip() or answer[:match.start()].rstrip()[-1] in ".!?:\n"
+        if match.group(1) == "A" and sentence_start and re.match(r"A\s+[a-z]", answer[match.start():]):
+            continue
+        spans.append((match.start(1), match.end(1), match.group(1)))
+    return spans
 
 
 def _fragment_spans(answer: str, options: list[str], letters: str) -> list[tuple[int, int, str]]:

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from django.db.models import Case, CharField, Count, Exists, OuterRef, Q, Value, When
+from django.db.models import Case, CharField, Count, Q, Value, When
 
 from runs_app.models import Response
 
@@ -21,12 +21,6 @@ STATE_LABELS = {"choice": "Choice mode", "auto": "Automatic rule", "reviewer": "
                 "adjudication": "Adjudicated", "unresolved": "With reviewers", "missing": "Missing",
                 "pending": "Not answered yet"}
 NOT_ANSWERED = Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-
-
-def in_review_queue():
-    """An open first-coding task: the answer waits for a reviewer."""
-    return Exists(ReviewTask.objects.filter(response=OuterRef("pk"), purpose=ReviewTask.Purpose.PRIMARY,
-                                            status=ReviewTask.Status.OPEN))
 
 
 def coded_responses(filters: Filters = Filters()):
@@ -48,7 +42,7 @@ def coding_state():
     return Case(
         When(~Q(code=""), then="code_source"),
         When(NOT_ANSWERED, then=Value("pending")),
-        When(in_review_queue(), then=Value("unresolved")),
+        When(code_source="unresolved", then=Value("unresolved")),
         default=Value("missing"), output_field=CharField())
 
 

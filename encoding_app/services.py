@@ -78,15 +78,19 @@ def _choice_confidence(response: Response) -> float | None:
     return math.exp(logprobs[response.chosen_letter]) / total if total else None
 
 
-def _set_current(response: Response, new: Code | None, previous: Code | None):
-    """Make `new` the current code (None: no code); the copy on the response follows."""
+UNRESOLVED, MISSING = "unresolved", "missing"
+
+
+def _set_current(response: Response, new: Code | None, previous: Code | None, state: str = ""):
+    """Make `new` the current code (None: no code, and `state` says why: unresolved or
+    missing); the copy on the response follows, so analysis reads states without joins."""
     if previous is not None:
         Code.objects.filter(pk=previous.pk).update(is_current=False)
     if new is not None:
         new.is_current = True
         new.save()
     Response.objects.filter(pk=response.pk).update(code=new.code if new else "",
-                                                   code_source=new.source if new else "")
+                                                   code_source=new.source if new else state)
 
 
 def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "") -> ReviewTask:
@@ -124,12 +128,10 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
             encoding = automatic_encoding(response)
             if encoding.rule == "empty":
                 _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
-                if current is not None:
-                    _set_current(response, None, current)
+                _set_current(response, None, current, MISSING)
                 return "missing"
             if encoding.code is None:
-                if current is not None:
-                    _set_current(response, None, current)
+                _set_current(response, None, current, UNRESOLVED)
                 _open_task(response, Purpose.PRIMARY, reason=encoding.rule)
                 return "unresolved"
             letter, source, rule, confidence = encoding.code, Source.AUTO, encoding.rule, encoding.confidence
@@ -150,6 +152,8 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
 
 def queue_for_review(response_id: int, reason: str) -> ReviewTask:
     response = Response.objects.get(pk=response_id)
+    if not response.code:
+        Response.objects.filter(pk=response_id).update(code_source=UNRESOLVED)
     return _open_task(response, Purpose.PRIMARY, reason=reason)
 
 
@@ -283,7 +287,7 @@ def undo_last(user) -> ReviewTask:
             if previous is not None:
                 Code.objects.filter(pk=previous.pk).update(is_current=True)
             Response.objects.filter(pk=response.pk).update(code=previous.code if previous else "",
-                                                           code_source=previous.source if previous else "")
+                                                           code_source=previous.source if previous else UNRESOLVED)
         Code.objects.filter(pk=last.pk).update(undone_at=timezone.now())
         policy = CodingPolicy.current()
         ReviewTask.objects.filter(pk=last.task_id).update(

@@ -56,3 +56,8 @@ def test_an_article_is_not_a_letter_and_markup_stays_text():
 def test_letters_not_among_the_options_are_not_marked():
     assert all(not s.mark for s in highlight("D: a new idea entirely", OPTIONS))
     assert highlight("", OPTIONS) == []
+
+
+def test_a_letter_in_the_middle_of_a_sentence_is_a_letter():
+    marked = [s.text for s in highlight("Option A or B. A good case for C, though. Then A.", OPTIONS + ["x"]) if s.mark]
+    assert marked == ["A", "B", "C", "A"]  # the sentence-opening article is skipped

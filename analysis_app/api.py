@@ -1,0 +1,46 @@
+"""The dashboard's figures in the REST API: GET /api/analysis/ with the dashboard's query
+parameters (run, model, domain, choices, actor, focus, iterations, seed, category,
+heatmap_model, and panel to pick panels)."""
+
+import math
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import dashboard, params
+
+
+class CanReadDashboards(permissions.BasePermission):
+    def has_permission(self, request, view):
+        return bool(request.user and request.user.is_authenticated
+                    and request.user.has_perm("analysis_app.view_dashboard"))
+
+
+def _records(table):
+    return [{key: (None if isinstance(value, float) and math.isnan(value) else value)
+             for key, value in row.items()} for row in table.to_dict(orient="records")]
+
+
+class AnalysisView(APIView):
+    permission_classes = [CanReadDashboards]
+
+    @extend_schema(
+        parameters=[OpenApiParameter(name, str, many=name in ("run", "model", "domain", "choices", "actor", "panel"))
+                    for name in ("run", "model", "domain", "choices", "actor", "focus", "iterations", "seed",
+                                 "category", "heatmap_model", "panel")],
+        responses={200: dict}, description="Coverage and every panel's table for the filters.")
+    def get(self, request):
+        try:
+            filters, options = params.parse(request.query_params)
+        except params.BadParameter as error:
+            return Response({"detail": str(error)}, status=400)
+        wanted = tuple(request.query_params.getlist("panel")) or None
+        board = dashboard.build(filters, **options, panels=wanted)
+        return Response({
+            "coverage": board.coverage, "iterations": board.iterations, "seed": board.seed,
+            "category": board.category, "seconds": round(board.seconds, 3),
+            "panels": {key: {"title": panel.title, "note": panel.note, "rows": _records(panel.table)}
+                       for key, panel in board.panels.items()},
+        })

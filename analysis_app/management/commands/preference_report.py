@@ -1,0 +1,46 @@
+"""`preference_report [--run RUN ...] [--model M ...] --out PATH`: normalised rates as CSV."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis_app.metrics import preference_table
+from analysis_app.tidy_query import AnalysisFilter, coverage, tidy_with_categories
+from runs_app.models import LLMModel, Run
+
+
+class Command(BaseCommand):
+    help = ("Write the scenario-normalised rates with bootstrap CIs as CSV: model, domain, choice_count, category, "
+            "rate, ci_low, ci_high, n_scenarios, refusal_rate (and iterations). Seeded: two calls agree.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--run", type=int, action="append", dest="runs", metavar="RUN", default=[])
+        parser.add_argument("--model", action="append", dest="models", metavar="M", default=[])
+        parser.add_argument("--out", required=True, help="CSV path, or - for standard output")
+        parser.add_argument("--iterations", type=int, default=2000)
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, runs, models, out, iterations, seed, **options):
+        unknown_runs = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True)))
+        unknown_models = sorted(set(models) - set(LLMModel.objects.filter(name__in=models)
+                                                  .values_list("name", flat=True)))
+        if unknown_runs or unknown_models:
+            raise CommandError("; ".join(filter(None, [
+                unknown_runs and f"no run {', '.join(map(str, unknown_runs))}",
+                unknown_models and f"no model {', '.join(unknown_models)}"])))
+        if iterations < 1:
+            raise CommandError("--iterations must be at least 1")
+        filters = AnalysisFilter(runs=tuple(runs), models=tuple(models))
+        tidy, categories = tidy_with_categories(filters)
+        table = preference_table(tidy, iterations, seed, categories)
+        cover = coverage(filters)
+        text = table.to_csv(index=False, float_format="%.6f")
+        if out == "-":
+            self.stdout.write(text, ending="")
+        else:
+            try:
+                with open(out, "w", encoding="utf-8", newline="") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise CommandError(f"{out}: {exc.strerror}") from None
+        self.stderr.write(f"{len(table)} rows from {cover['coded']} coded answers "
+                          f"({cover['unresolved']} with reviewers, {cover['missing']} missing left out); "
+                          f"bootstrap {iterations} iterations, seed {seed}")

@@ -1,0 +1,210 @@
+"""The tidy table of coded answers, from the database.
+
+Answers are counted in the database (GROUP BY over the response table, joined to its
+question) and handed to pandas as weighted rows (`n` answers per row): at the paper's
+scale that is a few hundred thousand rows instead of 2.7 million. The small lookups
+(models, scenarios, actors, option categories) are read once and joined in pandas.
+
+Outcomes: a code A/B/C is an "answer" (the chosen option's category), R a "refusal";
+without a code an answer is "unresolved" while reviewers have it, "missing" when the call
+failed or the answer was empty; answers not given yet ("pending") are left out of the
+table and counted by `coverage`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from django.db.models import Count, Min, Q
+
+from analysis_app.metrics.tidy import COLUMNS
+from runs_app.models import LLMModel, Response
+from scenarios_app.models import ActionCategory, Actor, Domain, Question, Scenario
+
+LETTERS = "ABCDEFGH"
+
+
+@dataclass(frozen=True)
+class AnalysisFilter:
+    """What an analyst picked. Empty lists mean everything."""
+
+    runs: tuple[int, ...] = ()
+    models: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()  # domain slugs
+    choice_counts: tuple[int, ...] = ()
+    actors: tuple[str, ...] = ()  # qualified actors, ISO codes; also the per-country panel's actors
+    focus_complete: bool = False  # only scenarios asked for all five focus actors (robustness, 4.3)
+
+    def responses(self):
+        responses = Response.objects.filter(question__choice_count__gt=0, question__scenario__isnull=False)
+        if self.runs:
+            responses = responses.filter(run_id__in=self.runs)
+        if self.models:
+            responses = responses.filter(model__name__in=self.models)
+        if self.domains:
+            responses = responses.filter(question__domain__slug__in=self.domains)
+        if self.choice_counts:
+            responses = responses.filter(question__choice_count__in=self.choice_counts)
+        if self.actors:
+            responses = responses.filter(question__qualified_actor__code__in=self.actors)
+        return responses
+
+
+def _grouped(filters: AnalysisFilter, extra: list[str]):
+    """(…keys, code, code_source, status, n) counted in the database."""
+    keys = ["model_id", "question__scenario_id", "question__variant", "question__qualified_actor_id", *extra,
+            "code", "code_source", "status"]
+    rows = (filters.responses().exclude(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+            .values(*keys).annotate(n=Count("id")).order_by())
+    return pd.DataFrame.from_records(list(rows.values_list(*keys, "n")), columns=[*keys, "n"])
+
+
+def _lookups(scenario_ids: list[int]) -> dict:
+    scenarios = pd.DataFrame.from_records(
+        list(Scenario.objects.filter(pk__in=scenario_ids).values_list(
+            "pk", "benchmark__name", "key", "version", "domain_id", "comparison__codified_action__name")),
+        columns=["scenario_id", "benchmark", "key", "version", "domain_id", "action"])
+    domains = dict(Domain.objects.values_list("pk", "name"))
+    categories = dict(ActionCategory.objects.values_list("slug", "name"))
+    # One question per (scenario, variant) tells which category each code stands for.
+    firsts = (Question.objects.filter(scenario_id__in=scenario_ids).values("scenario_id", "variant")
+              .annotate(first=Min("id")).values_list("first", flat=True))
+    letter_category = {}
+    for scenario_id, variant, options in Question.objects.filter(pk__in=list(firsts)).values_list(
+            "scenario_id", "variant", "options"):
+        for index, option in enumerate(options):
+            letter_category[(scenario_id, variant, LETTERS[index])] = categories.get(option.get("category"),
+                                                                                      option.get("category"))
+    return {"scenarios": scenarios, "domains": domains, "letter_category": letter_category,
+            "models": dict(LLMModel.objects.values_list("pk", "name")),
+            "actors": dict(Actor.objects.values_list("pk", "code"))}
+
+
+def _add_outcomes(out: pd.DataFrame, frame: pd.DataFrame, look: dict):
+    """choice_count, outcome and category from the code and the (scenario, variant) options."""
+    sid, variant, code = frame["question__scenario_id"], frame["question__variant"], frame["code"]
+    letter_category = look["letter_category"]
+    out["choice_count"] = pd.Series([sum(1 for letter in LETTERS if (s, v, letter) in letter_category)
+                                     for s, v in zip(sid, variant)], index=frame.index, dtype="int64")
+    outcome = pd.Series("missing", index=frame.index, dtype=object)
+    outcome[code.isin(list(LETTERS))] = "answer"
+    outcome[code == "R"] = "refusal"
+    outcome[(code == "") & (frame["code_source"] == "unresolved")] = "unresolved"
+    out["outcome"] = outcome
+    category = pd.Series([letter_category.get(key) for key in zip(sid, variant, code)], index=frame.index,
+                         dtype=object)
+    out["category"] = category.where(outcome == "answer", None)
+
+
+def _scenario_label(sid: pd.Series, variant: pd.Series, scenarios: pd.DataFrame) -> pd.Series:
+    return (sid.map(scenarios["benchmark"]) + "/" + sid.map(scenarios["key"]) + ".v"
+            + sid.map(scenarios["version"]).astype(str) + ":" + variant)
+
+
+def answer_frames(filters: AnalysisFilter = AnalysisFilter(), chunk: int = 100_000):
+    """The tidy table one row per answer (with question_key, run, repeat, opposing actor,
+    code and its source), in chunks: for the CSV and Parquet downloads."""
+    keys = ["pk", "model_id", "run_id", "repeat", "question__key", "question__scenario_id", "question__variant",
+            "question__qualified_actor_id", "question__actor_a_id", "question__actor_b_id", "code", "code_source",
+            "status"]
+    responses = filters.responses().exclude(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+    scenario_ids = list(responses.values_list("question__scenario_id", flat=True).distinct().order_by())
+    look = _lookups(scenario_ids)
+    scenarios = look["scenarios"].set_index("scenario_id")
+    last = 0
+    while True:
+        rows = list(responses.filter(pk__gt=last).order_by("pk").values_list(*keys)[:chunk])
+        if not rows:
+            return
+        last = rows[-1][0]
+        frame = pd.DataFrame.from_records(rows, columns=keys)
+        sid, qualified = frame["question__scenario_id"], frame["question__qualified_actor_id"]
+        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
+        out = pd.DataFrame({
+            "model": frame["model_id"].map(look["models"]), "run": frame["run_id"],
+            "question_key": frame["question__key"], "scenario": _scenario_label(sid, frame["question__variant"],
+                                                                                scenarios),
+            "domain": sid.map(scenarios["domain_id"]).map(look["domains"]), "choice_count": 0,
+            "action": sid.map(scenarios["action"]).fillna(""),
+            "qualified_actor": qualified.map(look["actors"]).fillna(""),
+            "opposing_actor": b.where(a == qualified, a).map(look["actors"]).fillna(""),
+            "repeat": frame["repeat"],
+        })
+        _add_outcomes(out, frame, look)
+        out["code"] = frame["code"]
+        out["code_source"] = frame["code_source"]
+        yield out
+
+
+def tidy_counts(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool = False,
+                by_dyad: bool = False) -> pd.DataFrame:
+    """The weighted tidy table (the metrics' columns plus `n`). `by_repeat` keeps run and
+    repeat apart (repeat-level figures, entropy); `by_dyad` keeps the opposing actor
+    (the dyad heatmap). Without them those columns hold 0 / "" and rows are pooled."""
+    return tidy_with_categories(filters, by_repeat=by_repeat, by_dyad=by_dyad)[0]
+
+
+def offered_categories(look: dict, scenarios: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
+    """{(domain, choice_count): categories} the scenarios' options offer: every metric
+    spreads a scenario's rates over these, whichever categories a model happened to pick."""
+    domain_of = dict(zip(scenarios["scenario_id"], scenarios["domain_id"].map(look["domains"])))
+    forms: dict[tuple, set] = {}
+    for (scenario_id, variant, letter), category in look["letter_category"].items():
+        forms.setdefault((scenario_id, variant), set()).add(category)
+    sets: dict[tuple[str, int], set] = {}
+    for (scenario_id, _), categories in forms.items():
+        sets.setdefault((domain_of[scenario_id], len(categories)), set()).update(categories)
+    return {key: sorted(value) for key, value in sets.items()}
+
+
+def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool = False,
+                         by_dyad: bool = False) -> tuple[pd.DataFrame, dict]:
+    """`tidy_counts` and the `offered_categories` of the scenarios in it."""
+    extra = (["run_id", "repeat"] if by_repeat else []) + (["question__actor_a_id", "question__actor_b_id"]
+                                                           if by_dyad else [])
+    frame = _grouped(filters, extra)
+    if frame.empty:
+        return pd.DataFrame({column: pd.Series(dtype="int64" if column in ("run", "choice_count", "repeat", "n")
+                                               else object) for column in [*COLUMNS, "n"]}), {}
+    look = _lookups(frame["question__scenario_id"].unique().tolist())
+    scenarios = look["scenarios"].set_index("scenario_id")
+    sid = frame["question__scenario_id"]
+    variant = frame["question__variant"]
+    out = pd.DataFrame({
+        "model": frame["model_id"].map(look["models"]),
+        "run": frame["run_id"] if by_repeat else 0,
+        "question_key": "",
+        "scenario": _scenario_label(sid, variant, scenarios),
+        "domain": sid.map(scenarios["domain_id"]).map(look["domains"]),
+        "choice_count": 0,
+        "action": sid.map(scenarios["action"]).fillna(""),
+        "qualified_actor": frame["question__qualified_actor_id"].map(look["actors"]).fillna(""),
+        "opposing_actor": "",
+        "repeat": frame["repeat"] if by_repeat else 0,
+    })
+    if by_dyad:
+        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
+        opposing = b.where(a == frame["question__qualified_actor_id"], a)
+        out["opposing_actor"] = opposing.map(look["actors"]).fillna("")
+    _add_outcomes(out, frame, look)
+    out["n"] = frame["n"].astype("int64")
+    tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()
+    return tidy, offered_categories(look, look["scenarios"])
+
+
+def coverage(filters: AnalysisFilter = AnalysisFilter()) -> dict:
+    """How many answers are coded, with reviewers, missing or not given yet."""
+    responses = filters.responses()
+    counts = responses.aggregate(
+        total=Count("id"),
+        pending=Count("id", filter=Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])),
+        coded=Count("id", filter=~Q(code="")),
+        refusals=Count("id", filter=Q(code="R")),
+        unresolved=Count("id", filter=Q(code="", code_source="unresolved")),
+    )
+    counts["missing"] = counts["total"] - counts["pending"] - counts["coded"] - counts["unresolved"]
+    total = counts["total"]
+    counts["shares"] = {key: (counts[key] / total if total else 0) for key in
+                        ("coded", "unresolved", "missing", "pending")}
+    return counts

@@ -1,0 +1,54 @@
+"""An analyst reads the dashboard in a real browser: the charts are drawn, a filter
+changes the chart, the panel's CSV downloads; an outsider is refused."""
+
+import csv
+import io
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_author_browser import log_in
+from tests.integration.test_analysis import answered  # noqa: F401  (fixture)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+
+def rates_traces(page):
+    return page.evaluate("document.querySelector('#panel-rates .chart').data.map(t => t.name)")
+
+
+def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server, analyst, answered, artifacts_dir):
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    expect(page.locator("#coverage")).to_contain_text("9 of 10 answers coded")
+    chart = page.locator("#panel-rates .chart")
+    expect(chart).to_have_attribute("data-drawn", "1")
+    expect(page.locator("#panel-rates .chart .main-svg").first).to_be_visible()
+    assert rates_traces(page) == ["dove", "hawk"]
+
+    page.select_option("select[name=model]", ["hawk"])
+    with page.expect_navigation():
+        page.click("#filters button[type=submit]")
+    assert "model=hawk" in page.url  # the view is in the URL, to share
+    expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
+    assert rates_traces(page) == ["hawk"]
+    page.screenshot(path=str(artifacts_dir / "analyst-dashboard.png"), full_page=True)
+
+    with page.expect_download() as download_info:
+        page.click("#panel-rates a:text('CSV')")
+    download = download_info.value
+    rows = list(csv.DictReader(io.StringIO(open(download.path(), encoding="utf-8").read())))
+    assert {r["model"] for r in rows} == {"hawk"}
+    assert {r["category"]: float(r["rate"]) for r in rows} == {"No use of force": pytest.approx(0.2),
+                                                                "Use of force": pytest.approx(0.8)}
+    assert page.problems == []
+
+
+def test_an_outsider_is_refused(page, live_server, outsider, answered):
+    log_in(page, live_server, outsider.username)
+    response = page.goto(f"{live_server.url}/analysis/")
+    assert response.status == 403
+    assert page.locator("#panel-rates").count() == 0

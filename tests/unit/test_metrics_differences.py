@@ -1,0 +1,99 @@
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from analysis_app.metrics.differences import model_differences, sign_flip_p_values
+from analysis_app.metrics.tidy import empty_table, from_records
+
+UOF, NOF = "Use of force", "No use of force"
+BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",
+            qualified_actor="US", opposing_actor="CN", repeat=0, outcome="answer", category=None)
+
+
+def model_rows(model, choose, scenarios=12, answers=2):
+    """`choose(s)` is the category the model picks in scenario s."""
+    return [{"model": model, "scenario": f"s{s:02d}", "category": choose(s)}
+            for s in range(scenarios) for _ in range(answers)]
+
+
+def only(frame, **keys):
+    for column, value in keys.items():
+        frame = frame[frame[column] == value]
+    assert len(frame) == 1, frame
+    return frame.iloc[0]
+
+
+def mixed(s):
+    return UOF if s % 3 == 0 else NOF
+
+
+TABLE = from_records(
+    model_rows("hawk", lambda s: UOF)     # Use of force everywhere: rate 1 in each scenario
+    + model_rows("dove", mixed)           # s00, s03, s06, s09: 1; otherwise 0
+    + model_rows("twin", mixed),          # the same answers as dove
+    **BASE,
+)
+
+
+def test_identical_models_differ_by_zero_with_p_value_one():
+    row = only(model_differences(TABLE, iterations=500), model_a="dove", model_b="twin", category=UOF)
+    assert (row["diff"], row["ci_low"], row["ci_high"]) == (0, 0, 0)
+    # every sign flip of all-zero differences ties the observed 0: (500 + 1)/(500 + 1) = 1
+    assert row["p_value"] == 1.0 and row["p_adjusted"] == 1.0
+    assert not row["significant"]
+    assert row["n_scenarios"] == 12
+
+
+def test_a_clearly_different_pair_has_a_small_p_value():
+    row = only(model_differences(TABLE, iterations=2000), model_a="dove", model_b="hawk", category=UOF)
+    # dove - hawk per scenario: 0 - 1 = -1 in 8 scenarios, 1 - 1 = 0 in 4 -> mean -8/12
+    assert row["diff"] == pytest.approx(-8 / 12)
+    # only the 2 of 2^8 sign patterns of the 8 nonzero differences that are all equal
+    # reach |mean| = 8/12: p is near 1/128 = 0.0078
+    assert row["p_value"] == pytest.approx(1 / 128, abs=0.006)
+    assert row["ci_high"] < 0
+    assert row["significant"]
+
+
+def test_no_use_of_force_mirrors_use_of_force_for_two_options():
+    result = model_differences(TABLE, iterations=500)
+    uof = only(result, model_a="dove", model_b="hawk", category=UOF)
+    nof = only(result, model_a="dove", model_b="hawk", category=NOF)
+    assert nof["diff"] == pytest.approx(-uof["diff"])  # +8/12
+    assert nof["p_value"] == uof["p_value"]  # the same sign flips, |mean| unchanged
+
+
+def test_holm_adjustment_equals_statsmodels_on_the_p_values():
+    result = model_differences(TABLE, iterations=300, seed=4)
+    for _, group in result.groupby(["domain", "choice_count", "category"]):
+        reject, adjusted, _, _ = multipletests(group["p_value"], alpha=0.05, method="holm")
+        np.testing.assert_array_equal(group["p_adjusted"], adjusted)
+        np.testing.assert_array_equal(group["significant"], reject)
+    assert len(result) == 6  # 3 pairs x 2 categories
+
+
+def test_differences_use_only_scenarios_both_models_answered():
+    table = from_records(model_rows("a", lambda s: UOF, scenarios=4) + model_rows("b", lambda s: NOF, scenarios=2),
+                         **BASE)
+    row = only(model_differences(table, iterations=200), category=UOF)
+    # common scenarios s00, s01: 1 - 0 = 1 each -> diff 1 over 2 scenarios
+    assert (row["diff"], row["n_scenarios"]) == (pytest.approx(1.0), 2)
+
+
+def test_the_sign_flip_test_counts_ties_and_extremes():
+    rng = np.random.default_rng(0)
+    # d = [1, -1]: observed mean 0, every flip ties -> p = 1
+    assert sign_flip_p_values(np.array([1.0, -1.0]), 1000, rng)[0] == 1.0
+    # d = [1, 1]: |mean| = 1 only when both signs agree, chance 1/2
+    assert sign_flip_p_values(np.array([1.0, 1.0]), 20000, rng)[0] == pytest.approx(0.5, abs=0.02)
+
+
+def test_the_same_seed_gives_the_same_table():
+    pd.testing.assert_frame_equal(model_differences(TABLE, iterations=300, seed=9),
+                                  model_differences(TABLE, iterations=300, seed=9))
+
+
+def test_an_empty_table_or_a_single_model_gives_no_rows():
+    assert model_differences(empty_table()).empty
+    assert model_differences(from_records(model_rows("solo", mixed), **BASE)).empty
