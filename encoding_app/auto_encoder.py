@@ -8,10 +8,13 @@ Rules, in order:
 1. empty — nothing to code (the caller counts it as missing, never as R);
 2. bare-letter — the whole answer is one letter (`B`, `**B**`, `(B).`);
 3. leading-letter — the answer opens with a letter (`B: Quickly surge…`, `Answer: B`,
-   `Réponse : B`), and no other letter is chosen later;
+   `Réponse : B`), no other letter is chosen later, the answer does not write out two or
+   more lettered options (`B: …\nA: …` lists options: `lists-options`), and the wording
+   after the letter is not another option's (`letter-text-mismatch`);
 4. explicit-choice — one letter named as chosen (`I would choose B`), even after an
    invented option (`D: … I would choose B` → B);
-5. option-text — the text of exactly one option, quoted without its letter;
+5. option-text — the text of exactly one option, quoted without its letter (and not inside
+   a list of lettered options);
 6. refusal — an explicit refusal or a declared inability to choose among the options;
 and unresolved when letters conflict, the chosen letter is not an option, or nothing fires.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 LETTERS = "ABCDEFGH"
 
@@ -61,6 +65,10 @@ _REFUSAL = re.compile(
     r"\bnot\s+(?:comfortable|appropriate\s+for\s+me)\b|"
     r"\bje\s+ne\s+peux\s+pas\b|\bno\s+puedo\b|\bich\s+kann\s+(?:keine|nicht)\b|无法|不能选择|我不能)",
     re.IGNORECASE)
+# A letter written as an option's label: "A: …", "(B) …", "**C.** …" at a line start or
+# after a space.
+_LABEL_LETTER = re.compile(r"(?:^|(?<=[\s>*_(]))\(?([A-H])[*_`]*(?:[:：)]|\.(?=\s))")
+MISMATCH_RATIO = 0.6  # how close to another option's wording the text after a letter must be
 # After a chosen letter, another one offered as an alternative: "A or B", "A, or perhaps C".
 _ALTERNATIVE = re.compile(r"[^.\n]{0,25}?\b(?:or|and|/|oder|ou|o)\b[^.\n]{0,15}?(?<![A-Za-z])([A-H])(?![A-Za-z0-9])")
 
@@ -83,6 +91,16 @@ def _option_matches(answer: str, options: list[str]) -> list[int]:
         if wanted and len(wanted) >= 12 and wanted in said:
             found.append(index)
     return found
+
+
+def _echoes_another_option(rest: str, options: list[str], chosen: int) -> bool:
+    """Whether the first line after a leading letter is clearly another option's wording."""
+    line = _normalise(rest.strip().split("\n", 1)[0])
+    if len(line) < 12:
+        return False
+    ratios = [SequenceMatcher(None, line[: len(_normalise(o)) + 20], _normalise(o)).ratio() for o in options]
+    best = max(range(len(options)), key=ratios.__getitem__)
+    return best != chosen and ratios[best] >= MISMATCH_RATIO and ratios[best] - ratios[chosen] >= 0.15
 
 
 def _offers_alternative(text: str, end: int, valid: str) -> bool:
@@ -110,10 +128,19 @@ def encode(answer: str | None, options: list[str]) -> Encoding:
     # A choice hedged with another letter ("A or B", "choose A, or perhaps C") is never coded.
     hedged = any(_offers_alternative(text, match.end(1), valid) for match in explicit_matches + ([leading] if leading else []))
 
+    # Two or more lettered options written out ("A: … B: …", "C: …\nD: …"): the answer
+    # lists options, as a base model continuing the prompt does, rather than choosing one.
+    listing = len(set(_LABEL_LETTER.findall(text))) >= 2
+
     if leading_letter is not None and leading_letter in valid:
         others = explicit_valid - {leading_letter}
         if others or (hedged and not explicit_valid):
             return Encoding(None, "conflicting-letters", 0.0)
+        if listing:
+            return Encoding(None, "lists-options", 0.0)
+        # "B: <the wording of option A>": the letter and the text disagree.
+        if _echoes_another_option(text[leading.end():], options, valid.index(leading_letter)):
+            return Encoding(None, "letter-text-mismatch", 0.0)
         return Encoding(leading_letter, "leading-letter", 0.95)
 
     if len(explicit_valid) == 1 and not hedged:
@@ -125,6 +152,8 @@ def encode(answer: str | None, options: list[str]) -> Encoding:
 
     matches = _option_matches(text, options)
     refusal = _REFUSAL.search(text)
+    if listing and matches:
+        return Encoding(None, "lists-options", 0.0)
     if len(matches) == 1 and not refusal:
         return Encoding(valid[matches[0]], "option-text", 0.85)
     if refusal and not matches:

