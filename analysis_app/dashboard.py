@@ -5,13 +5,13 @@ come from `tidy_query` (counted in the database) and `metrics` (pandas)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from analysis_app import metrics
-from analysis_app.tidy_query import AnalysisFilter, coverage, tidy_counts, tidy_with_categories
+from analysis_app.tidy_query import AnalysisFilter, tidy_counts, tidy_with_categories
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
 ITERATIONS = 1000
@@ -117,10 +117,19 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
           heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
     """Every panel for `filters` (or only those named in `panels`)."""
     started = time.perf_counter()
-    board = Dashboard(filters=filters, coverage=coverage(filters), iterations=iterations, seed=seed)
-    tidy, sets = tidy_with_categories(filters)
+    main = tidy_with_categories(filters, by_repeat=True, by_actor=False)
+    board = Dashboard(filters=filters, coverage=main.coverage, iterations=iterations, seed=seed)
+    tidy, sets = main.table, main.categories
+    shown_actors = list(filters.actors) or FOCUS_ACTORS
+    # Per-country figures and the robustness check need actors: a second, narrower count
+    # over the actors shown and the five focus actors only.
+    by_actor = tidy_with_categories(replace(filters, actors=tuple(sorted(set(shown_actors) | set(FOCUS_ACTORS)))))
+    complete = metrics.focus_complete_scenarios(by_actor.table)
     if filters.focus_complete:
-        tidy = metrics.focus_complete(tidy)
+        tidy = tidy[tidy["scenario"].isin(complete)]
+    actor_table = by_actor.table[by_actor.table["qualified_actor"].isin(shown_actors)]
+    if filters.focus_complete:
+        actor_table = actor_table[actor_table["scenario"].isin(complete)]
     if not (tidy["outcome"].isin(["answer", "refusal"]) & (tidy["n"] > 0)).any():
         board.seconds = time.perf_counter() - started
         return board
@@ -130,7 +139,6 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     colours = _colour(board.models)
     board.categories = sorted({c for categories in sets.values() for c in categories})
     board.category = _pick(category, board.categories, HEADLINE)
-    actors = list(filters.actors) or FOCUS_ACTORS
 
     if "rates" in wanted:
         rates = metrics.preference_table(tidy, iterations, seed, sets)
@@ -139,38 +147,33 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
                                       f"{iterations} iterations, seed {seed}.")
     if "actions" in wanted:
         board.panels["actions"] = Panel("actions", "Breakdown by codified action", metrics.action_rates(tidy, sets))
-    passes = None
-    if "repeats" in wanted or "entropy" in wanted:
-        passes = tidy_counts(filters, by_repeat=True)
-        if filters.focus_complete:
-            passes = metrics.focus_complete(passes)
     if "repeats" in wanted:
-        summary = metrics.repeat_summary(passes, sets)
+        summary = metrics.repeat_summary(tidy, sets)
         if (summary["n_repeats"] > 1).any():
             board.panels["repeats"] = Panel("repeats", "Repeated sampling: mean ± sd across repeats", summary,
                                             note="Each repeat's normalised rate, then the mean and the sample "
                                                  "standard deviation across repeats (as the paper reports for "
                                                  "closed models).")
     if "countries" in wanted:
-        countries = metrics.country_rates(tidy, actors, sets)
+        countries = metrics.country_rates(actor_table, shown_actors, sets)
         board.panels["countries"] = Panel("countries", "Per country", countries,
                                           country_figure(countries, board.category, colours) if len(countries)
                                           else None,
-                                          "Normalised rates by qualified actor: " + ", ".join(actors) + ".")
+                                          "Normalised rates by qualified actor: " + ", ".join(shown_actors) + ".")
     if "heatmap" in wanted:
         board.heatmap_model = heatmap_model if heatmap_model in board.models else board.models[0]
-        dyads = tidy_counts(AnalysisFilter(**{**filters.__dict__, "models": (board.heatmap_model,)}), by_dyad=True)
+        dyads = tidy_counts(replace(filters, models=(board.heatmap_model,), actors=tuple(shown_actors)),
+                            by_dyad=True)
         if filters.focus_complete:
-            dyads = metrics.focus_complete(dyads)
+            dyads = dyads[dyads["scenario"].isin(complete)]
         heat = metrics.dyad_rates(dyads, board.category, sets)
-        heat = heat[heat["qualified_actor"].isin(actors)]
         board.panels["heatmap"] = Panel("heatmap", "Dyads", heat,
                                         heatmap_figure(heat, board.category, board.heatmap_model) if len(heat)
                                         else None,
                                         f"Rate of “{board.category}” for {board.heatmap_model}, by qualified "
                                         "and opposing actor, normalised over scenarios.")
     if "entropy" in wanted:
-        entropy = metrics.domain_entropy(passes)
+        entropy = metrics.domain_entropy(tidy)
         board.panels["entropy"] = Panel("entropy", "Entropy", entropy, entropy_figure(entropy, colours),
                                         "Shannon entropy (base 2) per scenario on non-refusal answers, mean over "
                                         "repeats, then over scenarios (B.3).")
@@ -181,15 +184,21 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
                                          "Refusal rate = refusals / (answers + refusals); unresolved and missing "
                                          "answers are counted apart.")
         board.panels["refusals_by_country"] = Panel("refusals_by_country", "Refusals by qualified actor",
-                                                    metrics.refusals_by_actor(tidy))
+                                                    metrics.refusals_by_actor(actor_table))
     if "differences" in wanted and len(board.models) > 1:
         board.panels["differences"] = Panel(
-            "differences", "Differences between models", metrics.model_differences(tidy, iterations, seed, categories=sets),
+            "differences", "Differences between models",
+            metrics.model_differences(tidy, iterations, seed, categories=sets),
             f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
     if "robustness" in wanted:
+        both = pd.concat([metrics.domain_rates(tidy, sets).assign(subset="all"),
+                          metrics.domain_rates(tidy[tidy["scenario"].isin(complete)], sets)
+                          .assign(subset="focus-complete")], ignore_index=True)
         board.panels["robustness"] = Panel(
-            "robustness", "Robustness: scenarios asked for all five focus actors", metrics.robustness_rates(tidy, categories=sets),
-            "The same rates on every scenario and on the scenarios asked for all of US, GB, CN, RU and IN (4.3).")
+            "robustness", "Robustness: scenarios asked for all five focus actors",
+            both[["subset"] + [c for c in both.columns if c != "subset"]],
+            f"The same rates on every scenario and on the {len(complete)} scenarios asked for all of US, GB, CN, "
+            "RU and IN (4.3).")
     board.seconds = time.perf_counter() - started
     return board

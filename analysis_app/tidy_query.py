@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Min
 
 from analysis_app.metrics.tidy import COLUMNS
 from runs_app.models import LLMModel, Response
@@ -51,13 +51,29 @@ class AnalysisFilter:
         return responses
 
 
+NOT_ANSWERED = [Response.Status.PENDING.value, Response.Status.RUNNING.value]
+
+
 def _grouped(filters: AnalysisFilter, extra: list[str]):
-    """(…keys, code, code_source, status, n) counted in the database."""
-    keys = ["model_id", "question__scenario_id", "question__variant", "question__qualified_actor_id", *extra,
-            "code", "code_source", "status"]
-    rows = (filters.responses().exclude(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-            .values(*keys).annotate(n=Count("id")).order_by())
+    """(…keys, code, code_source, status, n) counted in the database; unanswered units
+    included (status pending or running) so coverage comes from the same scan."""
+    keys = ["model_id", "question__scenario_id", "question__variant", *extra, "code", "code_source", "status"]
+    rows = filters.responses().values(*keys).annotate(n=Count("id")).order_by()
     return pd.DataFrame.from_records(list(rows.values_list(*keys, "n")), columns=[*keys, "n"])
+
+
+def coverage_of(frame: pd.DataFrame) -> dict:
+    """How many answers are coded, with reviewers, missing or not given yet."""
+    n, code, status = frame["n"], frame["code"], frame["status"]
+    pending = status.isin(NOT_ANSWERED)
+    counts = {"total": int(n.sum()), "pending": int(n[pending].sum()), "coded": int(n[code != ""].sum()),
+              "refusals": int(n[code == "R"].sum()),
+              "unresolved": int(n[(code == "") & (frame["code_source"] == "unresolved") & ~pending].sum())}
+    counts["missing"] = counts["total"] - counts["pending"] - counts["coded"] - counts["unresolved"]
+    total = counts["total"]
+    counts["shares"] = {key: (counts[key] / total if total else 0) for key in
+                        ("coded", "unresolved", "missing", "pending")}
+    return counts
 
 
 def _lookups(scenario_ids: list[int]) -> dict:
@@ -142,7 +158,7 @@ def tidy_counts(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool =
     """The weighted tidy table (the metrics' columns plus `n`). `by_repeat` keeps run and
     repeat apart (repeat-level figures, entropy); `by_dyad` keeps the opposing actor
     (the dyad heatmap). Without them those columns hold 0 / "" and rows are pooled."""
-    return tidy_with_categories(filters, by_repeat=by_repeat, by_dyad=by_dyad)[0]
+    return tidy_with_categories(filters, by_repeat=by_repeat, by_dyad=by_dyad).table
 
 
 def offered_categories(look: dict, scenarios: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
@@ -158,15 +174,33 @@ def offered_categories(look: dict, scenarios: pd.DataFrame) -> dict[tuple[str, i
     return {key: sorted(value) for key, value in sets.items()}
 
 
+@dataclass
+class Tidy:
+    """A weighted tidy table, the categories its scenarios offer, and its coverage."""
+
+    table: pd.DataFrame
+    categories: dict
+    coverage: dict
+
+
+def _empty_table() -> pd.DataFrame:
+    return pd.DataFrame({column: pd.Series(dtype="int64" if column in ("run", "choice_count", "repeat", "n")
+                                           else object) for column in [*COLUMNS, "n"]})
+
+
 def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool = False,
-                         by_dyad: bool = False) -> tuple[pd.DataFrame, dict]:
-    """`tidy_counts` and the `offered_categories` of the scenarios in it."""
-    extra = (["run_id", "repeat"] if by_repeat else []) + (["question__actor_a_id", "question__actor_b_id"]
-                                                           if by_dyad else [])
+                         by_dyad: bool = False, by_actor: bool = True) -> Tidy:
+    """`tidy_counts` with the `offered_categories` of its scenarios and its `coverage`.
+    `by_actor=False` leaves qualified_actor empty and pools over it: fewer rows, for the
+    panels that do not look at countries."""
+    actor = ["question__qualified_actor_id"] if by_actor or by_dyad else []
+    extra = actor + (["run_id", "repeat"] if by_repeat else []) + (
+        ["question__actor_a_id", "question__actor_b_id"] if by_dyad else [])
     frame = _grouped(filters, extra)
+    cover = coverage_of(frame)
+    frame = frame[~frame["status"].isin(NOT_ANSWERED)].reset_index(drop=True)
     if frame.empty:
-        return pd.DataFrame({column: pd.Series(dtype="int64" if column in ("run", "choice_count", "repeat", "n")
-                                               else object) for column in [*COLUMNS, "n"]}), {}
+        return Tidy(_empty_table(), {}, cover)
     look = _lookups(frame["question__scenario_id"].unique().tolist())
     scenarios = look["scenarios"].set_index("scenario_id")
     sid = frame["question__scenario_id"]
@@ -179,7 +213,7 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
         "domain": sid.map(scenarios["domain_id"]).map(look["domains"]),
         "choice_count": 0,
         "action": sid.map(scenarios["action"]).fillna(""),
-        "qualified_actor": frame["question__qualified_actor_id"].map(look["actors"]).fillna(""),
+        "qualified_actor": frame["question__qualified_actor_id"].map(look["actors"]).fillna("") if actor else "",
         "opposing_actor": "",
         "repeat": frame["repeat"] if by_repeat else 0,
     })
@@ -190,21 +224,9 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
     _add_outcomes(out, frame, look)
     out["n"] = frame["n"].astype("int64")
     tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()
-    return tidy, offered_categories(look, look["scenarios"])
+    return Tidy(tidy, offered_categories(look, look["scenarios"]), cover)
 
 
 def coverage(filters: AnalysisFilter = AnalysisFilter()) -> dict:
     """How many answers are coded, with reviewers, missing or not given yet."""
-    responses = filters.responses()
-    counts = responses.aggregate(
-        total=Count("id"),
-        pending=Count("id", filter=Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])),
-        coded=Count("id", filter=~Q(code="")),
-        refusals=Count("id", filter=Q(code="R")),
-        unresolved=Count("id", filter=Q(code="", code_source="unresolved")),
-    )
-    counts["missing"] = counts["total"] - counts["pending"] - counts["coded"] - counts["unresolved"]
-    total = counts["total"]
-    counts["shares"] = {key: (counts[key] / total if total else 0) for key in
-                        ("coded", "unresolved", "missing", "pending")}
-    return counts
+    return coverage_of(_grouped(filters, []))

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis_app.metrics import preference_table
-from analysis_app.tidy_query import AnalysisFilter, coverage, tidy_with_categories
+from analysis_app.tidy_query import AnalysisFilter, tidy_with_categories
 from runs_app.models import LLMModel, Run
 
 
@@ -29,9 +29,9 @@ class Command(BaseCommand):
         if iterations < 1:
             raise CommandError("--iterations must be at least 1")
         filters = AnalysisFilter(runs=tuple(runs), models=tuple(models))
-        tidy, categories = tidy_with_categories(filters)
-        table = preference_table(tidy, iterations, seed, categories)
-        cover = coverage(filters)
+        tidy = tidy_with_categories(filters, by_actor=False)
+        table = preference_table(tidy.table, iterations, seed, tidy.categories)
+        cover = tidy.coverage
         text = table.to_csv(index=False, float_format="%.6f")
         if out == "-":
             self.stdout.write(text, ending="")
