@@ -37,10 +37,10 @@ class AnalysisView(APIView):
         except params.BadParameter as error:
             return Response({"detail": str(error)}, status=400)
         wanted = tuple(request.query_params.getlist("panel")) or None
-        board = dashboard.build(filters, **options, panels=wanted)
+        board = dashboard.build_cached(filters, **options)
         return Response({
             "coverage": board.coverage, "iterations": board.iterations, "seed": board.seed,
             "category": board.category, "seconds": round(board.seconds, 3),
             "panels": {key: {"title": panel.title, "note": panel.note, "rows": _records(panel.table)}
-                       for key, panel in board.panels.items()},
+                       for key, panel in board.panels.items() if not wanted or key in wanted},
         })

@@ -8,9 +8,10 @@ import tempfile
 
 from django.contrib.auth.decorators import permission_required
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.db.models import Exists, OuterRef
 from django.shortcuts import render
 
-from runs_app.models import LLMModel, Run
+from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
@@ -27,7 +28,8 @@ def _choices(request, filters):
               .order_by("code").values_list("code", "prompt_name"))
     return {
         "runs": Run.objects.order_by("-pk").values_list("pk", "benchmark__name", "note")[:200],
-        "models": LLMModel.objects.filter(responses__isnull=False).distinct().order_by("name")
+        # EXISTS probes the response(model) index; a join and DISTINCT scanned every answer.
+        "models": LLMModel.objects.filter(Exists(Response.objects.filter(model=OuterRef("pk")))).order_by("name")
         .values_list("name", flat=True),
         "domains": Domain.objects.order_by("position").values_list("slug", "name"),
         "actors": actors,
@@ -44,7 +46,7 @@ def dashboard_page(request):
         filters, options = params.parse(request.GET)
     except params.BadParameter as error:
         return _bad(request, error)
-    board = dashboard.build(filters, **options)
+    board = dashboard.build_cached(filters, fresh=request.GET.get("fresh") == "1", **options)
     panels = []
     for key in PANEL_ORDER:
         panel = board.panels.get(key)
@@ -103,7 +105,7 @@ def panel_csv(request, key):
     base = "refusals" if key == "refusals_by_country" else key
     if base not in PANEL_ORDER:
         return HttpResponse(f"no panel {key}", status=404, content_type="text/plain")
-    board = dashboard.build(filters, **options, panels=(base,))
+    board = dashboard.build_cached(filters, **options)
     panel = board.panels.get(key)
     if panel is None:
         return HttpResponse("no coded answers for this filter", status=404, content_type="text/plain")

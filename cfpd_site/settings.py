@@ -175,6 +175,12 @@ TIME_ZONE = envstr("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
+# The dashboard keeps built figures here (analysis_app.dashboard.build_cached): shared by
+# every process through Redis when there is one, per process otherwise.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                      "KEY_PREFIX": "cfpd"}} if REDIS_URL else {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cfpd"}}
+
 STATIC_URL = "static/"
 # plotly.js comes from the plotly package (no CDN: the site works offline).
 STATICFILES_DIRS = [BASE_DIR / "static",

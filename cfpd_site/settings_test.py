@@ -21,3 +21,7 @@ WHITENOISE_USE_FINDERS = True
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     # A file, not memory, so that worker processes started by the tests share it.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-cfpd.sqlite3")}  # noqa: F405
+
+# Each test starts with an empty dashboard cache (tests/conftest.py clears it); the Redis
+# cache of production is not needed to test the dashboards.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cfpd-tests"}}

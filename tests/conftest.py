@@ -15,6 +15,14 @@ def _persona(username, role=None, **kwargs):
     return user
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Cached dashboards of one test must not answer another (ids repeat after a rollback)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def author(db):
     return _persona("alice", "authors")

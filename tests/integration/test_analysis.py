@@ -170,3 +170,17 @@ def test_a_category_no_selected_model_chose_still_shows_as_zero(client, analyst,
 
 def test_the_api_answers_anonymous_callers_itself(client, answered):
     assert client.get(reverse("api-analysis")).status_code in (401, 403)  # not a redirect to sign-in
+
+
+def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answered):
+    from analysis_app import dashboard
+    filters = AnalysisFilter(runs=(answered.pk,))
+    first = dashboard.build_cached(filters, iterations=200)
+    again = dashboard.build_cached(filters, iterations=200)
+    assert not first.cached and again.cached and again.computed_at == first.computed_at
+    hawk = LLMModel.objects.get(name="hawk")
+    response = Response.objects.create(run=answered, question=answered.responses.first().question, model=hawk,
+                                       repeat=1, option_order=[0, 1], status="done", chosen_letter="A")
+    response_answered.send(sender=Response, response_id=response.pk)
+    fresh = dashboard.build_cached(filters, iterations=200)
+    assert not fresh.cached and fresh.coverage["total"] == 11

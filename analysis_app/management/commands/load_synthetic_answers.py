@@ -94,11 +94,13 @@ class Command(BaseCommand):
             plan = self._scenarios(bench, questions, scenarios, rng)
             llm_models, run = self._run(bench, models, repeats, seed)
             loaded = self._responses(bench, run, llm_models, repeats, rng)
+        self._progress("committed")
         if connection.vendor == "postgresql":
             # Fresh statistics, so the planner sees 2.7 million rows and not an empty table.
             with connection.cursor() as cursor:
                 cursor.execute(f"ANALYZE {Response._meta.db_table}")
                 cursor.execute(f"ANALYZE {Question._meta.db_table}")
+            self._progress("analysed")
         three = sum(1 for p in plan if p.form.variants == 2)
         self.stdout.write(self.style.SUCCESS(
             f"benchmark {benchmark}: {len(plan)} scenarios ({three} three-option), "
@@ -272,7 +274,7 @@ class Command(BaseCommand):
                     copy.write("".join([f"{run.pk}\t{qid}\t{mid}\t{rep}\t{tails[k]}"
                                         for qid, mid, rep, k in zip(q.tolist(), ids, r.tolist(), kind)]))
                     written += len(kind)
-                    self._progress(f"answers: {written:,}/{outcome.size:,}")
+                    self._progress(f"answers: {written:,}/{outcome.size:,} (COPY)")
             self._progress("answers written; checking foreign keys at commit")
         return written
 
@@ -287,5 +289,5 @@ class Command(BaseCommand):
                 Response(run=run, question_id=qid, model=llm_models[mi], repeat=rep, **kinds[k])
                 for qid, mi, rep, k in zip(q.tolist(), m.tolist(), r.tolist(), kind)], batch_size=2000)
             written += len(kind)
-            self._progress(f"answers: {written:,}/{outcome.size:,}")
+            self._progress(f"answers: {written:,}/{outcome.size:,} (bulk_create)")
         return written

@@ -1,0 +1,643 @@
+"""The analysts' dashboard at the paper's scale (66,473 questions x 8 models x 5 repeats,
+about 2.66 million coded answers) on PostgreSQL.
+
+    DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale .venv/bin/python bench/dashboard_scale.py
+    ... bench/dashboard_scale.py --load            # (re)load the synthetic answers first
+    ... bench/dashboard_scale.py --rounds 1 --no-prototypes
+
+Creates and migrates the database if needed, loads the synthetic answers
+(`load_synthetic_answers`) when the benchmark is absent, VACUUM ANALYZEs the answers (as
+autovacuum would after a load), then reports:
+
+(a) GET /analysis/ through django.test.Client as an analyst: all answers, one run, one
+    domain; best and mean of --rounds, split into the database aggregation (`_grouped`,
+    the GROUP BY and its fetch), the rest of tidy_counts (pandas), the metrics, the whole
+    `dashboard.build`, and the view's remainder (filter choices, template render);
+(b) `metrics.scenario_bootstrap`, 2,000 iterations, on the real per-scenario table;
+(c) peak memory: ru_maxrss of the process, and tracemalloc's peak over one build;
+(d) row counts: answers, and rows after the database aggregation.
+
+Over the 2 s target (e) captures the GROUP BYs the build sends, prints them as
+`str(queryset.query)` would, EXPLAIN (ANALYZE, BUFFERS)es the slowest, times each under
+other settings (work_mem, JIT, parallel workers) and with a covering index (built inside
+a transaction that is rolled back), and measures the page with proposed changes to the
+app swapped in by monkeypatching (the app's files are not touched), each checked to give
+the same panel tables.
+"""
+
+import argparse
+import functools
+import os
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cfpd_site.settings")
+os.environ.setdefault("DEBUG", "1")
+
+TARGET_DASHBOARD = 2.0
+TARGET_BOOTSTRAP = 1.0
+BENCHMARK = "synthetic"
+ANALYST = "bench-analyst"
+
+
+def ensure_database(url):
+    import psycopg
+
+    admin_url, name = url.rsplit("/", 1)
+    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+            print(f"created database {name}")
+
+
+def setup(args):
+    if not os.environ["DATABASE_URL"].startswith("postgres"):
+        sys.exit("DATABASE_URL must point at PostgreSQL (this bench measures the COPY-loaded scale)")
+    ensure_database(os.environ["DATABASE_URL"])
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        print("migrating…")
+        call_command("migrate", verbosity=0)
+    from scenarios_app.models import Benchmark
+
+    loaded = args.load or not Benchmark.objects.filter(name=BENCHMARK).exists()
+    if loaded:
+        call_command("load_synthetic_answers", questions=args.questions, models=args.models, repeats=args.repeats,
+                     seed=0, benchmark=BENCHMARK, replace=True)
+    # Visibility map and statistics as autovacuum would leave them (this server may run
+    # with autovacuum off). After a load FULL: --replace deletes and inserts 2.7 million
+    # rows in one transaction, and the dead half would double every sequential scan.
+    vacuum = "VACUUM (FULL, ANALYZE)" if loaded else "VACUUM (ANALYZE)"
+    with connection.cursor() as cursor:
+        started = time.perf_counter()
+        cursor.execute(f"{vacuum} runs_app_response")
+        cursor.execute(f"{vacuum} scenarios_app_question")
+        cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('runs_app_response'))")
+        size = cursor.fetchone()[0]
+    print(f"{vacuum} of the answers and questions: {time.perf_counter() - started:.1f} s; answers table with its "
+          f"indexes {size}")
+
+
+# --- timing by wrapping the app's functions where they are looked up ------------------
+
+class Split:
+    """Seconds spent in named functions, collected by wrappers installed on modules."""
+
+    def __init__(self):
+        self.seconds = defaultdict(float)
+        self.calls = defaultdict(int)
+        self._installed = []
+
+    def wrap(self, module, name, label=None):
+        original = getattr(module, name, None)
+        if original is None or not callable(original):
+            return
+        label = label or name
+
+        @functools.wraps(original)
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds[label] += time.perf_counter() - started
+                self.calls[label] += 1
+
+        setattr(module, name, timed)
+        self._installed.append((module, name, original))
+
+    def reset(self):
+        self.seconds.clear()
+        self.calls.clear()
+
+    def remove(self):
+        for module, name, original in reversed(self._installed):
+            setattr(module, name, original)
+        self._installed.clear()
+
+
+def install_split(split):
+    from analysis_app import dashboard, metrics, tidy_query, views
+
+    split.wrap(tidy_query, "_grouped", "db aggregation (_grouped: GROUP BY + fetch)")
+    split.wrap(tidy_query, "_add_outcomes", "tidy pandas: _add_outcomes")
+    for name in ("tidy_counts", "tidy_with_categories"):
+        split.wrap(dashboard, name, "tidy tables (tidy_counts*, all)")
+    split.wrap(dashboard, "coverage", "coverage (one aggregate)")
+    for name in sorted(metrics.__all__):
+        value = getattr(metrics, name)
+        if callable(value) and not isinstance(value, type):
+            split.wrap(metrics, name, "metrics (all panels)")
+    split.wrap(views.dashboard, "build", "dashboard.build")
+    split.wrap(views, "_choices", "view: filter choices (lazy querysets)")
+    split.wrap(views, "render", "view: template render (runs the choices' queries)")
+
+
+def timed_runs(function, rounds):
+    seconds = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        function()
+        seconds.append(time.perf_counter() - started)
+    return min(seconds), statistics.mean(seconds)
+
+
+def analyst_client():
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from accounts.services import create_user_with_role
+
+    user = get_user_model().objects.filter(username=ANALYST).first()
+    if user is None:
+        user, _ = create_user_with_role(ANALYST, "bench-analyst-password-1", role="analysts")
+    client = Client(SERVER_NAME="localhost")
+    client.force_login(user)
+    return client
+
+
+def get_ok(client, url):
+    response = client.get(url)
+    if response.status_code != 200:
+        raise SystemExit(f"GET {url}: HTTP {response.status_code}")
+    return response
+
+
+def dashboard_cases():
+    from runs_app.models import Run
+
+    run = Run.objects.filter(benchmark__name=BENCHMARK).order_by("-pk").values_list("pk", flat=True).first()
+    return [("all answers", "/analysis/"), (f"one run (run={run})", f"/analysis/?run={run}"),
+            ("one domain (escalation)", "/analysis/?domain=escalation")]
+
+
+def measure_requests(client, rounds):
+    split = Split()
+    install_split(split)
+    results = []
+    try:
+        for label, url in dashboard_cases():
+            split.reset()
+            best, mean = timed_runs(lambda: get_ok(client, url), rounds)
+            parts = {key: value / rounds for key, value in split.seconds.items()}
+            calls = {key: value // rounds for key, value in split.calls.items()}
+            results.append((label, url, best, mean, parts, calls))
+    finally:
+        split.remove()
+    return results
+
+
+def print_requests(results, rounds):
+    print(f"\n(a) GET /analysis/ as an analyst, best / mean of {rounds} (s); split = mean per request")
+    order = ["db aggregation (_grouped: GROUP BY + fetch)", "tidy pandas: _add_outcomes",
+             "tidy tables (tidy_counts*, all)", "coverage (one aggregate)", "metrics (all panels)",
+             "dashboard.build", "view: filter choices (lazy querysets)",
+             "view: template render (runs the choices' queries)"]
+    for label, url, best, mean, parts, calls in results:
+        flag = "" if best <= TARGET_DASHBOARD else f"   OVER the {TARGET_DASHBOARD:.0f} s target"
+        print(f"  {label:<28} {url:<34} best {best:6.2f}  mean {mean:6.2f}{flag}")
+        for key in order:
+            if key in parts:
+                print(f"      {key:<52} {parts[key]:6.2f}  ({calls[key]} call(s))")
+        other = mean - sum(parts.get(key, 0) for key in order if key.startswith(("dashboard.build", "view:")))
+        print(f"      {'view: the rest (auth, session, middleware)':<52} {other:6.2f}")
+
+
+def measure_bootstrap(rounds):
+    from analysis_app import metrics
+    from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+
+    per_scenario = metrics.scenario_rates(tidy_counts(AnalysisFilter()))
+    groups = per_scenario.groupby(["model", "domain", "choice_count"]).ngroups
+    best, mean = timed_runs(lambda: metrics.scenario_bootstrap(per_scenario, 2000, seed=0), rounds)
+    return {"rows": len(per_scenario), "scenarios": per_scenario["scenario"].nunique(),
+            "models": per_scenario["model"].nunique(), "groups": groups, "best": best, "mean": mean}
+
+
+def measure_memory():
+    from analysis_app import dashboard
+    from analysis_app.tidy_query import AnalysisFilter
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    dashboard.build(AnalysisFilter())
+    seconds = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"traced_peak": peak / 2**20, "traced_seconds": seconds,
+            "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+@contextmanager
+def captured_sql():
+    """Every statement the app runs meanwhile, as (sql, params)."""
+    from django.db import connection
+
+    statements = []
+
+    def record(execute, sql, params, many, context):
+        statements.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        yield statements
+
+
+def aggregations_of_build():
+    """The GROUP BY statements over the answers that one dashboard.build(all answers) runs,
+    captured as the app sends them (so this bench follows the app's query shapes)."""
+    from analysis_app import dashboard
+    from analysis_app.tidy_query import AnalysisFilter
+
+    with captured_sql() as statements:
+        dashboard.build(AnalysisFilter())
+    return [(sql, tuple(params or ())) for sql, params in statements
+            if "GROUP BY" in sql and '"runs_app_response"' in sql]
+
+
+def as_text(sql, params):
+    """The statement with its parameters in place, as str(queryset.query) prints it."""
+    return sql % tuple(repr(p) if isinstance(p, str) else p for p in params)
+
+
+def group_keys(sql):
+    return sql.split("SELECT", 1)[1].split("FROM", 1)[0].count(" AS ") - 1
+
+
+def measure_counts(aggregations):
+    from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+    from runs_app.models import Response
+
+    counts = {"answers (responses)": Response.objects.filter(run__benchmark__name=BENCHMARK).count()}
+    for number, (sql, params) in enumerate(aggregations, start=1):
+        _, rows = sql_seconds(sql, params, rounds=1)
+        counts[f"rows after GROUP BY #{number} of the build ({group_keys(sql)} keys)"] = rows
+    counts["rows of tidy_counts() after pandas"] = len(tidy_counts(AnalysisFilter()))
+    return counts
+
+
+# --- diagnosis: EXPLAIN and prototypes ------------------------------------------------
+
+def explain(sql, params, settings=()):
+    """EXPLAIN (ANALYZE, BUFFERS) lines, in a transaction so SET LOCAL applies and ends."""
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        for statement in settings:
+            cursor.execute(statement)
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def sql_seconds(sql, params=(), settings=(), rounds=2):
+    """Best wall time of running `sql` and fetching every row, with SET LOCAL `settings`."""
+    from django.db import connection, transaction
+
+    best, rows = float("inf"), 0
+    for _ in range(rounds):
+        with transaction.atomic(), connection.cursor() as cursor:
+            for statement in settings:
+                cursor.execute(statement)
+            started = time.perf_counter()
+            cursor.execute(sql, params)
+            rows = len(cursor.fetchall())
+            best = min(best, time.perf_counter() - started)
+    return best, rows
+
+
+WORK_MEM = "SET LOCAL work_mem = '64MB'"
+NO_JIT = "SET LOCAL jit = off"
+SETTINGS = [
+    ("as the app sends it (work_mem 4MB)", ()),
+    ("SET LOCAL work_mem = '64MB'", (WORK_MEM,)),
+    ("work_mem 64MB, jit off", (WORK_MEM, "SET LOCAL jit = off")),
+    ("work_mem 64MB, max_parallel_workers_per_gather = 0", (WORK_MEM, "SET LOCAL max_parallel_workers_per_gather = 0")),
+    ("work_mem 64MB, parallel plan forced (2 workers)",
+     (WORK_MEM, "SET LOCAL parallel_setup_cost = 0", "SET LOCAL parallel_tuple_cost = 0")),
+]
+
+
+@contextmanager
+def covering_index():
+    """A covering index for the aggregations, inside a transaction rolled back at the end."""
+    from django.db import connection, transaction
+
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            started = time.perf_counter()
+            cursor.execute("CREATE INDEX bench_response_cover ON runs_app_response (question_id) "
+                           "INCLUDE (model_id, run_id, repeat, code, code_source, status)")
+            cursor.execute("ANALYZE runs_app_response")
+            built = time.perf_counter() - started
+        try:
+            yield built
+        finally:
+            transaction.set_rollback(True)
+
+
+# Prototypes of changes to the app, swapped in by monkeypatching.
+
+def vectorised_add_outcomes(out, frame, look):
+    """`tidy_query._add_outcomes` with lookups by index instead of a Python loop per row."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis_app.tidy_query import LETTERS
+
+    letter_category = look["letter_category"]
+    table = pd.DataFrame(list(letter_category), columns=["scenario", "variant", "code"])
+    table["category"] = list(letter_category.values())
+    choice_count = table.groupby(["scenario", "variant"]).size()
+    category = table.set_index(["scenario", "variant", "code"])["category"]
+    sid, variant, code = frame["question__scenario_id"], frame["question__variant"], frame["code"]
+    forms = pd.MultiIndex.from_arrays([sid, variant])
+    out["choice_count"] = choice_count.reindex(forms).fillna(0).astype("int64").to_numpy()
+    outcome = np.select([code.isin(list(LETTERS)).to_numpy(), (code == "R").to_numpy(),
+                         ((code == "") & (frame["code_source"] == "unresolved")).to_numpy()],
+                        ["answer", "refusal", "unresolved"], "missing").astype(object)
+    out["outcome"] = pd.Series(outcome, index=frame.index, dtype=object)
+    chosen = category.reindex(pd.MultiIndex.from_arrays([sid, variant, code])).to_numpy(dtype=object)
+    chosen[outcome != "answer"] = None
+    chosen[pd.isna(chosen)] = None
+    out["category"] = pd.Series(chosen, index=frame.index, dtype=object)
+
+
+def with_work_mem(original):
+    """`tidy_query._grouped` in a transaction that gives its GROUP BY work_mem to hash in
+    memory (4MB spills to disk) and no JIT (it compiles for ~0.3 s on the big one)."""
+    from django.db import connection, transaction
+
+    @functools.wraps(original)
+    def grouped(*args, **kwargs):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(WORK_MEM)
+                cursor.execute(NO_JIT)
+            return original(*args, **kwargs)
+
+    return grouped
+
+
+def choices_with_exists(original):
+    """`views._choices` with the models that have answers found by EXISTS (an index probe
+    per model) instead of a DISTINCT over a join with every answer."""
+    from django.db.models import Exists, OuterRef
+
+    from runs_app.models import LLMModel, Response
+
+    def choices(request, filters):
+        context = original(request, filters)
+        context["models"] = (LLMModel.objects.filter(Exists(Response.objects.filter(model=OuterRef("pk"))))
+                             .order_by("name").values_list("name", flat=True))
+        return context
+
+    return choices
+
+
+def memoised(function, cache, name):
+    def cached(*args, **kwargs):
+        key = (name, repr(args), repr(sorted(kwargs.items())))
+        if key not in cache:
+            cache[key] = function(*args, **kwargs)
+        return cache[key]
+    return cached
+
+
+CHANGES = {
+    "A": "vectorised _add_outcomes",
+    "D": "SET LOCAL work_mem = '64MB', jit = off around the GROUP BYs",
+    "E": "filter choices: models with answers by EXISTS",
+    "F": "tidy tables cached (warm hit)",
+    "G": "built dashboard cached (warm hit)",
+}
+
+
+@contextmanager
+def patched(module, name, value):
+    original = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, original)
+
+
+@contextmanager
+def changes(letters):
+    """The app with the proposed changes named by `letters` swapped in."""
+    from contextlib import ExitStack
+
+    from analysis_app import dashboard, tidy_query, views
+
+    with ExitStack() as stack:
+        if "A" in letters:
+            stack.enter_context(patched(tidy_query, "_add_outcomes", vectorised_add_outcomes))
+        if "D" in letters:
+            stack.enter_context(patched(tidy_query, "_grouped", with_work_mem(tidy_query._grouped)))
+        if "E" in letters:
+            stack.enter_context(patched(views, "_choices", choices_with_exists(views._choices)))
+        if "F" in letters:
+            cache = {}
+            for name in ("tidy_counts", "tidy_with_categories", "coverage"):
+                if hasattr(dashboard, name):
+                    stack.enter_context(patched(dashboard, name, memoised(getattr(dashboard, name), cache, name)))
+        if "G" in letters:
+            stack.enter_context(patched(dashboard, "build", memoised(dashboard.build, {}, "build")))
+        yield
+
+
+def panels_equal(first, second):
+    """Every panel table of two dashboards equal (float columns to 1e-9)."""
+    import pandas as pd
+
+    problems = []
+    for key in sorted(set(first.panels) | set(second.panels)):
+        a, b = first.panels.get(key), second.panels.get(key)
+        if a is None or b is None:
+            problems.append(f"{key}: only in one")
+            continue
+        left = a.table.sort_values(list(a.table.columns)).reset_index(drop=True)
+        right = b.table.sort_values(list(b.table.columns)).reset_index(drop=True)
+        try:
+            pd.testing.assert_frame_equal(left, right, check_dtype=False, rtol=1e-9, atol=1e-12)
+        except AssertionError as error:
+            problems.append(f"{key}: {str(error).splitlines()[0]}")
+    return problems
+
+
+def prototypes(client, rounds):
+    """GET /analysis/ with each proposed change alone and together, each checked to give
+    the same panel tables (and model choices) as the app today."""
+    from analysis_app import dashboard, views
+    from analysis_app.tidy_query import AnalysisFilter
+
+    reference = dashboard.build(AnalysisFilter())
+    reference_models = list(views._choices(None, AnalysisFilter())["models"])
+    results = []
+    for letters in ["", "A", "D", "E", "ADE", "ADEF", "EG"]:
+        with changes(letters):
+            problems = []
+            if letters:
+                problems = panels_equal(reference, dashboard.build(AnalysisFilter()))
+                if list(views._choices(None, AnalysisFilter())["models"]) != reference_models:
+                    problems.append("model choices differ")
+            if "F" in letters or "G" in letters:
+                get_ok(client, "/analysis/")  # fill the cache
+            split = Split()
+            install_split(split)
+            try:
+                best, mean = timed_runs(lambda: get_ok(client, "/analysis/"), rounds)
+            finally:
+                split.remove()
+            parts = {key: value / rounds for key, value in split.seconds.items()}
+        label = "as today" if not letters else " + ".join(letters) + (f": {CHANGES[letters]}" if len(letters) == 1
+                                                                        else "")
+        results.append((label, best, mean, problems, parts))
+    return results
+
+
+def traced_build_peak(letters=""):
+    from analysis_app import dashboard
+    from analysis_app.tidy_query import AnalysisFilter
+
+    with changes(letters):
+        tracemalloc.start()
+        dashboard.build(AnalysisFilter())
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return peak / 2**20
+
+
+def show(lines, indent="      ", keep=None):
+    print("\n".join(indent + line for line in lines if keep is None or any(word in line for word in keep)))
+
+
+def diagnose(client, rounds, index, aggregations):
+    print("\n(e) Diagnosis: the GROUP BYs one dashboard.build(all answers) sends, as str(queryset.query) prints "
+          "them, each run and fetched alone (best of {}):".format(rounds))
+    timed = []
+    for number, (sql, params) in enumerate(aggregations, start=1):
+        seconds, rows = sql_seconds(sql, params, rounds=rounds)
+        timed.append((seconds, number, sql, params))
+        print(f"\n    #{number}: {seconds:.2f} s, {rows:,} rows\n    {as_text(sql, params)}")
+    seconds, number, sql, params = max(timed)
+    print(f"\n    EXPLAIN (ANALYZE, BUFFERS) of the slowest, #{number}, as the app sends it:")
+    show(explain(sql, params))
+    print(f"\n    EXPLAIN (ANALYZE, BUFFERS) of #{number} with SET LOCAL work_mem = '64MB':")
+    show(explain(sql, params, (WORK_MEM,)), keep=("Aggregate", "Batches", "Scan", "Join", "Execution"))
+
+    print(f"\n    Each GROUP BY under other settings (SQL + fetch of every row, best of {rounds}):")
+    print("      " + " " * 52 + "".join(f"{'#' + str(n):>9}" for n in range(1, len(aggregations) + 1)) + "      sum")
+    for label, settings in SETTINGS:
+        times = [sql_seconds(sql, params, settings, rounds)[0] for sql, params in aggregations]
+        print(f"      {label:<52}" + "".join(f"{t:9.2f}" for t in times) + f"{sum(times):9.2f}")
+    if index:
+        with covering_index() as built:
+            print(f"\n    Covering index (question_id) INCLUDE (model_id, run_id, repeat, code, code_source, status), "
+                  f"built in {built:.1f} s inside a transaction that is rolled back; random_page_cost 1.1 (SSD) "
+                  f"so the planner may take an index-only scan; #{number} with work_mem 64MB:")
+            show(explain(sql.replace('COUNT("runs_app_response"."id")', "COUNT(*)"), params,
+                         (WORK_MEM, "SET LOCAL random_page_cost = 1.1")),
+                 keep=("Aggregate", "Scan", "Join", "Heap Fetches", "Execution"))
+
+    from django.db.models import Exists, OuterRef
+
+    from runs_app.models import LLMModel, Response
+
+    def distinct():
+        return list(LLMModel.objects.filter(responses__isnull=False).distinct().order_by("name")
+                    .values_list("name", flat=True))
+
+    def exists():
+        return list(LLMModel.objects.filter(Exists(Response.objects.filter(model=OuterRef("pk")))).order_by("name")
+                    .values_list("name", flat=True))
+
+    (before, _), (after, _) = timed_runs(distinct, rounds), timed_runs(exists, rounds)
+    print(f"\n    The page's model choices (views._choices, evaluated in the template): DISTINCT over the join "
+          f"{before:.3f} s, EXISTS {after:.4f} s (best of {rounds})")
+
+    print(f"\n    The app with proposed changes swapped in (GET /analysis/, all answers, best / mean of {rounds}; "
+          "split = mean per request):")
+    for letter, text in CHANGES.items():
+        print(f"      {letter}  {text}")
+    for label, best, mean, problems, parts in prototypes(client, rounds):
+        same = "" if label == "as today" else ("panels identical" if not problems
+                                                else "DIFFERENT: " + "; ".join(problems))
+        print(f"      {label:<60} best {best:6.2f}  mean {mean:6.2f}   {same}")
+        shown = {k: v for k, v in parts.items()
+                 if k not in ("tidy tables (tidy_counts*, all)", "view: filter choices (lazy querysets)")}
+        print("          " + "; ".join(f"{k.split(' (')[0]} {v:.2f}" for k, v in shown.items()))
+    print(f"\n    tracemalloc peak of one build with A + D: {traced_build_peak('AD'):.0f} MiB (as today: see (c))")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--load", action="store_true", help="load the synthetic answers again (--replace)")
+    parser.add_argument("--questions", type=int, default=66_473)
+    parser.add_argument("--models", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3, help="timed repetitions of each measurement")
+    parser.add_argument("--no-prototypes", action="store_true", help="skip the diagnosis even when over target")
+    parser.add_argument("--explain", action="store_true", help="diagnose even when under target")
+    parser.add_argument("--no-index", action="store_true", help="skip the covering-index prototype")
+    args = parser.parse_args()
+
+    setup(args)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        version = cursor.fetchone()[0]
+        cursor.execute("SHOW work_mem")
+        work_mem = cursor.fetchone()[0]
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        parallel = cursor.fetchone()[0]
+    print(f"PostgreSQL {version} (work_mem {work_mem}, max_parallel_workers_per_gather {parallel}); "
+          f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+    client = analyst_client()
+    get_ok(client, "/analysis/")  # warm: imports, first connection, caches of the OS
+    requests = measure_requests(client, args.rounds)
+    print_requests(requests, args.rounds)
+
+    boot = measure_bootstrap(args.rounds)
+    flag = "" if boot["best"] <= TARGET_BOOTSTRAP else f"   OVER the {TARGET_BOOTSTRAP:.0f} s target"
+    print(f"\n(b) scenario_bootstrap, 2,000 iterations, on metrics.scenario_rates(tidy_counts()): "
+          f"{boot['rows']:,} rows = {boot['scenarios']} scenarios (no-middle forms count apart) x "
+          f"{boot['models']} models x categories, {boot['groups']} (model, domain, choice_count) groups\n"
+          f"    best {boot['best']:.3f} s, mean {boot['mean']:.3f} s{flag}")
+
+    memory = measure_memory()
+    print(f"\n(c) memory: tracemalloc peak over one dashboard.build(all answers) {memory['traced_peak']:.0f} MiB "
+          f"(that build took {memory['traced_seconds']:.1f} s under tracemalloc); process peak RSS (ru_maxrss) "
+          f"{memory['maxrss']:.0f} MiB")
+
+    aggregations = aggregations_of_build()
+    print("\n(d) rows")
+    for label, value in measure_counts(aggregations).items():
+        print(f"    {label:<60} {value:>10,}")
+
+    slowest = max(best for _, _, best, _, _, _ in requests)
+    if not args.no_prototypes and (slowest > TARGET_DASHBOARD or args.explain):
+        diagnose(client, args.rounds, not args.no_index, aggregations)
+    print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
