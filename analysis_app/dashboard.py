@@ -75,7 +75,8 @@ def rates_figure(table: pd.DataFrame, colours) -> dict:
                     error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
                              "arrayminus": rows["rate"] - rows["ci_low"]})
     fig.update_layout(**_layout("Normalised response rate with 95% bootstrap CI", barmode="group",
-                                yaxis={"range": [0, 1], "tickformat": ".0%"}))
+                                yaxis={"range": [0, 1], "tickformat": ".0%"}, height=520,
+                                margin={"l": 50, "r": 20, "t": 40, "b": 200}, legend={"orientation": "h", "y": 1.08}))
     return fig.to_plotly_json()
 
 
@@ -86,7 +87,8 @@ def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
         x = [f"{a} · {d} ({c})" for a, d, c in zip(part["qualified_actor"], part["domain"], part["choice_count"])]
         fig.add_bar(name=model, x=x, y=part["rate"], marker_color=colours[model])
     fig.update_layout(**_layout(f"“{category}” by qualified actor", barmode="group",
-                                yaxis={"range": [0, 1], "tickformat": ".0%"}))
+                                yaxis={"range": [0, 1], "tickformat": ".0%"}, height=460,
+                                margin={"l": 50, "r": 20, "t": 40, "b": 150}, legend={"orientation": "h", "y": 1.1}))
     return fig.to_plotly_json()
 
 
