@@ -190,6 +190,8 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
                                             note="Each repeat's normalised rate, then the mean and the sample "
                                                  "standard deviation across repeats (as the paper reports for "
                                                  "closed models).")
+            board.panels["repeat_rates"] = Panel("repeat_rates", "Each repeat's rates",
+                                                 metrics.repeat_rates(tidy, sets))
     if "countries" in wanted:
         countries = metrics.country_rates(actor_table, shown_actors, sets)
         board.panels["countries"] = Panel("countries", "Per country", countries,

@@ -19,7 +19,7 @@ from . import dashboard, params
 from .tidy_query import answer_frames
 
 VIEW = "analysis_app.view_dashboard"
-PANEL_ORDER = ["rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "refusals_by_country",
+PANEL_ORDER = ["rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals", "refusals_by_country",
                "differences", "robustness"]
 
 
@@ -102,8 +102,7 @@ def panel_csv(request, key):
         filters, options = params.parse(request.GET)
     except params.BadParameter as error:
         return HttpResponse(str(error), status=400, content_type="text/plain")
-    base = "refusals" if key == "refusals_by_country" else key
-    if base not in PANEL_ORDER:
+    if key not in PANEL_ORDER:
         return HttpResponse(f"no panel {key}", status=404, content_type="text/plain")
     board = dashboard.build_cached(filters, **options)
     panel = board.panels.get(key)

@@ -184,3 +184,21 @@ def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answere
     response_answered.send(sender=Response, response_id=response.pk)
     fresh = dashboard.build_cached(filters, iterations=200)
     assert not fresh.cached and fresh.coverage["total"] == 11
+
+
+def test_repeated_sampling_shows_each_repeat_and_mean_and_sd(answered):
+    from analysis_app import dashboard
+    hawk = LLMModel.objects.get(name="hawk")
+    for response in list(answered.responses.filter(model=hawk)):
+        again = Response.objects.create(run=answered, question=response.question, model=hawk, repeat=1,
+                                        option_order=[0, 1], status="done", chosen_letter="A")
+        response_answered.send(sender=Response, response_id=again.pk)
+    board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200, panels=("repeats",))
+    summary = board.panels["repeats"].table
+    row = summary[(summary["model"] == "hawk") & (summary["category"] == "Use of force")].iloc[0]
+    # repeat 0: 4 of 5 Use of force = 0.8; repeat 1: 0 of 5 = 0.0 -> mean 0.4,
+    # sd = sqrt(((0.8-0.4)^2 + (0-0.4)^2) / (2-1)) = sqrt(0.32) = 0.5657
+    assert (row["mean"], row["sd"], row["n_repeats"]) == (pytest.approx(0.4), pytest.approx(0.32 ** 0.5), 2)
+    each = board.panels["repeat_rates"].table
+    hawk_force = each[(each["model"] == "hawk") & (each["category"] == "Use of force")]
+    assert sorted(hawk_force["rate"]) == [pytest.approx(0.0), pytest.approx(0.8)]
