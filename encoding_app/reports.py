@@ -80,7 +80,7 @@ def rule_shares(filters: Filters = Filters()) -> list[dict]:
     rows[("missing", "failed or empty")] += uncoded.filter(state="missing").count()
     rows[("pending", "not answered yet")] += uncoded.filter(state="pending").count()
     return [{"source": source, "label": STATE_LABELS.get(source, source), "rule": rule, "n": n,
-             "share": n / total if total else 0}
+             "share": n / total if total else 0, "percent": round(100 * n / total, 1) if total else 0}
             for (source, rule), n in sorted(rows.items(), key=lambda item: (STATES.index(item[0][0]), -item[1]))
             if n]
 
