@@ -3,6 +3,7 @@ an item someone else holds. On PostgreSQL the queue uses SELECT … FOR UPDATE S
 LOCKED; the SQLite pass checks the conditional-update path the same way."""
 
 import threading
+import time
 
 import pytest
 from django.db import connection, connections
@@ -54,6 +55,7 @@ def test_concurrent_reviewers_never_get_the_same_item():
                 if task is None:
                     return
                 held[user.username].append(task.pk)
+                time.sleep(0.02)  # a reviewer reads before coding: the others lease meanwhile
                 services.submit_code(task.pk, user, "AB"[task.pk % 2])
         except Exception as error:  # surfaced below: a thread's failure must fail the test
             errors.append(repr(error))
