@@ -5,6 +5,7 @@ come from `tidy_query` (counted in the database) and `metrics` (pandas)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -57,6 +58,12 @@ class Dashboard:
         return not self.panels
 
 
+def _plain(fig: go.Figure) -> dict:
+    """The figure as plain JSON values (plotly's own encoder turns numpy arrays into lists),
+    ready for the page's `json_script`, the cache and the API."""
+    return json.loads(fig.to_json())
+
+
 def _layout(title, **extra):
     return {"title": {"text": title, "font": {"size": 14}}, "margin": {"l": 50, "r": 20, "t": 40, "b": 80},
             "legend": {"orientation": "h", "y": -0.25}, "height": 380, "template": "plotly_white", **extra}
@@ -77,7 +84,7 @@ def rates_figure(table: pd.DataFrame, colours) -> dict:
     fig.update_layout(**_layout("Normalised response rate with 95% bootstrap CI", barmode="group",
                                 yaxis={"range": [0, 1], "tickformat": ".0%"}, height=520,
                                 margin={"l": 50, "r": 20, "t": 40, "b": 200}, legend={"orientation": "h", "y": 1.08}))
-    return fig.to_plotly_json()
+    return _plain(fig)
 
 
 def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
@@ -89,7 +96,7 @@ def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
     fig.update_layout(**_layout(f"“{category}” by qualified actor", barmode="group",
                                 yaxis={"range": [0, 1], "tickformat": ".0%"}, height=460,
                                 margin={"l": 50, "r": 20, "t": 40, "b": 150}, legend={"orientation": "h", "y": 1.1}))
-    return fig.to_plotly_json()
+    return _plain(fig)
 
 
 def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
@@ -98,7 +105,7 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
                                colorscale="Blues", hovertemplate="%{y} vs %{x}: %{z:.0%}<extra></extra>"))
     fig.update_layout(**_layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
                                 height=max(320, 28 * len(grid.index) + 120)))
-    return fig.to_plotly_json()
+    return _plain(fig)
 
 
 def entropy_figure(table: pd.DataFrame, colours) -> dict:
@@ -107,7 +114,7 @@ def entropy_figure(table: pd.DataFrame, colours) -> dict:
         fig.add_bar(name=model, x=[f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])],
                     y=rows["entropy"], marker_color=colours[model])
     fig.update_layout(**_layout("Mean entropy per scenario (bits, refusals removed)", barmode="group"))
-    return fig.to_plotly_json()
+    return _plain(fig)
 
 
 def refusal_figure(table: pd.DataFrame, colours) -> dict:
@@ -115,7 +122,7 @@ def refusal_figure(table: pd.DataFrame, colours) -> dict:
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=rows["domain"], y=rows["refusal_rate"], marker_color=colours[model])
     fig.update_layout(**_layout("Refusal rate by domain", barmode="group", yaxis={"tickformat": ".0%"}))
-    return fig.to_plotly_json()
+    return _plain(fig)
 
 
 def _pick(wanted: str, available: list[str], preferred: list[str]) -> str:

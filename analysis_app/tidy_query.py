@@ -23,8 +23,7 @@ from django.db.models import Count, Min
 from analysis_app.metrics.tidy import COLUMNS
 from runs_app.models import LLMModel, Response
 from scenarios_app.models import ActionCategory, Actor, Domain, Question, Scenario
-
-LETTERS = "ABCDEFGH"
+from scenarios_app.prompting import LETTERS
 
 
 @dataclass(frozen=True)
@@ -131,16 +130,44 @@ def _scenario_label(sid: pd.Series, variant: pd.Series, scenarios: pd.DataFrame)
             + sid.map(scenarios["version"]).astype(str) + ":" + variant)
 
 
+def _tidy_frame(frame: pd.DataFrame, look: dict) -> pd.DataFrame:
+    """The tidy columns from grouped or per-answer response rows: the columns the rows lack
+    (run and repeat, actors, question key) are pooled: 0 or ""."""
+    scenarios = look["scenarios"].set_index("scenario_id")
+    sid, variant = frame["question__scenario_id"], frame["question__variant"]
+    pooled = pd.Series(0, index=frame.index)
+
+    def column(name, default):
+        return frame[name] if name in frame else default
+
+    qualified = column("question__qualified_actor_id", None)
+    out = pd.DataFrame({
+        "model": frame["model_id"].map(look["models"]),
+        "run": column("run_id", pooled),
+        "question_key": column("question__key", ""),
+        "scenario": _scenario_label(sid, variant, scenarios),
+        "domain": sid.map(scenarios["domain_id"]).map(look["domains"]),
+        "choice_count": 0,
+        "action": sid.map(scenarios["action"]).fillna(""),
+        "qualified_actor": qualified.map(look["actors"]).fillna("") if qualified is not None else "",
+        "opposing_actor": "",
+        "repeat": column("repeat", pooled),
+    })
+    if "question__actor_a_id" in frame:
+        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
+        out["opposing_actor"] = b.where(a == qualified, a).map(look["actors"]).fillna("")
+    _add_outcomes(out, frame, look)
+    return out
+
+
 def answer_frames(filters: AnalysisFilter = AnalysisFilter(), chunk: int = 100_000):
     """The tidy table one row per answer (with question_key, run, repeat, opposing actor,
     code and its source), in chunks: for the CSV and Parquet downloads."""
     keys = ["pk", "model_id", "run_id", "repeat", "question__key", "question__scenario_id", "question__variant",
             "question__qualified_actor_id", "question__actor_a_id", "question__actor_b_id", "code", "code_source",
             "status"]
-    responses = filters.responses().exclude(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-    scenario_ids = list(responses.values_list("question__scenario_id", flat=True).distinct().order_by())
-    look = _lookups(scenario_ids)
-    scenarios = look["scenarios"].set_index("scenario_id")
+    responses = filters.responses().exclude(status__in=NOT_ANSWERED)
+    look = _lookups(list(responses.values_list("question__scenario_id", flat=True).distinct().order_by()))
     last = 0
     while True:
         rows = list(responses.filter(pk__gt=last).order_by("pk").values_list(*keys)[:chunk])
@@ -148,22 +175,7 @@ def answer_frames(filters: AnalysisFilter = AnalysisFilter(), chunk: int = 100_0
             return
         last = rows[-1][0]
         frame = pd.DataFrame.from_records(rows, columns=keys)
-        sid, qualified = frame["question__scenario_id"], frame["question__qualified_actor_id"]
-        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
-        out = pd.DataFrame({
-            "model": frame["model_id"].map(look["models"]), "run": frame["run_id"],
-            "question_key": frame["question__key"], "scenario": _scenario_label(sid, frame["question__variant"],
-                                                                                scenarios),
-            "domain": sid.map(scenarios["domain_id"]).map(look["domains"]), "choice_count": 0,
-            "action": sid.map(scenarios["action"]).fillna(""),
-            "qualified_actor": qualified.map(look["actors"]).fillna(""),
-            "opposing_actor": b.where(a == qualified, a).map(look["actors"]).fillna(""),
-            "repeat": frame["repeat"],
-        })
-        _add_outcomes(out, frame, look)
-        out["code"] = frame["code"]
-        out["code_source"] = frame["code_source"]
-        yield out
+        yield _tidy_frame(frame, look).assign(code=frame["code"], code_source=frame["code_source"])
 
 
 def tidy_counts(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool = False,
@@ -174,9 +186,10 @@ def tidy_counts(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool =
     return tidy_with_categories(filters, by_repeat=by_repeat, by_dyad=by_dyad).table
 
 
-def offered_categories(look: dict, scenarios: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
+def offered_categories(look: dict) -> dict[tuple[str, int], list[str]]:
     """{(domain, choice_count): categories} the scenarios' options offer: every metric
     spreads a scenario's rates over these, whichever categories a model happened to pick."""
+    scenarios = look["scenarios"]
     domain_of = dict(zip(scenarios["scenario_id"], scenarios["domain_id"].map(look["domains"])))
     forms: dict[tuple, set] = {}
     for (scenario_id, variant, letter), category in look["letter_category"].items():
@@ -215,29 +228,10 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
     if frame.empty:
         return Tidy(_empty_table(), {}, cover)
     look = _lookups(frame["question__scenario_id"].unique().tolist())
-    scenarios = look["scenarios"].set_index("scenario_id")
-    sid = frame["question__scenario_id"]
-    variant = frame["question__variant"]
-    out = pd.DataFrame({
-        "model": frame["model_id"].map(look["models"]),
-        "run": frame["run_id"] if by_repeat else 0,
-        "question_key": "",
-        "scenario": _scenario_label(sid, variant, scenarios),
-        "domain": sid.map(scenarios["domain_id"]).map(look["domains"]),
-        "choice_count": 0,
-        "action": sid.map(scenarios["action"]).fillna(""),
-        "qualified_actor": frame["question__qualified_actor_id"].map(look["actors"]).fillna("") if actor else "",
-        "opposing_actor": "",
-        "repeat": frame["repeat"] if by_repeat else 0,
-    })
-    if by_dyad:
-        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
-        opposing = b.where(a == frame["question__qualified_actor_id"], a)
-        out["opposing_actor"] = opposing.map(look["actors"]).fillna("")
-    _add_outcomes(out, frame, look)
+    out = _tidy_frame(frame, look)
     out["n"] = frame["n"].astype("int64")
     tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()
-    return Tidy(tidy, offered_categories(look, look["scenarios"]), cover)
+    return Tidy(tidy, offered_categories(look), cover)
 
 
 def coverage(filters: AnalysisFilter = AnalysisFilter()) -> dict:

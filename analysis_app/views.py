@@ -3,12 +3,12 @@ or Parquet. All need `analysis_app.view_dashboard` (the analysts role)."""
 
 import csv
 import io
-import json
 import tempfile
+from functools import wraps
 
 from django.contrib.auth.decorators import permission_required
-from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.db.models import Exists, OuterRef
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from runs_app.models import LLMModel, Response, Run
@@ -19,11 +19,11 @@ from . import dashboard, params
 from .tidy_query import answer_frames
 
 VIEW = "analysis_app.view_dashboard"
-PANEL_ORDER = ["rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals", "refusals_by_country",
-               "differences", "robustness"]
+PANEL_ORDER = ["rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
+               "refusals_by_country", "differences", "robustness"]
 
 
-def _choices(request, filters):
+def _choices(filters):
     actors = (Actor.objects.filter(code__in=set(FOCUS_ACTORS) | set(filters.actors))
               .order_by("code").values_list("code", "prompt_name"))
     return {
@@ -36,29 +36,39 @@ def _choices(request, filters):
     }
 
 
-def _bad(request, error):
+def _bad_page(request, error):
     return render(request, "analysis_app/dashboard.html", {"error": str(error)}, status=400)
 
 
+def _bad_text(request, error):
+    return HttpResponse(str(error), status=400, content_type="text/plain")
+
+
+def with_filters(bad=_bad_text):
+    """Parse the query into (filters, options) for the view; a bad parameter is a 400 that says which."""
+    def decorate(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            try:
+                filters, options = params.parse(request.GET)
+            except params.BadParameter as error:
+                return bad(request, error)
+            return view(request, filters, options, *args, **kwargs)
+        return wrapped
+    return decorate
+
+
 @permission_required(VIEW, raise_exception=True)
-def dashboard_page(request):
-    try:
-        filters, options = params.parse(request.GET)
-    except params.BadParameter as error:
-        return _bad(request, error)
+@with_filters(bad=_bad_page)
+def dashboard_page(request, filters, options):
     board = dashboard.build_cached(filters, fresh=request.GET.get("fresh") == "1", **options)
-    panels = []
-    for key in PANEL_ORDER:
-        panel = board.panels.get(key)
-        if panel is None:
-            continue
-        query = request.GET.copy()
-        panels.append({"key": key, "script_id": f"figure-data-{key}", "title": panel.title, "note": panel.note,
-                       "figure": figure_json(panel.figure) if panel.figure else None,
-                       "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
-                       "total_rows": len(panel.table), "csv": f"{key}.csv?{query.urlencode()}"})
-    context = {"board": board, "panels": panels, "selected": _selected(request), "query": request.GET.urlencode(),
-               **_choices(request, filters)}
+    query = request.GET.urlencode()
+    panels = [{"key": key, "script_id": f"figure-data-{key}", "title": panel.title, "note": panel.note,
+               "figure": panel.figure, "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
+               "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
+              for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
+    context = {"board": board, "panels": panels, "selected": _selected(filters, options), "query": query,
+               **_choices(filters)}
     return render(request, "analysis_app/dashboard.html", context)
 
 
@@ -66,26 +76,24 @@ DISPLAY_ROWS = 200
 
 
 def _display_rows(table):
-    rows = []
-    for record in table.head(DISPLAY_ROWS).itertuples(index=False):
-        rows.append([_cell(value) for value in record])
-    return rows
+    return [[_cell(value) for value in record] for record in table.head(DISPLAY_ROWS).itertuples(index=False)]
 
 
 def _cell(value):
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
     if isinstance(value, float):
-        return "—" if value != value else f"{value:.3f}"
-    if isinstance(value, (bool,)) or value is None:
-        return "—" if value is None else ("yes" if value else "no")
+        return f"{value:.3f}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return value
 
 
-def _selected(request):
-    get = request.GET
-    return {"run": get.getlist("run"), "model": get.getlist("model"), "domain": get.getlist("domain"),
-            "choices": get.getlist("choices"), "actor": [a.upper() for a in get.getlist("actor")],
-            "focus": get.get("focus") in ("1", "on", "true"), "iterations": get.get("iterations", "1000"),
-            "category": get.get("category", ""), "heatmap_model": get.get("heatmap_model", "")}
+def _selected(filters, options):
+    """The form's state, from the parsed filters (the template compares strings)."""
+    return {"run": [str(r) for r in filters.runs], "model": list(filters.models), "domain": list(filters.domains),
+            "choices": [str(c) for c in filters.choice_counts], "actor": list(filters.actors),
+            "focus": filters.focus_complete, "iterations": options["iterations"]}
 
 
 def _csv_response(table, name):
@@ -97,11 +105,8 @@ def _csv_response(table, name):
 
 
 @permission_required(VIEW, raise_exception=True)
-def panel_csv(request, key):
-    try:
-        filters, options = params.parse(request.GET)
-    except params.BadParameter as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
+@with_filters()
+def panel_csv(request, filters, options, key):
     if key not in PANEL_ORDER:
         return HttpResponse(f"no panel {key}", status=404, content_type="text/plain")
     board = dashboard.build_cached(filters, **options)
@@ -117,12 +122,8 @@ class _Echo:
 
 
 @permission_required(VIEW, raise_exception=True)
-def answers_csv(request):
-    try:
-        filters, _ = params.parse(request.GET)
-    except params.BadParameter as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
-
+@with_filters()
+def answers_csv(request, filters, options):
     def rows():
         writer = csv.writer(_Echo())
         header = True
@@ -141,14 +142,10 @@ def answers_csv(request):
 
 
 @permission_required(VIEW, raise_exception=True)
-def answers_parquet(request):
-    import pyarrow as pa
+@with_filters()
+def answers_parquet(request, filters, options):
+    import pyarrow as pa  # imported on use: pyarrow is heavy and only this download needs it
     import pyarrow.parquet as pq
-
-    try:
-        filters, _ = params.parse(request.GET)
-    except params.BadParameter as error:
-        return HttpResponse(str(error), status=400, content_type="text/plain")
     handle = tempfile.TemporaryFile()
     writer = None
     for frame in answer_frames(filters):
@@ -163,14 +160,3 @@ def answers_parquet(request):
     handle.seek(0)
     return FileResponse(handle, as_attachment=True, filename="cfpd-answers.parquet",
                         content_type="application/vnd.apache.parquet")
-
-
-def figure_json(figure):
-    """A plotly figure as plain JSON for `json_script` (which escapes it for a script tag)."""
-    return json.loads(json.dumps(figure, default=_plain))
-
-
-def _plain(value):
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    raise TypeError(f"cannot serialise {type(value).__name__}")

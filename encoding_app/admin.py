@@ -1,5 +1,7 @@
 from django.contrib import admin
 
+from cfpd_site.admin_tools import ReadOnlyAdminMixin
+
 from .models import Code, CodingPolicy
 
 
@@ -17,19 +19,10 @@ class CodingPolicyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Code)
-class CodeAdmin(admin.ModelAdmin):
+class CodeAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """The history of codes, read-only: codes change only through the coding service."""
 
     list_display = ["response", "code", "source", "rule", "coder", "is_current", "undone_at", "created_at"]
     list_filter = ["source", "is_current", "rule"]
     search_fields = ["response__question__key", "coder__username", "note"]
     list_select_related = ["response", "coder"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

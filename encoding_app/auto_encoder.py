@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-LETTERS = "ABCDEFGH"
+from scenarios_app.prompting import LETTERS
 
 
 @dataclass(frozen=True)

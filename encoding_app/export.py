@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 from .models import Code
-from .reports import coded_responses, coding_state
+from .reports import coded_responses
 
 COLUMNS = ["question_key", "model", "repeat", "code", "source", "rule", "run"]
 HISTORY_COLUMNS = COLUMNS + ["coder", "note", "created_at", "current", "undone_at"]
@@ -18,13 +18,11 @@ def current_rows(responses=None):
     responses = responses if responses is not None else coded_responses()
     rules = dict(Code.objects.filter(is_current=True, response__in=responses).values_list("response_id", "rule")
                  .iterator(chunk_size=CHUNK))
-    unresolved = set(responses.filter(code="").annotate(state=coding_state()).filter(state="unresolved")
-                     .values_list("pk", flat=True).iterator(chunk_size=CHUNK))
     rows = (responses.order_by("run_id", "question__key", "model__name", "repeat")
             .values_list("pk", "question__key", "model__name", "repeat", "code", "code_source", "run_id"))
     for pk, key, model, repeat, code, source, run in rows.iterator(chunk_size=CHUNK):
-        if not code:
-            code, source = ("unresolved" if pk in unresolved else "missing"), ""
+        if not code:  # the response's code_source says why: unresolved, or missing
+            code, source = ("unresolved" if source == "unresolved" else "missing"), ""
         yield [key, model, repeat, code, source, rules.get(pk, ""), run]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from scenarios_app.prompting import LETTERS
+
 FRAGMENT_WORDS = 4  # this many consecutive words of an option's text count as quoting it
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -67,7 +69,7 @@ def _merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
 def highlight(answer: str, options: list[str], letters: str | None = None) -> list[Segment]:
     """Split `answer` into segments; `options` in the order they were presented, lettered
     `letters` (default A, B, C…)."""
-    letters = letters or "ABCDEFGH"[: len(options)]
+    letters = letters or LETTERS[: len(options)]
     marks = [(s, e, "option", letter) for s, e, letter in _fragment_spans(answer, options, letters)]
     for start, end, letter in _letter_spans(answer, letters):
         if not any(s <= start < e for s, e, _, _ in marks):

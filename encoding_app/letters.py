@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-LETTERS = "ABCDEFGH"
+from scenarios_app.prompting import LETTERS
 REFUSAL = "R"
 
 

@@ -25,14 +25,7 @@ NOT_ANSWERED = Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
 
 def coded_responses(filters: Filters = Filters()):
     """Responses to questions with options (free-text questions are not coded)."""
-    responses = Response.objects.filter(question__choice_count__gt=0)
-    if filters.run:
-        responses = responses.filter(run_id=filters.run)
-    if filters.model:
-        responses = responses.filter(model_id=filters.model)
-    if filters.domain:
-        responses = responses.filter(question__domain__slug=filters.domain)
-    return responses
+    return filters.apply(Response.objects.filter(question__choice_count__gt=0), to_response="")
 
 
 def coding_state():
@@ -76,9 +69,10 @@ def rule_shares(filters: Filters = Filters()) -> list[dict]:
                                              response__in=responses)
     for row in open_primary.values("reason").annotate(n=Count("id")):
         rows[("unresolved", row["reason"] or "unresolved")] += row["n"]
-    uncoded = responses.filter(code="").annotate(state=coding_state())
-    rows[("missing", "failed or empty")] += uncoded.filter(state="missing").count()
-    rows[("pending", "not answered yet")] += uncoded.filter(state="pending").count()
+    uncoded = dict(responses.filter(code="").annotate(state=coding_state()).values("state")
+                   .annotate(n=Count("id")).values_list("state", "n"))
+    rows[("missing", "failed or empty")] += uncoded.get("missing", 0)
+    rows[("pending", "not answered yet")] += uncoded.get("pending", 0)
     return [{"source": source, "label": STATE_LABELS.get(source, source), "rule": rule, "n": n,
              "share": n / total if total else 0, "percent": round(100 * n / total, 1) if total else 0}
             for (source, rule), n in sorted(rows.items(), key=lambda item: (STATES.index(item[0][0]), -item[1]))

@@ -25,7 +25,7 @@ from django.utils import timezone
 from runs_app.models import Response
 
 from . import auto_encoder
-from .letters import REFUSAL, canonical_code, picked
+from .letters import LETTERS, REFUSAL, canonical_code, picked
 from .models import Code, CodingPolicy, ReviewTask, Source
 
 Purpose = ReviewTask.Purpose
@@ -43,14 +43,15 @@ class Filters:
     model: int | None = None
     domain: str | None = None  # domain slug
 
-    def apply(self, tasks):
+    def apply(self, queryset, to_response: str = "response__"):
+        """Narrow a queryset of review tasks (or, with `to_response=""`, of responses)."""
         if self.run:
-            tasks = tasks.filter(response__run_id=self.run)
+            queryset = queryset.filter(**{f"{to_response}run_id": self.run})
         if self.model:
-            tasks = tasks.filter(response__model_id=self.model)
+            queryset = queryset.filter(**{f"{to_response}model_id": self.model})
         if self.domain:
-            tasks = tasks.filter(response__question__domain__slug=self.domain)
-        return tasks
+            queryset = queryset.filter(**{f"{to_response}question__domain__slug": self.domain})
+        return queryset
 
 
 # ---------------------------------------------------------------- what the reviewer sees
@@ -59,8 +60,8 @@ def presented_options(response: Response) -> list[dict]:
     """The options in the order the model saw them, with the letters it saw."""
     options = response.question.options
     order = response.option_order or list(range(len(options)))
-    return [{"letter": "ABCDEFGH"[i], "text": options[index]["text"], "category": options[index].get("category", ""),
-             "canonical": "ABCDEFGH"[index]} for i, index in enumerate(order)]
+    return [{"letter": LETTERS[i], "text": options[index]["text"], "category": options[index].get("category", ""),
+             "canonical": LETTERS[index]} for i, index in enumerate(order)]
 
 
 def automatic_encoding(response: Response) -> auto_encoder.Encoding:
@@ -176,11 +177,15 @@ def _lease_for(policy: CodingPolicy) -> timedelta:
     return timedelta(minutes=policy.lease_minutes)
 
 
+def _free_for(user, now) -> Q:
+    """Not held by anyone else: never leased, the lease ran out, or held by this user."""
+    return Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user)
+
+
 def _available(user, queue: str, filters: Filters, now):
     purposes = [Purpose.ADJUDICATION] if queue == "adjudication" else REVIEW_PURPOSES
     tasks = (ReviewTask.objects.filter(status=ReviewTask.Status.OPEN, purpose__in=purposes)
-             .filter(Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user))
-             .exclude(skipped_by=user))
+             .filter(_free_for(user, now)).exclude(skipped_by=user))
     if not (queue == "adjudication" and user.is_superuser):
         # Nobody codes an answer twice, and nobody adjudicates their own disagreement.
         coded = Code.objects.filter(coder=user, undone_at__isnull=True).values("response_id")
@@ -206,11 +211,11 @@ def next_task(user, queue: str = "review", filters: Filters = Filters()) -> Revi
             if task is None:
                 return None
             # Conditional: zero rows means someone took it between the read and here.
-            taken = (ReviewTask.objects.filter(pk=task.pk, status=ReviewTask.Status.OPEN)
-                     .filter(Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user))
-                     .update(leased_by=user, lease_expires_at=now + _lease_for(policy)))
+            expires = now + _lease_for(policy)
+            taken = (ReviewTask.objects.filter(_free_for(user, now), pk=task.pk, status=ReviewTask.Status.OPEN)
+                     .update(leased_by=user, lease_expires_at=expires))
             if taken:
-                task.refresh_from_db()
+                task.leased_by, task.lease_expires_at = user, expires
                 return task
     return None
 
@@ -232,7 +237,7 @@ def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
     with transaction.atomic():
         task = _hold(task_id, user)
         response = Response.objects.select_for_update(of=("self",)).get(pk=task.response_id)
-        valid = "ABCDEFGH"[: len(response.question.options)] + REFUSAL
+        valid = LETTERS[: len(response.question.options)] + REFUSAL
         if len(letter) != 1 or letter not in valid:
             raise CodingError(f"{letter or 'an empty code'} is not one of {', '.join(valid)}")
         code = canonical_code(letter, response.option_order)

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from scenarios_app.prompting import LETTERS
+
 
 class LLMModel(models.Model):
     """A model as LiteLLM addresses it, with its sampling parameters and limits.
@@ -165,7 +167,7 @@ class Response(models.Model):
         """Canonical index of the option chosen in choice mode, or None."""
         if not self.chosen_letter:
             return None
-        index = "ABCDEFGH".index(self.chosen_letter)
+        index = LETTERS.index(self.chosen_letter)
         return self.option_order[index] if index < len(self.option_order) else None
 
 

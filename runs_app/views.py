@@ -205,31 +205,33 @@ def run_progress(request, pk):
     return JsonResponse(progress_payload(run))
 
 
+def _act_on_run(request, pk, workflow, refused: str, report):
+    """Cancel or resume: the service does it, the page says what happened or why not."""
+    run = get_object_or_404(Run, pk=pk)
+    try:
+        n = workflow(run)
+    except services.RunError as exc:
+        messages.error(request, f"{refused}: {exc}.")
+    else:
+        report(run, n)
+    return redirect("run-detail", pk=run.pk)
+
+
 @permission_required("runs_app.change_run", raise_exception=True)
 @require_POST
 def cancel(request, pk):
-    run = get_object_or_404(Run, pk=pk)
-    try:
-        n = services.cancel_run(run)
-    except services.RunError as exc:
-        messages.error(request, f"Not cancelled: {exc}.")
-    else:
-        messages.success(request, f"Run {run.pk} cancelled: {n} pending unit{'s' if n != 1 else ''} will not be "
-                                  "asked; calls already in flight finish and are kept.")
-    return redirect("run-detail", pk=run.pk)
+    return _act_on_run(request, pk, services.cancel_run, "Not cancelled", lambda run, n: messages.success(
+        request, f"Run {run.pk} cancelled: {n} pending unit{'s' if n != 1 else ''} will not be asked; calls "
+                 "already in flight finish and are kept."))
 
 
 @permission_required("runs_app.change_run", raise_exception=True)
 @require_POST
 def resume(request, pk):
-    run = get_object_or_404(Run, pk=pk)
-    try:
-        n = services.resume_run(run)
-    except services.RunError as exc:
-        messages.error(request, f"Not resumed: {exc}.")
-    else:
+    def report(run, n):
         if n:
             messages.success(request, f"Run {run.pk} resumed: {n} unit{'s' if n != 1 else ''} queued again.")
         else:
             messages.info(request, f"Run {run.pk} has nothing missing: every unit is done.")
-    return redirect("run-detail", pk=run.pk)
+
+    return _act_on_run(request, pk, services.resume_run, "Not resumed", report)

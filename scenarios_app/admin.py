@@ -10,6 +10,8 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from cfpd_site.admin_tools import ReadOnlyAdminMixin
+
 from . import services
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
 from .models import (
@@ -340,7 +342,7 @@ admin.site.register(CodifiedAction, list_display=["name", "domain"])
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["key", "domain", "choice_count", "variant", "qualified_actor"]
     list_filter = ["benchmark", "domain", "choice_count", "variant"]
     search_fields = ["key"]
@@ -348,15 +350,6 @@ class QuestionAdmin(admin.ModelAdmin):
     fields = ["key", "benchmark", "scenario", "variant", "domain", "actor_a", "actor_b", "qualified_actor",
               "choice_count", "prompt"]
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     @admin.display(description="Prompt (appendix A.4)")
     def prompt(self, question):
