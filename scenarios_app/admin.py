@@ -19,7 +19,7 @@ from .models import (
     ComparisonCategory, Domain, Question, ResponseOption, Scenario, ScenarioDyad, ScenarioReview, SubDimension,
 )
 from .prompting import chat_messages, render_transcript
-from .transfer import ImportFileError, detect_format, import_scenarios
+from .transfer import ImportFileError, decode_upload, detect_format, import_scenarios
 
 PREVIEW_DYADS = 3
 
@@ -248,11 +248,15 @@ class ScenarioAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                text = upload.read().decode("utf-8-sig")
+                text = decode_upload(upload.read())
                 report = import_scenarios(text, form.cleaned_data["benchmark"], detect_format(upload.name, text),
                                           dry_run=form.cleaned_data["dry_run"], author=request.user)
-            except (ImportFileError, UnicodeDecodeError) as exc:
-                form.add_error("file", f"{upload.name}: {exc}")
+            except ImportFileError as exc:
+                # A file that cannot be read at all: one message naming the file and the reason.
+                messages.error(request, f"{upload.name}: {exc}. Nothing was imported.")
+            else:
+                if not report.ok:
+                    messages.error(request, report.summary())
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
                    "report": report, "title": "Import scenarios"}
         return TemplateResponse(request, "admin/scenarios_app/scenario/import.html", context)

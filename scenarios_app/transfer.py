@@ -7,18 +7,19 @@ nothing and reports each bad row with its line number.
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from cfpd_site.csv_safety import SafeWriter
+
 from . import services
 from .notation import ActorSetText
 from .prompting import chat_messages, render_transcript
-from .table_format import TableError, TableRow, read_table, write_table
-from .validation import OptionSpec, Problem, ScenarioSpec
+from .table_format import TableError, TableRow, decode_text, read_table, write_table
+from .validation import OptionSpec, Problem, ScenarioSpec, check_benchmark_name, check_key
 from .models import Benchmark, Question, Scenario
 
 JSON_FORMAT = "cfpd-scenarios"
@@ -26,7 +27,9 @@ JSON_FORMAT_VERSION = 1
 
 
 class ImportFileError(ValueError):
-    """The file cannot be read at all (format, columns, JSON syntax)."""
+    """The file cannot be read at all (not text, format, columns, JSON syntax), or the
+    import cannot start (a benchmark name that is not a slug). The message starts
+    `file:` or `line N:` (or names the option at fault)."""
 
 
 @dataclass
@@ -69,28 +72,87 @@ class ImportReport:
         return f"{prefix}: {len(self.rows)} scenarios into {self.benchmark!r} ({done})"
 
 
+def _kind(value) -> str:
+    """A JSON value's type in words, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _spec_from_json(n: int, item) -> tuple[ScenarioSpec, list[Problem]]:
+    """One entry of a JSON export as a spec, with a problem for every value of the wrong type."""
+    problems: list[Problem] = []
+    if not isinstance(item, dict):
+        empty = ScenarioSpec(key=f"#{n}", domain=None, comparison=None, template="", options=[], qualified_actor=None)
+        return empty, [Problem("scenario", f"is {_kind(item)}; each entry of \"scenarios\" must be an object with "
+                                           "key, domain, comparison, template, options and dyads")]
+
+    def text(obj: dict, name: str, where: str, required: bool = True) -> str | None:
+        value = obj.get(name)
+        if value is None:
+            if required:
+                problems.append(Problem(where, "is missing; write it as a string"))
+            return None if not required else ""
+        if not isinstance(value, str):
+            problems.append(Problem(where, f"is {_kind(value)}; write it as a string"))
+            return None if not required else ""
+        return value
+
+    key = text(item, "key", "key")
+    options = []
+    raw_options = item.get("options")
+    if not isinstance(raw_options, list):
+        problems.append(Problem("options", f"is {_kind(raw_options)}; write a list of {{\"text\", \"category\"}} objects"))
+    else:
+        for i, option in enumerate(raw_options, start=1):
+            if not isinstance(option, dict):
+                problems.append(Problem(f"options[{i}]", f"is {_kind(option)}; write {{\"text\": ..., \"category\": ...}}"))
+                continue
+            options.append(OptionSpec(text(option, "text", f"options[{i}].text") or "",
+                                      text(option, "category", f"options[{i}].category", required=False)))
+    dyads = []
+    raw_dyads = item.get("dyads", [])
+    if not isinstance(raw_dyads, list):
+        problems.append(Problem("dyads", f"is {_kind(raw_dyads)}; write a list of pairs such as [\"CN\", \"RU\"]"))
+    else:
+        for i, pair in enumerate(raw_dyads, start=1):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(code, str) for code in pair)):
+                problems.append(Problem(f"dyads[{i}]", f"is {_kind(pair) if not isinstance(pair, list) else 'not two strings'}; "
+                                                       "write a pair of actor codes such as [\"CN\", \"RU\"]"))
+                continue
+            dyads.append((pair[0].strip().upper(), pair[1].strip().upper()))
+    spec = ScenarioSpec(
+        key=key or f"#{n}", domain=text(item, "domain", "domain"), comparison=text(item, "comparison", "comparison"),
+        template=text(item, "template", "template") or "", options=options,
+        qualified_actor=text(item, "qualified_actor", "qualified_actor", required=False),
+        dyads=dyads, notes=text(item, "notes", "notes", required=False) or "",
+    )
+    return spec, problems
+
+
 def _rows_from_json(text: str) -> list[TableRow]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportFileError(f"line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ImportFileError("file: the JSON is nested too deeply to be a scenario export") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ImportFileError(f"file: not a readable JSON file ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
-        raise ImportFileError(f'not a scenario export: expected {{"format": "{JSON_FORMAT}", "scenarios": [...]}}')
+        raise ImportFileError(f'file: not a scenario export: expected {{"format": "{JSON_FORMAT}", "scenarios": [...]}}')
+    scenarios = document.get("scenarios")
+    if not isinstance(scenarios, list):
+        raise ImportFileError(f'file: "scenarios" is {_kind(scenarios)}; it must be a list of scenario objects')
     rows = []
-    for n, item in enumerate(document.get("scenarios", []), start=1):
-        problems = []
-        try:
-            spec = ScenarioSpec(
-                key=item["key"], domain=item["domain"], comparison=item["comparison"], template=item["template"],
-                options=[OptionSpec(o["text"], o.get("category")) for o in item["options"]],
-                qualified_actor=item.get("qualified_actor"),
-                dyads=[(a.upper(), b.upper()) for a, b in item.get("dyads", [])],
-                notes=item.get("notes", ""),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            spec = ScenarioSpec(key=str(item.get("key", f"#{n}")) if isinstance(item, dict) else f"#{n}",
-                                domain=None, comparison=None, template="", options=[], qualified_actor=None)
-            problems.append(Problem("scenario", f"malformed entry ({exc.__class__.__name__}: {exc})"))
+    for n, item in enumerate(scenarios, start=1):
+        spec, problems = _spec_from_json(n, item)
         rows.append(TableRow(line=n, spec=spec, actor_set=ActorSetText(pairs=list(spec.dyads)), problems=problems))
     return rows
 
@@ -102,8 +164,6 @@ def read_scenarios(text: str, fmt: str, taxonomy) -> list[TableRow]:
         return read_table(text, taxonomy)
     except TableError as exc:
         raise ImportFileError(str(exc)) from None
-    except csv.Error as exc:
-        raise ImportFileError(f"not a readable CSV file: {exc}") from None
 
 
 def detect_format(name: str, text: str) -> str:
@@ -113,6 +173,9 @@ def detect_format(name: str, text: str) -> str:
 def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv", dry_run: bool = False,
                      author=None) -> ImportReport:
     """Check every row, then (unless a dry run or any row is bad) write them all at once."""
+    name_problems = check_benchmark_name(benchmark_name)
+    if name_problems:
+        raise ImportFileError(f"--benchmark {benchmark_name!r}: {name_problems[0].message}")
     taxonomy = services.taxonomy_from_db()
     rows = read_scenarios(text, fmt, taxonomy)
     report = ImportReport(benchmark=benchmark_name, dry_run=dry_run, rows=rows)
@@ -122,6 +185,8 @@ def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv
         pairs, set_problems = services.resolve_actor_set(row.actor_set)
         row.spec.dyads = pairs
         row.problems += set_problems
+        if not any(problem.field.lower() == "key" for problem in row.problems):
+            row.problems += check_key(row.spec.key)
         if not row.problems:
             row.problems += services.validate_spec(row.spec, taxonomy, known)
         if row.spec.key in seen_keys:
@@ -198,7 +263,7 @@ def export_questions(out, benchmark: Benchmark | None = None) -> int:
     `question_key` is stable across exports: answers collected outside the tool come
     back by it. `prompt` is the exact A.4 transcript (system and user turns).
     """
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeWriter(out, lineterminator="\n")  # prompts and options are free text: no formulas
     writer.writerow(QUESTION_COLUMNS)
     questions = Question.objects.filter(scenario__is_current=True)
     if benchmark is not None:
@@ -224,7 +289,17 @@ def default_author():
     return users.objects.filter(is_superuser=True).order_by("pk").first()
 
 
+def decode_upload(data: bytes) -> str:
+    """The text of an uploaded or read file; ImportFileError when it is not UTF-8 text."""
+    try:
+        return decode_text(data)
+    except TableError as exc:
+        raise ImportFileError(str(exc)) from None
+
+
 def read_text(path: str) -> str:
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        return handle.read()
+    """The text of the file at `path` (OSError when it cannot be opened; ImportFileError
+    when it is not UTF-8 text: binary, UTF-16, empty)."""
+    with open(path, "rb") as handle:
+        return decode_upload(handle.read())
 

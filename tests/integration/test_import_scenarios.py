@@ -185,7 +185,8 @@ def test_json_import_reports_malformed_entries(tmp_path):
     out = StringIO()
     with pytest.raises(CommandError):
         call_command("import_scenarios", path, stdout=out)
-    assert "line 1 (x): scenario: malformed entry (KeyError" in out.getvalue()
+    assert "line 1 (x): comparison: is missing; write it as a string" in out.getvalue()
+    assert "line 1 (x): options: is null" in out.getvalue()
 
 
 def test_a_missing_file_is_a_clear_error():

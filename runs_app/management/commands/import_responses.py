@@ -1,14 +1,71 @@
 """`import_responses PATH`: answers collected outside the tool (CSV question_key, model, repeat, output)."""
 
+import re
+
 from django.core.management.base import BaseCommand, CommandError
 
-from runs_app.services import import_responses
-from scenarios_app.transfer import read_text
+from runs_app.models import LLMModel
+from runs_app.services import IMPORT_COLUMNS, import_responses
+from scenarios_app.table_format import TableError, read_records
+from scenarios_app.transfer import ImportFileError, read_text
+from scenarios_app.validation import slug_problem
+
+# A repeat is the index of one of a run's repeated askings; no run repeats a question
+# a thousand times, and a larger number is a shifted column or a typo.
+MAX_REPEATS = 1000
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def model_name_problem(name: str, registered: set[str]) -> str | None:
+    """Why `name` cannot become a registered model's name, or None. The name is the
+    LLMModel.name (a slug: letters, digits, - and _, at most 80), not a LiteLLM string:
+    `gpt-4o`, `claude-web`, `llama-3_1-8b`. Names already registered are accepted as they are."""
+    if name in registered or not name:  # an empty model is the service's "required" problem
+        return None
+    problem = slug_problem(name, LLMModel._meta.get_field("name").max_length)
+    return f"model {problem}" if problem else None
+
+
+def repeat_problem(value: str) -> str | None:
+    """Repeats the service would store but no run has: beyond MAX_REPEATS, or not written
+    with the digits 0-9 (`1_000`, `+3`, `٣`). Other bad repeats are the service's to report."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        return None
+    if not _DIGITS.fullmatch(value) or not 0 <= number < MAX_REPEATS:
+        return f"repeat {value[:20]!r} must be a whole number from 0 to {MAX_REPEATS - 1}, written with digits 0-9"
+    return None
+
+
+def check_answer_file(text: str) -> list[str]:
+    """What the service does not check itself: a CSV that cannot be read, rows that do not
+    fit the header, model names that cannot be registered, repeats out of range."""
+    try:
+        columns, records = read_records(text)
+    except TableError as exc:
+        return [str(exc)]
+    if any(c not in columns for c in IMPORT_COLUMNS):
+        return []  # the service names the missing columns
+    registered = set(LLMModel.objects.values_list("name", flat=True))
+    problems = []
+    for record in records:
+        shape = record.shape_problem(columns, IMPORT_COLUMNS[:3])
+        found = [shape] if shape else [model_name_problem(record.cells["model"].strip(), registered),
+                                       repeat_problem(record.cells["repeat"])]
+        problems += [f"line {record.line}: {problem}" for problem in found if problem]
+    return problems
 
 
 class Command(BaseCommand):
-    help = ("Import answers produced elsewhere, keyed as export_questions writes them. Atomic: any bad row and "
-            "nothing is written. A model name not yet registered becomes an external model that is never called.")
+    help = ("Import answers produced elsewhere (UTF-8 CSV: question_key, model, repeat, output), keyed as "
+            "export_questions writes them. Atomic: any bad row and nothing is written; every bad row is reported. "
+            "A model name not yet registered becomes an external model that is never called: it must be a slug "
+            "(letters, digits, - and _, at most 80 characters); repeats run from 0 to "
+            f"{MAX_REPEATS - 1}.")
 
     def add_arguments(self, parser):
         parser.add_argument("path")
@@ -18,10 +75,17 @@ class Command(BaseCommand):
             text = read_text(path)
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
-        result = import_responses(text)
-        if result.problems:
-            for problem in result.problems:
+        except ImportFileError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        problems = check_answer_file(text)
+        result = None
+        if not problems:
+            result = import_responses(text)
+            # Whole-file problems ("the file has no answers") read as the other importers' do.
+            problems = [p if p.startswith(("line ", "file:")) else f"file: {p}" for p in result.problems]
+        if problems:
+            for problem in problems:
                 self.stdout.write(f"{path}: {problem}")
-            raise CommandError(f"{len(result.problems)} problem(s); nothing was imported")
+            raise CommandError(f"{len(problems)} problem(s); nothing was imported")
         self.stdout.write(self.style.SUCCESS(
             f"imported {result.created} answers as run {result.run.pk} ({result.run.benchmark.name})"))

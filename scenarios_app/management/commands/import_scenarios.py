@@ -4,23 +4,25 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from scenarios_app.transfer import ImportFileError, default_author, detect_format, import_scenarios, read_text
+from scenarios_app.validation import check_benchmark_name
 
 
 class Command(BaseCommand):
-    help = "Import scenarios from the paper's Table 3 CSV or from a JSON export. Nothing is written if any row is bad."
+    help = ("Import scenarios from the paper's Table 3 CSV or from a JSON export (UTF-8). Nothing is written if any "
+            "row is bad; every bad row is reported as 'line N: reason'.")
 
     def add_arguments(self, parser):
         parser.add_argument("path")
-        parser.add_argument("--benchmark", default="default", help="Benchmark to fill (created if missing).")
+        parser.add_argument("--benchmark", default="default",
+                            help="Benchmark to fill (created if missing): a slug of at most 64 letters, digits, - "
+                                 "and _.")
         parser.add_argument("--dry-run", action="store_true", help="Check and show every inference; write nothing.")
         parser.add_argument("--format", choices=["csv", "json"], help="Default: from the file name or content.")
         parser.add_argument("--author", help="Username recorded as the author of new scenarios (default: first admin).")
 
     def handle(self, *args, path, benchmark, dry_run, format, author, **options):
-        try:
-            text = read_text(path)
-        except OSError as exc:
-            raise CommandError(f"{path}: {exc.strerror}") from None
+        for problem in check_benchmark_name(benchmark):
+            raise CommandError(f"--benchmark {benchmark!r}: {problem.message}")
         if author:
             user = get_user_model().objects.filter(username=author).first()
             if user is None:
@@ -28,8 +30,11 @@ class Command(BaseCommand):
         else:
             user = default_author()
         try:
+            text = read_text(path)
             report = import_scenarios(text, benchmark, format or detect_format(path, text), dry_run=dry_run,
                                       author=user)
+        except OSError as exc:
+            raise CommandError(f"{path}: {exc.strerror}") from None
         except ImportFileError as exc:
             raise CommandError(f"{path}: {exc}") from None
         for line in report.lines():
