@@ -17,9 +17,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from analysis_app import metrics
-from analysis_app.tidy_query import AnalysisFilter, tidy_counts, tidy_with_categories
+from analysis_app.tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
 from encoding_app.models import Code, ReviewTask
-from runs_app.models import Response
+from runs_app.models import Response, Run
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
 ITERATIONS = 1000
@@ -37,6 +37,12 @@ class Panel:
     figure: dict | None = None
     note: str = ""
 
+    def __post_init__(self):
+        # A caption passed where the figure belongs once left two panels blank and lost
+        # their notes: a figure is plotly's JSON or nothing.
+        if self.figure is not None and not (isinstance(self.figure, dict) and "data" in self.figure):
+            raise TypeError(f"panel {self.key}: figure must be a plotly figure dict, got {type(self.figure).__name__}")
+
 
 @dataclass
 class Dashboard:
@@ -50,6 +56,8 @@ class Dashboard:
     category: str = ""
     heatmap_model: str = ""
     models: list[str] = field(default_factory=list)
+    # Earlier launches of a selection left out because no run was picked (`latest_launches`).
+    superseded: list[Superseded] = field(default_factory=list)
     computed_at: datetime = field(default_factory=timezone.now)
     cached: bool = False
 
@@ -65,25 +73,89 @@ def _plain(fig: go.Figure) -> dict:
 
 
 def _layout(title, **extra):
-    return {"title": {"text": title, "font": {"size": 14}}, "margin": {"l": 50, "r": 20, "t": 40, "b": 80},
-            "legend": {"orientation": "h", "y": -0.25}, "height": 380, "template": "plotly_white", **extra}
+    layout = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left"},
+              "margin": {"l": 60, "r": 20, "t": 70, "b": 40},
+              "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
+              "xaxis": {"automargin": True}, "yaxis": {"automargin": True},
+              "height": 400, "template": "plotly_white"}
+    for key, value in extra.items():
+        layout[key] = {**layout[key], **value} if isinstance(layout.get(key), dict) else value
+    return layout
 
 
 def _colour(models):
     return {model: PALETTE[i % len(PALETTE)] for i, model in enumerate(sorted(models))}
 
 
+def _form(rows):
+    """'Escalation (2) · Use of force': a domain form and category, the x of most charts."""
+    return [f"{d} ({c}) · {cat}" for d, c, cat in zip(rows["domain"], rows["choice_count"], rows["category"])]
+
+
+def _upper(values, floor=0.05):
+    """Top of a rate axis that starts at 0: a fifth above the largest value, so that small
+    rates (refusals of a few percent) are visible rather than flat on a 0-100 % axis."""
+    top = pd.Series(values, dtype=float).max()
+    return max(floor, float(top) * 1.2) if pd.notna(top) else 1.0
+
+
+RATE_AXIS = {"range": [0, 1.05], "tickformat": ".0%"}
+
+
 def rates_figure(table: pd.DataFrame, colours) -> dict:
     """Figure 5: normalised rate by domain form and category, one bar per model, CI bars."""
     fig = go.Figure()
     for model, rows in table.groupby("model", sort=True):
-        x = [f"{d} ({c}) · {cat}" for d, c, cat in zip(rows["domain"], rows["choice_count"], rows["category"])]
-        fig.add_bar(name=model, x=x, y=rows["rate"], marker_color=colours[model],
+        fig.add_bar(name=model, x=_form(rows), y=rows["rate"], marker_color=colours[model],
                     error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
                              "arrayminus": rows["rate"] - rows["ci_low"]})
     fig.update_layout(**_layout("Normalised response rate with 95% bootstrap CI", barmode="group",
-                                yaxis={"range": [0, 1], "tickformat": ".0%"}, height=520,
-                                margin={"l": 50, "r": 20, "t": 40, "b": 200}, legend={"orientation": "h", "y": 1.08}))
+                                yaxis=RATE_AXIS, height=520))
+    return _plain(fig)
+
+
+def _headlines(table: pd.DataFrame, category: str) -> dict[str, str]:
+    """Per domain the category its charts show: the one picked when the domain offers it,
+    else the domain's headline (HEADLINE), else its first."""
+    offered = table.groupby("domain")["category"].agg(lambda c: sorted(set(c))).to_dict()
+    return {domain: category if category in cats else next((h for h in HEADLINE if h in cats), cats[0])
+            for domain, cats in offered.items()}
+
+
+def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
+    """Each codified action's rate of its domain's headline category, one bar per model."""
+    shown = _headlines(table, category)
+    rows = table[table["category"] == table["domain"].map(shown)]
+    fig = go.Figure()
+    for model, part in rows.groupby("model", sort=True):
+        fig.add_bar(name=model, x=[f"{a} ({d}, {c}) · {cat}" for a, d, c, cat in
+                                   zip(part["action"], part["domain"], part["choice_count"], part["category"])],
+                    y=part["rate"], marker_color=colours[model])
+    fig.update_layout(**_layout("Rate of each domain's headline category by codified action", barmode="group",
+                                yaxis=RATE_AXIS, height=520))
+    return _plain(fig)
+
+
+def repeats_figure(table: pd.DataFrame, colours) -> dict:
+    fig = go.Figure()
+    for model, rows in table.groupby("model", sort=True):
+        fig.add_bar(name=model, x=_form(rows), y=rows["mean"], marker_color=colours[model],
+                    error_y={"type": "data", "array": rows["sd"].fillna(0)},
+                    customdata=rows["n_repeats"], hovertemplate="%{x}: %{y:.1%} (%{customdata} repeats)")
+    fig.update_layout(**_layout("Mean rate across repeats, ± one standard deviation", barmode="group",
+                                yaxis=RATE_AXIS, height=480))
+    return _plain(fig)
+
+
+def repeat_rates_figure(table: pd.DataFrame, colours) -> dict:
+    """Each sampling pass (run, repeat) as a dot: the spread the sd summarises."""
+    fig = go.Figure()
+    for model, rows in table.groupby("model", sort=True):
+        fig.add_scatter(name=model, x=_form(rows), y=rows["rate"], mode="markers", marker_color=colours[model],
+                        marker={"size": 8, "opacity": 0.7},
+                        customdata=[f"run {r}, repeat {p}" for r, p in zip(rows["run"], rows["repeat"])],
+                        hovertemplate="%{x}<br>%{customdata}: %{y:.1%}")
+    fig.update_layout(**_layout("Each repeat's rate (one dot per run and repeat)", yaxis=RATE_AXIS, height=480))
     return _plain(fig)
 
 
@@ -93,18 +165,25 @@ def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
     for model, part in rows.groupby("model", sort=True):
         x = [f"{a} · {d} ({c})" for a, d, c in zip(part["qualified_actor"], part["domain"], part["choice_count"])]
         fig.add_bar(name=model, x=x, y=part["rate"], marker_color=colours[model])
-    fig.update_layout(**_layout(f"“{category}” by qualified actor", barmode="group",
-                                yaxis={"range": [0, 1], "tickformat": ".0%"}, height=460,
-                                margin={"l": 50, "r": 20, "t": 40, "b": 150}, legend={"orientation": "h", "y": 1.1}))
+    fig.update_layout(**_layout(f"“{category}” by qualified actor", barmode="group", yaxis=RATE_AXIS, height=460))
     return _plain(fig)
 
 
 def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
+    """The colour scale spans the data's own range (a fixed 0-1 scale left every cell of a
+    typical table near-white); each cell also prints its rate."""
     grid = table.pivot_table(index="qualified_actor", columns="opposing_actor", values="rate", aggfunc="mean")
-    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=0, zmax=1,
-                               colorscale="Blues", hovertemplate="%{y} vs %{x}: %{z:.0%}<extra></extra>"))
+    low, high = float(pd.Series(grid.to_numpy().ravel()).min()), float(pd.Series(grid.to_numpy().ravel()).max())
+    if high - low < 0.01:
+        low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
+    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=low, zmax=high,
+                               colorscale="Viridis", texttemplate="%{z:.0%}", textfont={"size": 10},
+                               colorbar={"tickformat": ".0%"}, xgap=1, ygap=1,
+                               hovertemplate="%{y} vs %{x}: %{z:.0%}<extra></extra>"))
     fig.update_layout(**_layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
-                                height=max(320, 28 * len(grid.index) + 120)))
+                                height=max(320, 28 * len(grid.index) + 140),
+                                xaxis={"title": {"text": "opposing actor"}, "side": "bottom"},
+                                yaxis={"title": {"text": "qualified actor"}, "autorange": "reversed"}))
     return _plain(fig)
 
 
@@ -113,15 +192,63 @@ def entropy_figure(table: pd.DataFrame, colours) -> dict:
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=[f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])],
                     y=rows["entropy"], marker_color=colours[model])
-    fig.update_layout(**_layout("Mean entropy per scenario (bits, refusals removed)", barmode="group"))
+    fig.update_layout(**_layout("Mean entropy per scenario (bits, refusals removed)", barmode="group",
+                                yaxis={"range": [0, _upper(table["entropy"], floor=0.1)]}))
     return _plain(fig)
 
 
-def refusal_figure(table: pd.DataFrame, colours) -> dict:
+def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict:
+    """Refusal rates are a few percent: the axis runs from 0 to a fifth above the largest."""
     fig = go.Figure()
     for model, rows in table.groupby("model", sort=True):
-        fig.add_bar(name=model, x=rows["domain"], y=rows["refusal_rate"], marker_color=colours[model])
-    fig.update_layout(**_layout("Refusal rate by domain", barmode="group", yaxis={"tickformat": ".0%"}))
+        fig.add_bar(name=model, x=rows[by], y=rows["refusal_rate"], marker_color=colours[model],
+                    text=rows["refusal_rate"], texttemplate="%{y:.1%}", textposition="outside", cliponaxis=False)
+    fig.update_layout(**_layout(title, barmode="group",
+                                yaxis={"range": [0, _upper(table["refusal_rate"])], "tickformat": ".1%"}))
+    return _plain(fig)
+
+
+def differences_figure(table: pd.DataFrame) -> dict:
+    """Mean paired difference (model A − model B) with its bootstrap CI, one trace per pair;
+    a filled marker where Holm's correction keeps the difference significant."""
+    fig = go.Figure()
+    for i, ((a, b), rows) in enumerate(table.groupby(["model_a", "model_b"], sort=True)):
+        significant = rows["significant"].astype(bool)
+        fig.add_scatter(
+            name=f"{a} − {b}", x=_form(rows), y=rows["diff"], mode="markers",
+            marker={"color": PALETTE[i % len(PALETTE)], "size": 9, "line": {"width": 1.5},
+                    "symbol": ["circle" if s else "circle-open" for s in significant]},
+            error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
+                     "arrayminus": rows["diff"] - rows["ci_low"]},
+            customdata=rows["p_adjusted"], hovertemplate="%{x}: %{y:+.1%} (Holm p = %{customdata:.3f})")
+    fig.add_hline(y=0, line={"color": "#888", "width": 1})
+    top = max(0.05, float(table[["ci_low", "ci_high"]].abs().max().max()) * 1.15)
+    fig.update_layout(**_layout("Paired difference of rates (model A − model B), 95% CI; filled: significant "
+                                "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=520))
+    return _plain(fig)
+
+
+def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
+    """Rate on all scenarios (x) against the rate on the focus-complete ones (y), a dot per
+    model, domain form and category: dots on the diagonal are robust to the subset."""
+    keys = ["model", "domain", "choice_count", "category"]
+    both = (table[table["subset"] == "all"].merge(table[table["subset"] == "focus-complete"], on=keys,
+                                                   suffixes=("_all", "_focus")))
+    if both.empty:
+        return None
+    fig = go.Figure()
+    fig.add_scatter(name="same rate", x=[0, 1], y=[0, 1], mode="lines", line={"color": "#aaa", "dash": "dot"},
+                    hoverinfo="skip")
+    for model, rows in both.groupby("model", sort=True):
+        fig.add_scatter(name=model, x=rows["rate_all"], y=rows["rate_focus"], mode="markers",
+                        marker={"color": colours[model], "size": 9, "opacity": 0.8}, text=_form(rows),
+                        hovertemplate="%{text}<br>all: %{x:.1%} · focus-complete: %{y:.1%}")
+    fig.update_layout(**_layout("Rate on every scenario against the focus-complete scenarios",
+                                xaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
+                                       "title": {"text": "all scenarios"}},
+                                yaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
+                                       "title": {"text": "scenarios asked for all five focus actors"}},
+                                height=460))
     return _plain(fig)
 
 
@@ -139,7 +266,9 @@ def data_version() -> tuple:
     the primary keys: instant). Changes that add no row (a failed call, an undo) show within
     `CACHE_SECONDS`."""
     return (Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
-            ReviewTask.objects.aggregate(m=Max("pk"))["m"])
+            ReviewTask.objects.aggregate(m=Max("pk"))["m"],
+            # which launch of a selection is the newest finished one (`latest_launches`)
+            Run.objects.aggregate(m=Max("pk"), f=Max("finished_at")).values())
 
 
 def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Dashboard:
@@ -158,10 +287,13 @@ def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Das
 
 def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, category: str = "",
           heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
-    """Every panel for `filters` (or only those named in `panels`)."""
+    """Every panel for `filters` (or only those named in `panels`). With no run picked,
+    earlier launches of the same selection are left out (`latest_launches`)."""
     started = time.perf_counter()
+    filters, superseded = latest_launches(filters)
     main = tidy_with_categories(filters, by_repeat=True, by_actor=False)
-    board = Dashboard(filters=filters, coverage=main.coverage, iterations=iterations, seed=seed)
+    board = Dashboard(filters=filters, coverage=main.coverage, iterations=iterations, seed=seed,
+                      superseded=superseded)
     tidy, sets = main.table, main.categories
     shown_actors = list(filters.actors) or FOCUS_ACTORS
     # Per-country figures and the robustness check need actors: a second, narrower count
@@ -183,67 +315,73 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     board.categories = sorted({c for categories in sets.values() for c in categories})
     board.category = _pick(category, board.categories, HEADLINE)
 
+    def add(key, title, table, figure=None, note=""):
+        board.panels[key] = Panel(key=key, title=title, table=table,
+                                  figure=figure(table) if figure is not None and len(table) else None, note=note)
+
     if "rates" in wanted:
-        rates = metrics.preference_table(tidy, iterations, seed, sets)
-        board.panels["rates"] = Panel("rates", "Model comparison by domain", rates, rates_figure(rates, colours),
-                                      f"Scenario-normalised rates (3.6); 95% percentile bootstrap over scenarios, "
-                                      f"{iterations} iterations, seed {seed}.")
+        add("rates", "Model comparison by domain", metrics.preference_table(tidy, iterations, seed, sets),
+            lambda t: rates_figure(t, colours),
+            f"Scenario-normalised rates (3.6); 95% percentile bootstrap over scenarios, {iterations} iterations, "
+            f"seed {seed}.")
     if "actions" in wanted:
-        board.panels["actions"] = Panel("actions", "Breakdown by codified action", metrics.action_rates(tidy, sets))
+        add("actions", "Breakdown by codified action", metrics.action_rates(tidy, sets),
+            lambda t: actions_figure(t, board.category, colours),
+            "Normalised rates per codified action of the comparisons (Alliance Dynamics comparisons have none: "
+            "the comparison itself, e.g. “Balance vs Bandwagon”, stands in). The chart shows each domain's "
+            "headline category, or the category picked above; the table has them all.")
     if "repeats" in wanted:
         summary = metrics.repeat_summary(tidy, sets)
         if (summary["n_repeats"] > 1).any():
-            board.panels["repeats"] = Panel("repeats", "Repeated sampling: mean ± sd across repeats", summary,
-                                            note="Each repeat's normalised rate, then the mean and the sample "
-                                                 "standard deviation across repeats (as the paper reports for "
-                                                 "closed models).")
-            board.panels["repeat_rates"] = Panel("repeat_rates", "Each repeat's rates",
-                                                 metrics.repeat_rates(tidy, sets))
+            add("repeats", "Repeated sampling: mean ± sd across repeats", summary,
+                lambda t: repeats_figure(t, colours),
+                "Each repeat's normalised rate, then the mean and the sample standard deviation across repeats "
+                "(as the paper reports for closed models). A repeat is one (run, repeat) pair: two runs count as "
+                "two repeats only when both are picked in Runs.")
+            add("repeat_rates", "Each repeat's rates", metrics.repeat_rates(tidy, sets),
+                lambda t: repeat_rates_figure(t, colours),
+                "One normalised rate per model, domain form, category and sampling pass (run, repeat).")
     if "countries" in wanted:
-        countries = metrics.country_rates(actor_table, shown_actors, sets)
-        board.panels["countries"] = Panel("countries", "Per country", countries,
-                                          country_figure(countries, board.category, colours) if len(countries)
-                                          else None,
-                                          "Normalised rates by qualified actor: " + ", ".join(shown_actors) + ".")
+        add("countries", "Per country", metrics.country_rates(actor_table, shown_actors, sets),
+            lambda t: country_figure(t, board.category, colours),
+            f"Normalised rates of “{board.category}” by qualified actor: " + ", ".join(shown_actors) + ".")
     if "heatmap" in wanted:
         board.heatmap_model = heatmap_model if heatmap_model in board.models else board.models[0]
         dyads = tidy_counts(replace(filters, models=(board.heatmap_model,), actors=tuple(shown_actors)),
                             by_dyad=True)
         if filters.focus_complete:
             dyads = dyads[dyads["scenario"].isin(complete)]
-        heat = metrics.dyad_rates(dyads, board.category, sets)
-        board.panels["heatmap"] = Panel("heatmap", "Dyads", heat,
-                                        heatmap_figure(heat, board.category, board.heatmap_model) if len(heat)
-                                        else None,
-                                        f"Rate of “{board.category}” for {board.heatmap_model}, by qualified "
-                                        "and opposing actor, normalised over scenarios.")
+        add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
+            lambda t: heatmap_figure(t, board.category, board.heatmap_model),
+            f"Rate of “{board.category}” for {board.heatmap_model}, by qualified and opposing actor, normalised "
+            "over scenarios; the colours span this table's own range.")
     if "entropy" in wanted:
-        entropy = metrics.domain_entropy(tidy)
-        board.panels["entropy"] = Panel("entropy", "Entropy", entropy, entropy_figure(entropy, colours),
-                                        "Shannon entropy (base 2) per scenario on non-refusal answers, mean over "
-                                        "repeats, then over scenarios (B.3).")
+        add("entropy", "Entropy", metrics.domain_entropy(tidy), lambda t: entropy_figure(t, colours),
+            "Shannon entropy (base 2) per scenario on non-refusal answers, mean over repeats, then over "
+            "scenarios (B.3).")
     if "refusals" in wanted:
-        refusals = metrics.refusals_by_domain(tidy)
-        board.panels["refusals"] = Panel("refusals", "Refusals and missing answers", refusals,
-                                         refusal_figure(refusals, colours),
-                                         "Refusal rate = refusals / (answers + refusals); unresolved and missing "
-                                         "answers are counted apart.")
-        board.panels["refusals_by_country"] = Panel("refusals_by_country", "Refusals by qualified actor",
-                                                    metrics.refusals_by_actor(actor_table))
+        add("refusals", "Refusals and missing answers", metrics.refusals_by_domain(tidy),
+            lambda t: refusal_figure(t, "domain", "Refusal rate by domain", colours),
+            "Refusal rate = refusals / (answers + refusals); unresolved and missing answers are counted apart "
+            "(table). The axis ends a fifth above the largest rate.")
+        add("refusals_by_country", "Refusals by qualified actor", metrics.refusals_by_actor(actor_table),
+            lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
+            "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
     if "differences" in wanted and len(board.models) > 1:
-        board.panels["differences"] = Panel(
-            "differences", "Differences between models",
-            metrics.model_differences(tidy, iterations, seed, categories=sets),
+        add("differences", "Differences between models",
+            metrics.model_differences(tidy, iterations, seed, categories=sets), differences_figure,
             f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
     if "robustness" in wanted:
         both = pd.concat([metrics.domain_rates(tidy, sets).assign(subset="all"),
                           metrics.domain_rates(tidy[tidy["scenario"].isin(complete)], sets)
                           .assign(subset="focus-complete")], ignore_index=True)
-        board.panels["robustness"] = Panel(
-            "robustness", "Robustness: scenarios asked for all five focus actors",
+        note = (f"The same rates on every scenario and on the {len(complete)} scenario"
+                f"{'s' if len(complete) != 1 else ''} asked for all of US, GB, CN, RU and IN (4.3).")
+        if not complete:
+            note += " No scenario in this filter was asked for all five, so there is nothing to set beside them."
+        add("robustness", "Robustness: scenarios asked for all five focus actors",
             both[["subset"] + [c for c in both.columns if c != "subset"]],
-            f"The same rates on every scenario and on the {len(complete)} scenarios asked for all of US, GB, CN, "
-            "RU and IN (4.3).")
+            lambda t: robustness_figure(t, colours), note)
     board.seconds = time.perf_counter() - started
     return board

@@ -13,15 +13,16 @@ table and counted by `coverage`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from django.db import connection, transaction
-from django.db.models import Count, Min
+from django.db.models import Count, Min, Q
 
 from analysis_app.metrics.tidy import COLUMNS
-from runs_app.models import LLMModel, Response
+from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import ActionCategory, Actor, Domain, Question, Scenario
 from scenarios_app.prompting import LETTERS
 
@@ -36,11 +37,18 @@ class AnalysisFilter:
     choice_counts: tuple[int, ...] = ()
     actors: tuple[str, ...] = ()  # qualified actors, ISO codes; also the per-country panel's actors
     focus_complete: bool = False  # only scenarios asked for all five focus actors (robustness, 4.3)
+    # (run id, model id) pairs left out: earlier launches of a selection (`latest_launches`).
+    superseded: tuple[tuple[int, int], ...] = ()
 
     def responses(self):
         responses = Response.objects.filter(question__choice_count__gt=0, question__scenario__isnull=False)
         if self.runs:
             responses = responses.filter(run_id__in=self.runs)
+        if self.superseded:
+            hidden = Q()
+            for run_id, model_id in self.superseded:
+                hidden |= Q(run_id=run_id, model_id=model_id)
+            responses = responses.exclude(hidden)
         if self.models:
             responses = responses.filter(model__name__in=self.models)
         if self.domains:
@@ -53,6 +61,59 @@ class AnalysisFilter:
 
 
 NOT_ANSWERED = [Response.Status.PENDING.value, Response.Status.RUNNING.value]
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """An earlier launch of the same selection of a model, left out by default."""
+
+    run: int
+    model: str
+    newer_run: int
+
+
+def _launch_key(run: Run) -> str:
+    """What makes two runs the same launch: benchmark, question selection, prompt and
+    option order. Imported answers are never launches of anything (each file is its own)."""
+    return json.dumps([run.benchmark_id, run.selection, run.system_prompt, run.permute_options,
+                       run.permutation_seed if run.permute_options else None], sort_keys=True)
+
+
+def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Superseded]]:
+    """With no run picked, each (launch, model) counts once: the newest finished run of it
+    (the newest run while none has finished). Earlier launches of the same selection are
+    not repeats (a choice-mode model asked twice answers the same twice) and are left
+    out; an analyst who wants them pooled picks the runs. With runs picked, the filter
+    is returned as it is."""
+    if filters.runs:
+        return filters, []
+    # The run's models as launched (a small table), not a DISTINCT over every answer; only
+    # runs made without that list (by hand, in tests) are read from their answers.
+    by_run: dict[int, set[int]] = {}
+    for run_id, model_id in Run.llm_models.through.objects.values_list("run_id", "llmmodel_id"):
+        by_run.setdefault(run_id, set()).add(model_id)
+    unlisted = Run.objects.exclude(pk__in=list(by_run)).values_list("pk", flat=True)
+    for run_id, model_id in (Response.objects.filter(run_id__in=list(unlisted)).values_list("run_id", "model_id")
+                             .distinct().order_by()):
+        by_run.setdefault(run_id, set()).add(model_id)
+    launches: dict[tuple[str, int], list[Run]] = {}
+    for run in Run.objects.filter(pk__in=list(by_run)).only(
+            "pk", "benchmark_id", "selection", "system_prompt", "permute_options", "permutation_seed", "status",
+            "created_at"):
+        if (run.selection or {}).get("imported"):
+            continue
+        for model_id in by_run[run.pk]:
+            launches.setdefault((_launch_key(run), model_id), []).append(run)
+    names = dict(LLMModel.objects.values_list("pk", "name"))
+    hidden, pairs = [], []
+    for (_, model_id), same in launches.items():
+        # Newest first: finished runs before unfinished ones, then by launch time and id.
+        same.sort(key=lambda r: (r.status == Run.Status.DONE, r.created_at, r.pk), reverse=True)
+        for run in same[1:]:
+            hidden.append(Superseded(run.pk, names.get(model_id, str(model_id)), same[0].pk))
+            pairs.append((run.pk, model_id))
+    hidden.sort(key=lambda h: (h.run, h.model))
+    return replace(filters, superseded=tuple(sorted(pairs))), hidden
 
 
 def _grouped(filters: AnalysisFilter, extra: list[str]):
@@ -88,8 +149,12 @@ def coverage_of(frame: pd.DataFrame) -> dict:
 def _lookups(scenario_ids: list[int]) -> dict:
     scenarios = pd.DataFrame.from_records(
         list(Scenario.objects.filter(pk__in=scenario_ids).values_list(
-            "pk", "benchmark__name", "key", "version", "domain_id", "comparison__codified_action__name")),
-        columns=["scenario_id", "benchmark", "key", "version", "domain_id", "action"])
+            "pk", "benchmark__name", "key", "version", "domain_id", "comparison__codified_action__name",
+            "comparison__name")),
+        columns=["scenario_id", "benchmark", "key", "version", "domain_id", "action", "comparison"])
+    # Alliance Dynamics comparisons have no codified action (appendix A.1: the comparison,
+    # "Balance vs Bandwagon", is itself the finer action), so the comparison's name stands in.
+    scenarios["action"] = scenarios["action"].fillna(scenarios["comparison"])
     domains = dict(Domain.objects.values_list("pk", "name"))
     categories = dict(ActionCategory.objects.values_list("slug", "name"))
     # One question per (scenario, variant) tells which category each code stands for.

@@ -16,7 +16,7 @@ from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
 from . import dashboard, params
-from .tidy_query import answer_frames
+from .tidy_query import answer_frames, latest_launches
 
 VIEW = "analysis_app.view_dashboard"
 PANEL_ORDER = ["rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
@@ -63,13 +63,28 @@ def with_filters(bad=_bad_text):
 def dashboard_page(request, filters, options):
     board = dashboard.build_cached(filters, fresh=request.GET.get("fresh") == "1", **options)
     query = request.GET.urlencode()
-    panels = [{"key": key, "script_id": f"figure-data-{key}", "title": panel.title, "note": panel.note,
-               "figure": panel.figure, "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
-               "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
+    panels = [{"key": key, "anchor": key.replace("_", "-"), "script_id": f"figure-data-{key}", "title": panel.title,
+               "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
+               "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
               for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
     context = {"board": board, "panels": panels, "selected": _selected(filters, options), "query": query,
-               **_choices(filters)}
+               "superseded": _superseded(request, board.superseded), **_choices(filters)}
     return render(request, "analysis_app/dashboard.html", context)
+
+
+def _superseded(request, hidden):
+    """The runs left out as earlier launches, grouped per (run, newer run), each with a link
+    that picks both runs (pooling them as repeats, which the analyst then chose)."""
+    groups = {}
+    for item in hidden:
+        groups.setdefault((item.run, item.newer_run), []).append(item.model)
+    rows = []
+    for (run, newer), names in sorted(groups.items()):
+        query = request.GET.copy()
+        query.setlist("run", [str(run), str(newer)])
+        query.pop("fresh", None)
+        rows.append({"run": run, "newer_run": newer, "models": sorted(names), "query": query.urlencode()})
+    return rows
 
 
 DISPLAY_ROWS = 200
@@ -124,6 +139,8 @@ class _Echo:
 @permission_required(VIEW, raise_exception=True)
 @with_filters()
 def answers_csv(request, filters, options):
+    filters, _ = latest_launches(filters)  # the answers the dashboard counts
+
     def rows():
         writer = csv.writer(_Echo())
         header = True
@@ -146,6 +163,7 @@ def answers_csv(request, filters, options):
 def answers_parquet(request, filters, options):
     import pyarrow as pa  # imported on use: pyarrow is heavy and only this download needs it
     import pyarrow.parquet as pq
+    filters, _ = latest_launches(filters)  # the answers the dashboard counts
     handle = tempfile.TemporaryFile()
     writer = None
     for frame in answer_frames(filters):

@@ -1,10 +1,12 @@
+from django.contrib.auth.decorators import login_required
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
-from rest_framework.routers import DefaultRouter
+
+from cfpd_site.api_docs import ApiDocsView, Router, docs_asset
 
 from . import api
 
-router = DefaultRouter()
+router = Router()  # its root lists the analysis, schema and docs endpoints too
 router.register("models", api.ModelViewSet, basename="api-model")
 router.register("runs", api.RunViewSet, basename="api-run")
 router.register("responses", api.ResponseViewSet, basename="api-response")
@@ -15,3 +17,11 @@ urlpatterns = router.urls + [path("schema/", SpectacularAPIView.as_view(), name=
 # sign-in page as LoginRequiredMiddleware does for pages.
 for pattern in urlpatterns:
     pattern.callback.login_required = False
+
+# The docs are pages for people: signed-out visitors go to the sign-in page (DRF's views
+# opt out of LoginRequiredMiddleware, hence the decorator).
+urlpatterns += [
+    path("docs/", login_required(ApiDocsView.as_view(url_name="api-schema", title="CFPD Workbench API")),
+         name="api-docs"),
+    path("docs/assets/<str:name>", login_required(docs_asset), name="api-docs-asset"),
+]

@@ -171,6 +171,20 @@ def _selection_summary(run):
     ]
 
 
+def planned_per_model(run):
+    """How many times each model was actually asked: its questions, the repeats planned for
+    it and its units, counted from the units themselves (choice-mode models are asked once
+    whatever the run's repeats; an imported run has what the file had)."""
+    rows = (run.responses.values("model__name", "model__answer_mode")
+            .annotate(questions=Count("question", distinct=True), repeats=Count("repeat", distinct=True),
+                      units=Count("id"))
+            .order_by("model__name"))
+    modes = dict(LLMModel.AnswerMode.choices)
+    return [{"name": row["model__name"], "mode": row["model__answer_mode"],
+             "mode_label": modes.get(row["model__answer_mode"], row["model__answer_mode"]).split(":")[0],
+             "questions": row["questions"], "repeats": row["repeats"], "units": row["units"]} for row in rows]
+
+
 @permission_required("runs_app.view_run", raise_exception=True)
 def run_detail(request, pk):
     run = get_object_or_404(Run.objects.select_related("benchmark", "launched_by"), pk=pk)
@@ -185,8 +199,13 @@ def run_detail(request, pk):
               .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
                     "answered_at", "error_kind", "question__key", "model__name")
               .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
+    planned = planned_per_model(run)
+    for row in payload["models"]:
+        row["plan"] = next((p for p in planned if p["name"] == row["name"]), None)
     context = {
         "run": run, "p": payload, "models": run.llm_models.all(), "selection": _selection_summary(run),
+        "planned": planned, "repeats_differ": len({p["repeats"] for p in planned}) > 1
+        or any(p["repeats"] != run.repeats for p in planned),
         "errors": errors, "latest": latest, "latest_limit": LATEST_RESPONSES,
         "cache_label": {None: "auto (on at temperature 0, off for repeated sampling)", True: "on",
                         False: "off"}[run.use_cache],

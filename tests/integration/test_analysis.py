@@ -16,11 +16,24 @@ from runs_app.signals import response_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
+from scenarios_app.validation import OptionSpec, ScenarioSpec
 from tests.factories import escalation_spec, three_option_spec
 
 pytestmark = pytest.mark.django_db
 
 DYADS = [("US", "CN"), ("CN", "US"), ("RU", "GB"), ("GB", "RU"), ("IN", "CN")]
+
+
+def alliance_spec(key="ally-test", comparison="ally-bandwagon", dyads=(("US", "CN"),)):
+    """An Alliance Dynamics scenario: its comparisons have no codified action."""
+    second = {"ally-bandwagon": "bandwagoning", "ally-power-max": "power-maximisation",
+              "ally-buck-pass": "buck-passing"}[comparison]
+    return ScenarioSpec(
+        key=key, domain="alliance", comparison=comparison,
+        template="[Actor B] is arming fast and courting [Actor A]'s neighbours. How should [Actor A] respond?",
+        options=[OptionSpec("Join a coalition against [Actor B]", "balancing"),
+                 OptionSpec("Align with [Actor B]", second)],
+        qualified_actor="A", dyads=list(dyads))
 
 
 @pytest.fixture
@@ -202,3 +215,104 @@ def test_repeated_sampling_shows_each_repeat_and_mean_and_sd(answered):
     each = board.panels["repeat_rates"].table
     hawk_force = each[(each["model"] == "hawk") & (each["category"] == "Use of force")]
     assert sorted(hawk_force["rate"]) == [pytest.approx(0.0), pytest.approx(0.8)]
+
+
+@pytest.fixture
+def launched_twice(answered):
+    """hawk (choice mode) asked the same selection again in a newer finished run, all
+    No use of force (A): the second launch is not a second sample."""
+    hawk = LLMModel.objects.get(name="hawk")
+    again = Run.objects.create(benchmark=answered.benchmark, status="done", selection=answered.selection)
+    again.llm_models.set([hawk])
+    for response in list(answered.responses.filter(model=hawk)):
+        newer = Response.objects.create(run=again, question=response.question, model=hawk, option_order=[0, 1],
+                                        status="done", chosen_letter="A")
+        response_answered.send(sender=Response, response_id=newer.pk)
+    return answered, again
+
+
+def _hawk_force(board):
+    rates = board.panels["rates"].table
+    return rates[(rates["model"] == "hawk") & (rates["category"] == "Use of force")]["rate"].item()
+
+
+def test_by_default_only_the_newest_launch_of_a_selection_counts(launched_twice):
+    from analysis_app import dashboard
+    first, again = launched_twice
+    board = dashboard.build(AnalysisFilter(), iterations=200)
+    assert _hawk_force(board) == 0.0  # the newer run only: 0 of 5, not (4 + 0) / 10
+    assert "repeats" not in board.panels  # never "n_repeats 2, sd 0.000" from two launches
+    assert [(h.run, h.model, h.newer_run) for h in board.superseded] == [(first.pk, "hawk", again.pk)]
+    assert board.coverage["total"] == 10  # dove's 5 from the first run (only it asked dove) + hawk's 5 newer
+
+
+def test_picked_runs_are_pooled_with_each_run_a_repeat_of_its_own(launched_twice):
+    from analysis_app import dashboard
+    first, again = launched_twice
+    board = dashboard.build(AnalysisFilter(runs=(first.pk, again.pk)), iterations=200)
+    assert board.superseded == [] and _hawk_force(board) == pytest.approx(0.4)  # (0.8 + 0.0) / 2 scenarios-pooled
+    summary = board.panels["repeats"].table
+    row = summary[(summary["model"] == "hawk") & (summary["category"] == "Use of force")].iloc[0]
+    assert row["n_repeats"] == 2 and row["mean"] == pytest.approx(0.4)  # passes (run 1, 0) and (run 2, 0)
+
+
+def test_the_dashboard_names_the_runs_it_leaves_out_and_how_to_include_them(client, analyst, launched_twice):
+    first, again = launched_twice
+    login(client, analyst)
+    html = client.get(reverse("analysis-dashboard"), {"iterations": 200}).content.decode()
+    assert f"run {first.pk} (hawk): the same selection as run {again.pk}" in html
+    assert f'href="?iterations=200&amp;run={first.pk}&amp;run={again.pk}"' in html
+    picked = client.get(reverse("analysis-dashboard"), {"iterations": 200, "run": [first.pk, again.pk]})
+    assert 'id="superseded"' not in picked.content.decode()
+
+
+def test_every_panel_has_its_chart_and_note_and_every_table_is_folded(client, analyst, answered):
+    from analysis_app import dashboard
+    board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200)
+    for key in ("rates", "actions", "countries", "heatmap", "entropy", "refusals", "refusals_by_country",
+                "differences", "robustness"):
+        panel = board.panels[key]
+        assert isinstance(panel.figure, dict) and any(len(t.get("y") or t.get("z") or []) for t in
+                                                      panel.figure["data"]), key
+        assert panel.note, key
+    login(client, analyst)
+    html = client.get(reverse("analysis-dashboard"), {"run": answered.pk, "iterations": 200}).content.decode()
+    assert "<details class=\"table-box\" open" not in html and 'href="#differences"' in html
+    assert 'id="differences"' in html and "Paired sign-flip permutation test" in html
+
+
+def test_a_caption_is_never_taken_for_a_figure():
+    from analysis_app.dashboard import Panel
+    with pytest.raises(TypeError, match="figure must be a plotly figure"):
+        Panel("differences", "Differences", pd.DataFrame(), "Paired sign-flip permutation test")
+
+
+def test_small_refusal_rates_get_an_axis_that_shows_them(answered):
+    from analysis_app import dashboard
+    board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200, panels=("refusals", "heatmap"))
+    # dove refuses 1 of 4 = 25 %, hawk never: the axis runs 0 .. 0.25 * 1.2 = 0.3
+    assert board.panels["refusals"].figure["layout"]["yaxis"]["range"] == [0, pytest.approx(0.3)]
+    heat = board.panels["heatmap"].figure["data"][0]
+    # dove (the first model) chose Use of force for no dyad: every cell 0, the scale 0 .. 0.05
+    # rather than a fixed 0 .. 1 on which every cell looks alike
+    assert (heat["zmin"], heat["zmax"]) == (0.0, pytest.approx(0.05))
+
+
+def test_comparisons_without_a_codified_action_are_named_by_the_comparison(analyst):
+    CodingPolicy.objects.update_or_create(pk=1, defaults={"double_coding_share": 0, "audit_share": 0})
+    benchmark = Benchmark.objects.create(name="ally")
+    authoring.save_spec(benchmark, alliance_spec())
+    run = Run.objects.create(benchmark=benchmark, status="done")
+    model = LLMModel.objects.create(name="m", litellm_model="openai/x", answer_mode="choice")
+    for question in benchmark.questions.all():
+        response = Response.objects.create(run=run, question=question, model=model, option_order=[0, 1],
+                                           status="done", chosen_letter="A")
+        response_answered.send(sender=Response, response_id=response.pk)
+    tidy = tidy_counts(AnalysisFilter(runs=(run.pk,)))
+    assert set(tidy["action"]) == {"Balance vs Bandwagon"}
+    from analysis_app import dashboard
+    board = dashboard.build(AnalysisFilter(runs=(run.pk,)), iterations=200, panels=("actions", "robustness"))
+    assert set(board.panels["actions"].table["action"]) == {"Balance vs Bandwagon"}
+    # Only US was asked: no scenario for all five focus actors, no chart, and the note says why.
+    robustness = board.panels["robustness"]
+    assert robustness.figure is None and "nothing to set beside" in robustness.note

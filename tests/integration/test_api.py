@@ -102,3 +102,23 @@ def test_the_openapi_schema_describes_runs(client, analyst):
     schema = api(client, analyst).get(reverse("api-schema")).content.decode()
     assert "openapi: 3" in schema and "/api/runs/{id}/cancel/:" in schema
     assert "#/components/schemas/Launch" in schema
+
+
+def test_the_api_root_lists_every_endpoint_and_the_way_back_to_the_site(client, analyst):
+    root = api(client, analyst).get("/api/", HTTP_ACCEPT="application/json").json()
+    assert set(root) >= {"models", "runs", "responses", "analysis", "schema", "docs", "site"}
+    assert root["analysis"].endswith("/api/analysis/") and root["schema"].endswith("/api/schema/")
+    assert root["docs"].endswith("/api/docs/") and root["site"] == "http://testserver/"
+    page = client.get("/api/", HTTP_ACCEPT="text/html").content.decode()
+    assert 'id="back-to-site"' in page and "/api/analysis/" in page and "CFPD Workbench API" in page
+
+
+def test_the_api_docs_are_for_signed_in_users_and_load_nothing_from_outside(client, analyst):
+    signed_out = client.get("/api/docs/")
+    assert signed_out.status_code == 302 and signed_out["Location"].startswith("/accounts/login/")
+    page = api(client, analyst).get("/api/docs/").content.decode()
+    assert "/api/docs/assets/swagger-ui-bundle.js" in page and "/api/schema/" in page
+    assert "cdn." not in page and "https://" not in page.split("<body>")[0]
+    asset = client.get("/api/docs/assets/swagger-ui-bundle.js")
+    assert asset.status_code == 200 and b"SwaggerUIBundle" in b"".join(asset.streaming_content)[:200_000]
+    assert client.get("/api/docs/assets/settings.py").status_code == 404

@@ -278,3 +278,18 @@ def test_the_models_page_says_whether_the_key_is_there_never_what_it_is(client, 
     page = client.get(MODELS).content.decode()
     assert "key present" in page and "key missing" not in page
     assert secret not in page and "sk-dummy" not in page
+
+
+def test_the_run_page_says_how_often_each_model_was_asked(client, operator, benchmark):
+    # A choice-mode model is asked once whatever the run's repeats; a generate-mode model
+    # once per repeat: 2 questions x 1 = 2 units and 2 questions x 5 = 10 units.
+    chooser = LLMModel.objects.create(name="chooser", litellm_model="openai/x", answer_mode="choice")
+    sampler = LLMModel.objects.create(name="sampler", litellm_model="openai/x", answer_mode="generate")
+    run = services.launch_run(benchmark, [chooser, sampler], repeats=5, launched_by=operator)
+    html = login(client, operator).get(reverse("run-detail", args=[run.pk])).content.decode()
+    assert "<strong>chooser</strong>: 2 questions × 1 repeat = 2 units" in html
+    assert "<strong>sampler</strong>: 2 questions × 5 repeats = 10 units" in html
+    assert "5 repeats" not in html.split('id="run-plan"')[1].split("</p>")[0].replace("× 5 repeats", "")
+    row = html.split('data-model="chooser"')[1].split("</tr>")[0]
+    assert '<td class="num" data-col="questions">2</td>' in row and '<td class="num" data-col="repeats">1</td>' in row
+    assert "as planned per model: chooser 1, sampler 5" in html
