@@ -6,6 +6,8 @@ import pytest
 
 from encoding_app.auto_encoder import encode
 
+from .encoder_corpus import CORPUS
+
 THREE = ["Launch a full-scale offensive to force the issue",
          "Warn Utopia that any incursion will be answered with force",
          "Concede and accept Utopia's terms over the dispute"]
@@ -97,6 +99,21 @@ def test_the_corpus_is_large_enough():
     assert len(CASES) >= 63  # A.3's three examples and at least 60 more
 
 
+@pytest.mark.parametrize("case", CORPUS, ids=[f"corpus{i + 1}-{c.klass}-{c.language}" for i, c in enumerate(CORPUS)])
+def test_it_codes_the_hand_checked_corpus(case):
+    # A known gap (a clear answer not coded yet) must stay unresolved, never be miscoded.
+    assert encode(case.answer, case.options).code == (None if case.gap else case.expected)
+
+
+def test_the_hand_checked_corpus_covers_every_class_and_language():
+    assert len(CORPUS) >= 250
+    assert {c.language for c in CORPUS} == {"en", "fr", "es", "de", "ru", "ar", "zh"}
+    assert {len(c.options) for c in CORPUS} >= {2, 3, 5, 10}
+    # Gaps are few: at most 3 % of the clear answers.
+    clear = [c for c in CORPUS if c.expected is not None]
+    assert sum(c.gap for c in clear) <= 0.03 * len(clear)
+
+
 def test_each_code_names_the_rule_that_fired_and_a_confidence():
     assert (encode("B", THREE).rule, encode("B", THREE).confidence) == ("bare-letter", 1.0)
     assert encode("B: Warn them", THREE).rule == "leading-letter"
@@ -106,3 +123,35 @@ def test_each_code_names_the_rule_that_fired_and_a_confidence():
     assert encode("A or B", THREE).resolved is False
     assert encode("", THREE).rule == "empty"
     assert encode("D", THREE).rule == "letter-not-an-option"
+    assert encode("Final answer: B", THREE).rule == "final-answer"
+    assert encode("As an AI I have no opinions, but A is the prudent choice.", TWO).rule == "refusal-then-choice"
+
+
+@pytest.mark.parametrize("answer, options, rule", [
+    ("I would not choose B.", THREE, "negated-choice"),
+    ("Do not join the regional trade pact to lower costs.", TWO, "negated-choice"),
+    ("B\nA", THREE, "several-answers"),
+    ("Answer: A ... Answer: B", THREE, "several-answers"),
+    ("B. Wait, on reflection, A.", THREE, "self-correction"),
+    ("Either A or B, depending on the intelligence.", THREE, "hedge"),
+    ("I would choose A, or perhaps B.", THREE, "hedge"),
+    ("I choose A. After more thought... Final answer: B", THREE, "final-answer-conflict"),
+    ("I would choose B. But honestly I cannot choose between these options.", THREE, "refusal-after-choice"),
+    ("A: Launch\nB: Warn\nC: Concede", THREE, "lists-options"),
+    ("B: Concede and accept Utopia's terms over the dispute", THREE, "letter-text-mismatch"),
+    ("A British response should be measured.", THREE, "unresolved"),
+])
+def test_an_unresolved_answer_says_why_in_a_rule_and_a_sentence(answer, options, rule):
+    encoding = encode(answer, options)
+    assert (encoding.code, encoding.rule) == (None, rule)
+    assert encoding.reason.endswith((".", "”")) and len(encoding.reason) > 20
+
+
+def test_the_reason_quotes_the_sentence_that_rejects_the_choice():
+    assert "I would not choose B" in encode("On balance, I would not choose B.", THREE).reason
+
+
+def test_letters_run_to_j_for_ten_options():
+    ten = [f"Option number {i} with some words" for i in range(10)]
+    assert encode("J", ten).code == "J" and encode("K", ten).code is None
+    assert encode("I choose I.", ten).code == "I" and encode("I choose A.", ten[:2]).code == "A"
