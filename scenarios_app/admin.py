@@ -257,6 +257,9 @@ class ScenarioAdmin(admin.ModelAdmin):
             else:
                 if not report.ok:
                     messages.error(request, report.summary())
+        elif request.method == "POST":  # an empty upload, no file, a benchmark that is not a slug
+            for name, errors in form.errors.items():
+                messages.error(request, f"{name}: {' '.join(errors)} Nothing was imported.")
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
                    "report": report, "title": "Import scenarios"}
         return TemplateResponse(request, "admin/scenarios_app/scenario/import.html", context)
