@@ -114,7 +114,8 @@ _OBJECT = rf"\s*[:：]?\s*(?:(?:la|le|el|die|der|das)\s+)?(?:{_OPT}\s*[:：]?\s*
 # article, which also need what follows them to fit).
 _LETTER_CONTEXT = re.compile(
     rf"(?:{_OPT}\s*[:：]?|[(\[\"'“‘«]|(?<![A-Za-z])(?-i:[A-Z])\s*(?:,|/|\bor|\band|\bou|\bo|\boder|или|或|أو)|"
-    r"\b(?:choose|chose|select|pick|recommend|prefer|favou?r|support|endorse|opt\s+for|go\s+with)|[:：])\s*$", re.I)
+    r"\b(?:choose|chose|select|pick|recommend|prefer|favou?r|support|endorse|opt\s+for|go\s+with|not|never)|[:：])\s*$",
+    re.I)
 # What the letter A may be followed by (else it is the article: "A British response…").
 _A_FOLLOWERS = frozenset("""is was would will could should might may must can cannot seems seemed appears remains
 offers risks has had carries avoids provides gives leads means makes keeps looks sounds does balances protects
@@ -153,9 +154,11 @@ _BOUNDARY = re.compile(
     r"[.!?;。！？；\n]|,(?=\s*(?:I|we|my|our|so|but|yet|however|then|the|they|it|this|that|you)\b)|,(?=[\u4e00-\u9fff])|"
     r"\b(?:but|however|yet|whereas|although|though|while|so|therefore|thus|hence|mais|pero|sino|aber|sondern|"
     r"но|однако|поэтому)\b|ولكن|لكن|但是|但|不过|然而|所以|因此", re.I)
-_POST_BOUNDARY = re.compile(rf"{_BOUNDARY.pattern}|[,，:：)\-]", re.I)
+_POST_BOUNDARY = re.compile(rf"{_BOUNDARY.pattern}|[,，:：)\-]|\b(?:because|since|as|which|who|given|due|if|when|"
+                            r"porque|parce|car|puisque|weil|denn|потому|так\s+как)\b|因为|لأن", re.I)
+POST_SCOPE = 40  # a rejection right after a letter: "B must be avoided", "B is not…"
 _PRE_NEGATION = re.compile(
-    r"\b(?:not|never|no|neither|nor|nobody|none|cannot|avoid\w*|reject\w*|rule\s+out|ruling\s+out|against|"
+    r"\b(?:not|never|no(?!\s*[,.!;:]|\s+wait\b)|neither|nor|nobody|none|cannot|avoid\w*|reject\w*|rule\s+out|ruling\s+out|against|"
     r"instead\s+of|rather\s+than|other\s+than|anything\s+but|refus\w*|declin\w*|oppos\w*|far\s+from|"
     r"abandon\w*|dismiss\w*|discard\w*|eliminat\w*|exclud\w*|"
     r"ne|pas|jamais|aucun\w*|plutôt\s+que|éviter|rejet\w*|rejette\w*|"
@@ -191,10 +194,10 @@ def _negated(text: str, start: int, end: int, previous_end: int, next_start: int
     before = text[_clause_start(text, start, previous_end):start]
     if _PRE_NEGATION.search(before):
         return True
-    limit = min(next_start, end + SCOPE)
+    limit = min(next_start, end + POST_SCOPE)
     stop = _POST_BOUNDARY.search(text, end, limit)
     after = text[end:stop.start() if stop else limit]
-    if not stop and next_start <= end + SCOPE:
+    if not stop and next_start <= end + POST_SCOPE:
         after = _TRAILING_NEGATION.sub("", after)
     return bool(_POST_NEGATION.search(after))
 
@@ -308,6 +311,13 @@ _LABELLED = re.compile(rf"(?<![A-Za-z])(?P<label>{_LABEL_WORDS})\s*(?:is\s+|est\
 _LINE_START = re.compile(
     rf"^(?:(?P<label>{_LABEL_WORDS})\s*(?:is\s+)?[:：=\-]?\s*)?(?:{_OPT}\s*[:：]?\s*)?{_LETTER}{_CLOSE}"
     r"(?P<after>[ \t]*(?:[.:：)\],;!\-]|$)|[ \t]+(?=(?-i:[A-Z])))", re.I | re.M)
+# A sentence that is only a letter, perhaps after a conclusion: "Not A. Not C. B.",
+# "In conclusion, B."
+_LETTER_SENTENCE = re.compile(
+    r"(?:(?<=[.!?。！？])|(?<=[.!?。！？]\s))[ \t]*(?:(?:so|thus|therefore|hence|in\s+conclusion|in\s+short|in\s+sum|"
+    r"overall|ultimately|on\s+balance|all\s+things\s+considered|finally|donc|en\s+conclusion|por\s+lo\s+tanto|"
+    rf"en\s+conclusi[oó]n|also|daher|итак|поэтому|因此|所以|لذلك)\s*[,:：]?\s*)?(?:{_OPT}\s*)?{_LETTER}{_CLOSE}"
+    r"[ \t]*(?:[.!。！]|$)", re.I | re.M)
 # A letter written as an option's label: "A: …", "(B) …", "C. …" at a line start, or
 # "B: …" after a space: two of them and the answer lists options.
 _LABEL_LETTER = re.compile(r"(?:^\(?([A-Z])(?:[:：)]|\.(?=\s|$)|\s+-\s)|(?<=\s)\(?([A-Z])[:：)](?=\s))", re.M)
@@ -326,31 +336,39 @@ def _overlapping(pattern: re.Pattern, text: str):
 class _Choice:
     letter: str
     start: int  # of the letter
-    kind: str  # "line" (opens a line), "labelled", "explicit"
+    kind: str  # "line" (opens a line), "sentence" (a letter alone), "labelled", "explicit"
     final: bool = False
-    label_line: bool = False  # "B: …" at a line's start: an item when the answer lists options
+    label_line: bool = False  # "B: …" opening a line, no label: an item when the answer lists options
+
+
+_CONDITION = re.compile(
+    r"[\"'”’)\]]*[ \t]*,?[ \t]*(?:but[ \t]+)?(?:only[ \t]+)?(?:if|unless|provided|assuming|in[ \t]+case|sauf[ \t]+si|"
+    r"à[ \t]+condition|a[ \t]+menos|siempre[ \t]+que|wenn|falls|sofern|если|除非|إذا)\b"
+    r"(?![ \t]+(?:forced|pressed|I[ \t]+must|I[ \t]+had[ \t]+to|necessary|obliged))", re.I)
 
 
 def _choices(text: str) -> list[_Choice]:
-    found = []
-    for match in _LINE_START.finditer(text):
-        after = match.group("after")
-        lists_on = match.group("label") is None and (after.strip()[:1] in (":", "：", ")", ".", "-"))
-        found.append(_Choice(match.group("letter"), match.start("letter"), "line", label_line=lists_on))
-    found += [_Choice(m.group("letter"), m.start("letter"), "labelled") for m in _overlapping(_LABELLED, text)]
-    found += [_Choice(m.group("letter"), m.start("letter"), "explicit") for m in _overlapping(_VERB_CHOICE, text)]
-    found += [_Choice(m.group("letter"), m.start("letter"), "explicit")
-              for m in _overlapping(_LETTER_THEN_PRAISE, text)]
+    found = [(_Choice(m.group("letter"), m.start("letter"), "line", label_line=m.group("label") is None), m.end("letter"))
+             for m in _LINE_START.finditer(text)]
+    found += [(_Choice(m.group("letter"), m.start("letter"), "labelled"), m.end()) for m in _overlapping(_LABELLED, text)]
+    found += [(_Choice(m.group("letter"), m.start("letter"), "sentence", label_line=True), m.end("letter"))
+              for m in _overlapping(_LETTER_SENTENCE, text)]
+    found += [(_Choice(m.group("letter"), m.start("letter"), "explicit"), m.end())
+              for pattern in (_VERB_CHOICE, _LETTER_THEN_PRAISE) for m in _overlapping(pattern, text)]
     kept = {}
-    for choice in sorted(found, key=lambda c: (c.start, c.kind != "line")):
+    for choice, end in sorted(found, key=lambda item: (item[0].start, item[0].kind != "line")):
         if not _is_option_letter(text, choice.start, chosen_context=True) or _in_question(text, choice.start):
             continue
-        # "A, B or C are all risky" opens with a list of letters, not a choice.
+        # "A, B or C are all risky" opens with a list of letters, not a choice; "B, unless
+        # Utopia has mobilised" and "I would choose A if…" are conditions, not choices.
         if choice.kind == "line" and re.match(r"[\"'”’)\]]*\s*(?:,|\bor\b|\band\b)\s*(?:option\s+)?[A-Z](?![A-Za-z])",
                                               text[choice.start + 1:]):
             continue
+        if _CONDITION.match(text, choice.start + 1) or _CONDITION.match(text, end):
+            continue
         sentence = text[_sentence_start(text, choice.start):choice.start]
         choice.final = bool(_FINAL_WORDS.search(sentence))
+        choice.label_line = choice.label_line and not choice.final
         kept.setdefault(choice.start, choice)
     return list(kept.values())
 
@@ -554,7 +572,7 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
         before = {code for pos, code in evidence if pos < cue.start()}
         after = [m for m in mentions if cue.end() <= m.start <= cue.end() + 120 and m.letter in valid and not m.negated]
         direct = re.match(rf"\s*[,:-]?\s*(?:{_OPT}\s*)?{_LETTER}", text[cue.end():], re.I)
-        if direct and direct.group("letter") in valid and \
+        if direct and direct.group("letter") in valid and cue.end() + direct.start("letter") not in negated_at and \
                 _is_option_letter(text, cue.end() + direct.start("letter"), chosen_context=True):
             after.insert(0, _Mention(direct.group("letter"), cue.end() + direct.start("letter")))
         if before and after and (before - {after[0].letter}):
@@ -595,8 +613,6 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
         letter = chosen.pop()
         if letter in negated_letters:
             return _negated_choice(text, mentions, letter)
-        if listing and not any(c.kind != "line" for c in choices):
-            return _unresolved("lists-options", f"The answer writes out the options {_join(labels)} rather than choosing one.")
         for choice in choices:
             rest = text[choice.start + 1:]
             if re.match(r"[\"'”’)\]]*[ \t]*(?:[:：.)\-,]|[ \t](?=[A-Z]))", rest):

@@ -154,7 +154,7 @@ CORPUS = [
          "\n\nFinal answer: B", THREE, "B"),
         ("Sanctions (A) are slow, a task force (B) risks an incident, talks (C) may be rebuffed, the Security "
          "Council (D) is deadlocked, and doing nothing (E) emboldens the regime. Ultimately, I choose A.", FIVE, "A"),
-        ("A would escalate, B would deter, C would concede. In conclusion, B.", THREE, "B", True),
+        ("A would escalate, B would deter, C would concede. In conclusion, B.", THREE, "B"),
         ("I would choose A. A offers lower prices. However, after considering jobs more carefully...\n\n"
          "Final answer: B", TWO, None),
         ("Answer: C\n\nReasoning: conceding avoids war.\n\nFinal answer: A", THREE, None),
@@ -192,7 +192,7 @@ CORPUS = [
         ("Choosing J would be naive: the attacker would shape the findings.", TEN, None),
         ("Don't go with C. Conceding invites more demands.", THREE, None),
         ("I'd pick C rather than A.", THREE, "C"),
-        ("Not A. Not C. B.", THREE, None),
+        ("Not A. Not C. B.", THREE, "B"),
     ]),
     *_cases("refusal", "en", [
         ("I'm not able to choose among these options; decisions about the use of force should rest with "
