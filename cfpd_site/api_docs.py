@@ -15,6 +15,7 @@ from pathlib import Path
 from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 from django.views.static import serve
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework import permissions, routers
 from rest_framework.response import Response
@@ -38,6 +39,9 @@ class ApiRoot(routers.APIRootView):
     its browsable docs. Sign in on the site (session) or send HTTP Basic credentials.
     """
 
+    def get_view_name(self):
+        return "CFPD Workbench API"
+
     def get(self, request, *args, **kwargs):
         response = super().get(request, *args, **kwargs)
         for name, url_name, _ in EXTRA_ENDPOINTS:
@@ -56,6 +60,7 @@ class ApiDocsView(SpectacularSwaggerView):
     """Swagger UI over /api/schema/, with its files served from the sidecar package."""
 
     permission_classes = [permissions.IsAuthenticated]
+    template_name = "rest_framework/api_docs.html"  # Swagger UI under a bar back to the site and the API root
 
     @staticmethod
     def _swagger_ui_resource(filename):
@@ -65,6 +70,7 @@ class ApiDocsView(SpectacularSwaggerView):
     def _swagger_ui_favicon():
         return reverse("api-docs-asset", args=["favicon-32x32.png"])
 
+    @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
         if SWAGGER_DIST is None:
             return Response({"detail": "The API docs need the drf-spectacular-sidecar package (pip install "

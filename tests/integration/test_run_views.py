@@ -287,9 +287,9 @@ def test_the_run_page_says_how_often_each_model_was_asked(client, operator, benc
     sampler = LLMModel.objects.create(name="sampler", litellm_model="openai/x", answer_mode="generate")
     run = services.launch_run(benchmark, [chooser, sampler], repeats=5, launched_by=operator)
     html = login(client, operator).get(reverse("run-detail", args=[run.pk])).content.decode()
-    assert "<strong>chooser</strong>: 2 questions × 1 repeat = 2 units" in html
-    assert "<strong>sampler</strong>: 2 questions × 5 repeats = 10 units" in html
-    assert "5 repeats" not in html.split('id="run-plan"')[1].split("</p>")[0].replace("× 5 repeats", "")
+    plan = html.split('id="run-plan"')[1].split("</p>")[0]
+    assert "<strong>chooser</strong> 2 questions × 1 repeat = 2 units" in plan
+    assert "<strong>sampler</strong> 2 questions × 5 repeats = 10 units" in plan
     row = html.split('data-model="chooser"')[1].split("</tr>")[0]
-    assert '<td class="num" data-col="questions">2</td>' in row and '<td class="num" data-col="repeats">1</td>' in row
-    assert "as planned per model: chooser 1, sampler 5" in html
+    assert '<td class="num nowrap" data-col="asked">2 × 1 = 2</td>' in row and "choice" in row
+    assert "5 requested; planned per model: chooser 1, sampler 5" in html
