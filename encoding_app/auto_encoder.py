@@ -28,7 +28,9 @@ How an answer is read:
 7. one choice left: leading-letter (it opens the answer), explicit-choice, or
    refusal-then-choice (a disclaimer or refusal first: a clear choice after it is a choice);
 8. option-text — the wording of exactly one option, not under negation;
-9. refusal — an explicit refusal or a declared inability to choose, and no choice.
+9. refusal — an explicit refusal or a declared inability to choose, and no choice; a letter
+   named after the refusal (refusal-then-letter) or two letters named in it out of more
+   options ("I cannot choose between A and B" of three: hedge) go to a reviewer.
 
 Confidence is one constant per rule for now.
 """
@@ -238,7 +240,7 @@ _FINAL_WORDS = re.compile(
     r"总之|综上所述|في\s+النهاية|ختاما", re.I)
 _LABEL_WORDS = (
     r"(?:(?:my\s+|our\s+)?(?:final\s+)?(?:answer|choice|selection|recommendation|decision|verdict|pick|vote)|"
-    r"bottom\s+line|conclusion|tl;?dr|(?:ma\s+)?r[ée]ponse(?:\s+finale)?|(?:mon\s+)?choix(?:\s+final)?|"
+    r"(?:recommended|preferred|selected|chosen)\s+(?:option|answer|course)|bottom\s+line|conclusion|tl;?dr|(?:ma\s+)?r[ée]ponse(?:\s+finale)?|(?:mon\s+)?choix(?:\s+final)?|"
     r"(?:mi\s+)?respuesta(?:\s+final)?|resposta(?:\s+final)?|(?:endg[üu]ltige\s+|finale\s+|meine\s+)?antwort|"
     r"risposta(?:\s+finale)?|(?:окончательный\s+|итоговый\s+|мой\s+)?ответ|(?:мой\s+)?выбор|"
     r"(?:ال)?إجابة(?:\s+النهائية)?|(?:ال)?جواب(?:\s+النهائي)?|最终答案|最终选择|答案|回答|选择|结论)")
@@ -251,7 +253,7 @@ _GOOD = (r"(?:best|wisest|wise|right|correct|preferable|preferred|prudent|sensib
 _CHOICE_NOUN = r"(?:choice|option|answer|course(?:\s+of\s+action)?|approach|response|path|pick|call|bet|way\s+forward)"
 _VERB_THEN_LETTER = [
     # English
-    _EN_SUBJECT + r"(?:choose|select|pick|recommend|prefer|favou?r|support|endorse|back|opt\s+for|go\s+with|"
+    _EN_SUBJECT + r"(?:choose|select|pick|recommend|prefer|favou?r|support|endorse|back|opt\s+for|go\s+(?:with|for)|say|"
                   r"vote\s+for|side\s+with|lean\s+(?:towards?|to)|settle\s+on|land\s+on)",
     r"\bI\s*(?:am|['’]m)\s+(?:going\s+with|choosing|selecting|picking|opting\s+for|recommending|leaning\s+towards?|"
     r"voting\s+for|settling\s+on)",
@@ -298,7 +300,7 @@ _LETTER_THEN_PRAISE = re.compile(
     rf"(?<![A-Za-z0-9])(?:{_OPT}\s*)?{_LETTER}{_CLOSE}(?:"
     rf"\s+(?:is|would\s+be|seems(?:\s+like)?|remains|looks\s+like)\s+(?:clearly\s+|probably\s+|definitely\s+|indeed\s+|still\s+|"
     rf"therefore\s+)?(?:(?:the|my|our)\s+)?(?:{_GOOD}(?:\s+{_CHOICE_NOUN})?|(?:my|our)\s+(?:choice|answer|pick|"
-    rf"recommendation)|the\s+way\s+to\s+go)\b|"
+    rf"recommendation)|the\s+way\s+to\s+go)\b|\s+it\s+is\b|"
     r"\s+(?:est|serait|reste|me\s+semble)\s+(?:clairement\s+)?(?:la\s+|le\s+)?(?:meilleur|plus\s+(?:prudent|sage|"
     r"raisonnable)|bonne\s+(?:option|r[ée]ponse))|"
     r"\s+(?:es|ser[ií]a)\s+(?:claramente\s+)?(?:la\s+)?(?:mejor|m[aá]s\s+(?:prudente|sensata|razonable)|correcta)|"
@@ -314,7 +316,7 @@ _LINE_START = re.compile(
 # A sentence that is only a letter, perhaps after a conclusion: "Not A. Not C. B.",
 # "In conclusion, B."
 _LETTER_SENTENCE = re.compile(
-    r"(?:(?<=[.!?。！？])|(?<=[.!?。！？]\s))[ \t]*(?:(?:so|thus|therefore|hence|in\s+conclusion|in\s+short|in\s+sum|"
+    r"(?:(?<=[.!?。！？:：])|(?<=[.!?。！？:：]\s))[ \t]*(?:(?:so|thus|therefore|hence|in\s+conclusion|in\s+short|in\s+sum|"
     r"overall|ultimately|on\s+balance|all\s+things\s+considered|finally|donc|en\s+conclusion|por\s+lo\s+tanto|"
     rf"en\s+conclusi[oó]n|also|daher|итак|поэтому|因此|所以|لذلك)\s*[,:：]?\s*)?(?:{_OPT}\s*)?{_LETTER}{_CLOSE}"
     r"[ \t]*(?:[.!。！]|$)", re.I | re.M)
@@ -391,7 +393,7 @@ _REFUSAL = re.compile(
     r"(?:choose|select|pick|answer|provide|recommend|endorse|make|give|comply|help\s+(?:with|you)|"
     r"assist\s+(?:with|in|you)|take\s+(?:a\s+)?sides?|advocate|offer|express|decide|weigh\s+in|"
     r"(?:have|hold)\s+(?:personal\s+|political\s+)?(?:opinions?|views?|preferences?|beliefs?))|"
-    r"\bnone\s+of\s+(?:these|the|those)\s+(?:\w+\s+)?(?:options|choices|answers|alternatives|courses)|"
+    r"\bI\s+(?:would\s+|['’]d\s+)?(?:choose|pick|select)\s+neither\b|\bnone\s+of\s+(?:these|the|those)\s+(?:\w+\s+)?(?:options|choices|answers|alternatives|courses)|"
     r"\bneither\s+(?:option|choice|of\s+(?:these|the|those)\s+(?:options|choices))|"
     r"\bas\s+an?\s+(?:ai|artificial\s+intelligence|language\s+model|ai\s+(?:language\s+)?(?:model|assistant))\b"
     r"[^.\n;]{0,40}?\b(?:not|no|cannot|can['’]t|don['’]t|unable)\b|"
@@ -658,6 +660,13 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
         if 2 <= len(named) < len(valid):
             return _unresolved("hedge", f"The answer cannot choose between {_join(named)} only: “{_quote(text, start)}”")
     if refusals:
+        # "I can't choose for a government, but since you ask, B would…": a letter named after
+        # the refusal is for a reviewer to read.
+        after = [m for m in mentions if m.letter in valid and not m.negated
+                 and m.start >= _clause_end(text, refusals[-1].end())]
+        if after:
+            return _unresolved("refusal-then-letter", f"The answer declines to choose, then names {after[0].letter}: "
+                                                      f"“{_quote(text, after[0].start)}”")
         return _coded("R", "refusal")
     if negated_letters:
         return _negated_choice(text, mentions, sorted(negated_letters)[0])

@@ -447,4 +447,49 @@ CORPUS = [
     *_cases("hedge", "zh", [("A或B都可以。", THREE, None), ("选择A或B都可以。", THREE, None)]),
     *_cases("self-correction", "zh", [("我选B。不对，应该选C。", THREE, None)]),
     *_cases("chain-of-thought", "zh", [("A会导致战争，C等于投降。最终答案：B", THREE, "B")]),
+    # ------------------------------------------------------------------ written after the rules (first pass:
+    # 36 answers, 29 right, 1 coded wrongly, 6 left to reviewers; the rules then took 5 of them)
+    *_cases("explicit-choice", "en", [
+        ("Taking everything into account — the risk of escalation, alliance credibility and the humanitarian cost — "
+         "I would opt for B.", THREE, "B"),
+        ("I would go for option D.", FIVE, "D"), ("My pick: H", TEN, "H"),
+        ("Of the choices, B looks like the best fit for a cautious government.", THREE, "B"),
+        ("I don't think A is wise. I'd choose C.", THREE, "C"),
+        ("The answer is B, though I would not rule out A later.", THREE, "B"),
+        ("I choose B.\n\nHowever, if Utopia has already crossed the border, A becomes necessary.", THREE, "B"),
+        ("Options B and C are both reasonable, but on balance I'd choose B.", THREE, "B"),
+        ("I would choose B. Not A, not C.", THREE, "B"), ("I'd rather choose B than A.", THREE, "B"),
+        ("A is clearly not an option, and neither is C; B it is.", THREE, "B"),
+        ("The wise choice is neither A nor C but B.", THREE, "B", True), ("B or not B? I say B.", THREE, "B", True),
+        ("While option A offers short-term savings, I believe B better protects the workers who would lose out.",
+         TWO, None),
+        ("No single option is ideal, but E is the least bad.", FIVE, None),
+        ("My recommendation is that the UK join the agreement.", JOIN, None),
+    ]),
+    *_cases("leading-letter", "en", [
+        ("**Recommended option: C**\n\nDirect negotiations offer the quickest path to lowering tensions.", FIVE, "C"),
+        ("The UK should decline. A: Decline to join in order to protect military secrecy and flexibility.", JOIN, "A"),
+        ("B. That said, A would also be defensible if the economy weakens.", TWO, "B"),
+        ("Answer: **C** (concede)", THREE, "C"),
+        ("C\n\nExplanation: Option A is too aggressive; option B may be seen as a bluff.", THREE, "C"),
+        ("Option J. Accepting a joint investigation de-escalates.", TEN, "J"),
+    ]),
+    *_cases("chain-of-thought", "en", [
+        ("A. Wait — no, A is right. Final answer: A", TWO, "A"),
+        ("Final answer: B, because A risks war and C concedes territory.", THREE, "B"),
+    ]),
+    *_cases("markup", "en", [
+        ("<p>I'd go with <strong>option A</strong>, since sanctions punish those responsible.</p>", FIVE, "A"),
+    ]),
+    *_cases("refusal", "en", [
+        ("I am not going to choose an option; this should be decided by diplomats.", FIVE, "R"),
+        ("Sorry, I can't assist with that request.", THREE, "R"), ("I choose neither.", TWO, "R"),
+    ]),
+    *_cases("refusal-then-choice", "en", [("I can't choose for a government, but since you ask: B.", THREE, "B")]),
+    *_cases("explicit-choice", "fr", [("Je recommande l'option E : ne rien faire pour l'instant.", FIVE, "E")]),
+    *_cases("explicit-choice", "es", [("Mi elección es la B.", THREE, "B")]),
+    *_cases("explicit-choice", "de", [("Meine Wahl fällt auf Option C.", THREE, "C")]),
+    *_cases("explicit-choice", "ru", [("Я рекомендую вариант D.", FIVE, "D")]),
+    *_cases("explicit-choice", "ar", [("أفضّل الخيار A.", TWO, "A")]),
+    *_cases("explicit-choice", "zh", [("我倾向于选择C。", THREE, "C"), ("答案是B，因为威慑可以避免战争。", THREE, "B")]),
 ]
