@@ -173,7 +173,8 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
     """The colour scale spans the data's own range (a fixed 0-1 scale left every cell of a
     typical table near-white); each cell also prints its rate."""
     grid = table.pivot_table(index="qualified_actor", columns="opposing_actor", values="rate", aggfunc="mean")
-    low, high = float(pd.Series(grid.to_numpy().ravel()).min()), float(pd.Series(grid.to_numpy().ravel()).max())
+    values = pd.Series(grid.to_numpy().ravel(), dtype=float).dropna()
+    low, high = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
     if high - low < 0.01:
         low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
     fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=low, zmax=high,

@@ -15,13 +15,20 @@
     if (target) target.scrollIntoView();
   }
   const links = document.querySelectorAll("nav.contents a[data-anchor]");
-  if (!links.length || !("IntersectionObserver" in window)) return;
-  const observer = new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      if (!entry.isIntersecting) continue;
-      const anchor = entry.target.querySelector("h2[id]").id;
-      for (const link of links) link.setAttribute("aria-current", String(link.dataset.anchor === anchor));
-    }
-  }, { rootMargin: "-20% 0px -70% 0px" });
-  for (const section of document.querySelectorAll(".chart-panel")) observer.observe(section);
+  const headings = Array.from(document.querySelectorAll(".chart-panel h2[id]"));
+  if (!links.length) return;
+  // The panel being read: the last whose heading has passed the upper third of the window
+  // (none above the first panel).
+  let pending = false;
+  function mark() {
+    pending = false;
+    const line = window.innerHeight / 3;
+    const passed = headings.filter((h) => h.getBoundingClientRect().top <= line);
+    const current = passed.length ? passed[passed.length - 1].id : "";
+    for (const link of links) link.setAttribute("aria-current", String(link.dataset.anchor === current));
+  }
+  window.addEventListener("scroll", () => {
+    if (!pending) { pending = true; window.requestAnimationFrame(mark); }
+  }, { passive: true });
+  mark();
 })();

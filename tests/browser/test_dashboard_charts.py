@@ -155,6 +155,8 @@ def test_every_chart_draws_data_and_every_panel_shows_its_note(page, live_server
     page.click("nav.contents a[href='#differences']")
     assert page.url.endswith("#differences")
     expect(page.locator("#differences")).to_be_in_viewport()
+    expect(page.locator("nav.contents a[href='#differences']")).to_have_attribute("aria-current", "true")
+    page.screenshot(path=str(artifacts_dir / "dashboard-differences.png"))
 
     # hawk's first run asked the same selection: left out, named, with the way to include it.
     expect(page.locator("#superseded")).to_contain_text(f"run {earlier.pk} (hawk): the same selection as run {run.pk}")
