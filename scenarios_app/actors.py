@@ -54,7 +54,8 @@ def import_actors(text: str) -> tuple[int, int]:
             problems.append(f"line {line}: kind {kind!r} must be one of {', '.join(sorted(kinds))}")
         for column in ("name", "prompt_name"):
             if len(cells.get(column, "")) > NAME_MAX:
-                problems.append(f"line {line}: {column} is {len(cells[column])} characters long; use at most {NAME_MAX}")
+                problems.append(f"line {line}: {column} is {len(cells[column])} characters long; "
+                                f"use at most {NAME_MAX}")
         if not cells["name"]:
             problems.append(f"line {line}: name is empty; write the actor's official name")
         rows.append((code, cells, kind))

@@ -94,37 +94,38 @@ def _spec_from_json(n: int, item) -> tuple[ScenarioSpec, list[Problem]]:
                                            "key, domain, comparison, template, options and dyads")]
 
     def text(obj: dict, name: str, where: str, required: bool = True) -> str | None:
+        """The string at obj[name]; a problem when it is missing (if required) or not a string."""
         value = obj.get(name)
-        if value is None:
-            if required:
-                problems.append(Problem(where, "is missing; write it as a string"))
-            return None if not required else ""
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            return value
+        if value is not None:
             problems.append(Problem(where, f"is {_kind(value)}; write it as a string"))
-            return None if not required else ""
-        return value
+        elif required:
+            problems.append(Problem(where, "is missing; write it as a string"))
+        return "" if required else None
 
     key = text(item, "key", "key")
     options = []
     raw_options = item.get("options")
+    option_shape = '{"text": ..., "category": ...}'
     if not isinstance(raw_options, list):
-        problems.append(Problem("options", f"is {_kind(raw_options)}; write a list of {{\"text\", \"category\"}} objects"))
+        problems.append(Problem("options", f"is {_kind(raw_options)}; write a list of {option_shape} objects"))
     else:
         for i, option in enumerate(raw_options, start=1):
             if not isinstance(option, dict):
-                problems.append(Problem(f"options[{i}]", f"is {_kind(option)}; write {{\"text\": ..., \"category\": ...}}"))
+                problems.append(Problem(f"options[{i}]", f"is {_kind(option)}; write {option_shape}"))
                 continue
             options.append(OptionSpec(text(option, "text", f"options[{i}].text") or "",
                                       text(option, "category", f"options[{i}].category", required=False)))
     dyads = []
     raw_dyads = item.get("dyads", [])
     if not isinstance(raw_dyads, list):
-        problems.append(Problem("dyads", f"is {_kind(raw_dyads)}; write a list of pairs such as [\"CN\", \"RU\"]"))
+        problems.append(Problem("dyads", f'is {_kind(raw_dyads)}; write a list of pairs such as ["CN", "RU"]'))
     else:
         for i, pair in enumerate(raw_dyads, start=1):
             if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(code, str) for code in pair)):
-                problems.append(Problem(f"dyads[{i}]", f"is {_kind(pair) if not isinstance(pair, list) else 'not two strings'}; "
-                                                       "write a pair of actor codes such as [\"CN\", \"RU\"]"))
+                what = "not two strings" if isinstance(pair, list) else _kind(pair)
+                problems.append(Problem(f"dyads[{i}]", f'is {what}; write a pair of actor codes such as ["CN", "RU"]'))
                 continue
             dyads.append((pair[0].strip().upper(), pair[1].strip().upper()))
     spec = ScenarioSpec(
@@ -146,7 +147,8 @@ def _rows_from_json(text: str) -> list[TableRow]:
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ImportFileError(f"file: not a readable JSON file ({exc})") from None
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
-        raise ImportFileError(f'file: not a scenario export: expected {{"format": "{JSON_FORMAT}", "scenarios": [...]}}')
+        raise ImportFileError(
+            f'file: not a scenario export: expected {{"format": "{JSON_FORMAT}", "scenarios": [...]}}')
     scenarios = document.get("scenarios")
     if not isinstance(scenarios, list):
         raise ImportFileError(f'file: "scenarios" is {_kind(scenarios)}; it must be a list of scenario objects')

@@ -29,7 +29,7 @@ ANSWERS_HEADER = "question_key,model,repeat,output\n"
 # Files over the csv module's field limit (131,072 characters) or far deeper than the
 # JSON decoder's recursion limit: made here rather than kept in the repository.
 GENERATED = {
-    "generated_huge_field_table.csv": lambda: (TABLE_HEADER + 'Escalation,x,"' + "y" * 200_000 + '",a,b,NA,"(CN,RU)"\n'),
+    "generated_huge_field_table.csv": lambda: TABLE_HEADER + 'Escalation,x,"' + "y" * 200_000 + '",a,b,NA,"(CN,RU)"\n',
     "generated_huge_field_answers.csv": lambda: ANSWERS_HEADER + 't/x.v1.CN-RU.full,m,0,"' + "z" * 200_000 + '"\n',
     "generated_huge_header.csv": lambda: '"' + "h" * 200_000 + '"\n',
     "generated_very_deep.json": lambda: '{"format": "cfpd-scenarios", "scenarios": ' + "[" * 100_000,
@@ -90,7 +90,8 @@ def test_a_malformed_file_gets_a_report_and_writes_nothing(importer, name, tmp_p
         report = admin_upload(client, name, data)
     elif importer.startswith("import_scenarios"):
         fmt = importer.split("--format ")[1] if "--format" in importer else None
-        report = failing_command("import_scenarios", str(path), "--benchmark", "fuzz", *(["--format", fmt] if fmt else []))
+        fmt_args = ["--format", fmt] if fmt else []
+        report = failing_command("import_scenarios", str(path), "--benchmark", "fuzz", *fmt_args)
     else:
         report = failing_command(importer, str(path))
     assert REPORT.search(report), report[:2000]
