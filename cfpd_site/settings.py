@@ -5,14 +5,22 @@ headers that `manage.py check --deploy` asks for are on.
 """
 
 import importlib.util
+import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 from .env import envbool, envint, envlist, envstr, secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The local settings file `scripts/setup` writes (untracked: a generated SECRET_KEY and
+# DEBUG=1 for the embedded default), so that `manage.py` works in a plain shell. The
+# environment wins over the file; CFPD_ENV_FILE names another file, or "" for none.
+ENV_FILE = envstr("CFPD_ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE:
+    load_dotenv(ENV_FILE, override=False)
 VAR_DIR = Path(envstr("CFPD_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = envbool("DEBUG", False)
@@ -152,9 +160,10 @@ SPECTACULAR_SETTINGS = {
 
 # Run engine (runs_app).
 # The bundled models' servers: local-smollm2 on PORT, local-gemma3 on PORT + 1.
-CFPD_LOCAL_LLM_HOST = envstr("CFPD_LOCAL_LLM_HOST", "127.0.0.1")
-CFPD_LOCAL_LLM_PORT = envint("CFPD_LOCAL_LLM_PORT", 8765)
-CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(VAR_DIR / "models")))  # assembled GGUF files
+# Threads for each bundled model's forward pass (torch): 1 lets the two models answer
+# side by side on 2 cores; more helps only on an otherwise idle machine.
+CFPD_LOCAL_THREADS = envint("CFPD_LOCAL_THREADS", 1)
+CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(VAR_DIR / "models")))  # assembled GGUF files and their converted safetensors
 CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a transient error is final
 CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)
 CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)

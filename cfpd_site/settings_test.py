@@ -3,6 +3,9 @@
 import os
 from pathlib import Path
 
+# The suite never reads a developer's local settings file (.env): its settings are the
+# environment's and these.
+os.environ.setdefault("CFPD_ENV_FILE", "")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-deployment")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 _BASE = Path(__file__).resolve().parent.parent

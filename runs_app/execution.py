@@ -20,9 +20,8 @@ from django.utils import timezone
 
 from scenarios_app.prompting import chat_messages, option_letters
 
-from . import llm
+from . import llm, local_provider
 from .limits import LimitBusy, get_limiter, slot
-from .local_models import BY_NAME
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
 from .signals import response_answered
@@ -34,10 +33,6 @@ class Outcome:
     countdown: float = 0.0
 
 
-def local_base_url(model: LLMModel) -> str:
-    return BY_NAME[model.name].base_url(settings.CFPD_LOCAL_LLM_HOST, settings.CFPD_LOCAL_LLM_PORT)
-
-
 def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
     question = response.question
     options = question.option_texts()
@@ -45,9 +40,11 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
         if options else [{"role": "user", "content": question.text}]
     mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
     params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
+    if model.is_bundled:
+        local_provider.configure(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
     return llm.LLMRequest(
         model=model.litellm_model, messages=messages, params=params,
-        api_base=local_base_url(model) if model.is_bundled else (model.api_base or None),
+        api_base=None if model.is_bundled else (model.api_base or None),
         timeout=model.timeout_seconds, mode=mode, letters=option_letters(len(options)),
         strategy=model.choice_strategy, top_logprobs=model.top_logprobs,
         input_cost_per_token=float(model.input_cost_per_token) if model.input_cost_per_token is not None else None,

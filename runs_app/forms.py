@@ -25,7 +25,7 @@ class BenchmarkChoiceField(forms.ModelChoiceField):
 
 class ModelChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, model):
-        where = "bundled local server" if model.is_bundled else (model.api_base or model.litellm_model)
+        where = "bundled, runs in the worker" if model.is_bundled else (model.api_base or model.litellm_model)
         return f"{model.name} · {model.get_answer_mode_display().split(':')[0].lower()} · {where}"
 
 

@@ -17,7 +17,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # noqa: E402
 
 from .choice import chosen_letter, letter_grammar, option_logprobs  # noqa: E402
+from .local_provider import HANDLER as LOCAL_HANDLER, PROVIDER as LOCAL_PROVIDER  # noqa: E402
 
+# The bundled models are a LiteLLM provider of their own (`cfpd-local/<alias>`), run in
+# this process: the engine reaches them through `litellm.completion` like any other.
+if not any(item.get("provider") == LOCAL_PROVIDER for item in litellm.custom_provider_map):
+    litellm.custom_provider_map = [*litellm.custom_provider_map,
+                                   {"provider": LOCAL_PROVIDER, "custom_handler": LOCAL_HANDLER}]
 litellm.suppress_debug_info = True
 litellm.drop_params = True  # a parameter a provider does not take (seed, top_p) is dropped, not an error
 

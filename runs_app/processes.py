@@ -1,5 +1,5 @@
-"""Starting the helper processes a run needs on one machine: a Celery worker (the
-embedded default has no separate worker service) and the bundled models' server."""
+"""Starting the helper process a run needs on one machine: a Celery worker (the
+embedded default has no separate worker service)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 from django.conf import settings
-
-from .local_models import BUNDLED, start_server
 
 
 def worker_command(concurrency: int = 8, pool: str = "threads", queues: str = "celery") -> list[str]:
@@ -25,17 +23,6 @@ def start_worker(concurrency: int = 8, log_path: Path | None = None, env: dict |
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL
     return subprocess.Popen(worker_command(concurrency), cwd=settings.BASE_DIR, stdout=log,
                             stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
-
-
-def ensure_local_servers(log_path: Path | None = None) -> list[subprocess.Popen]:
-    """Start the bundled models' servers that do not answer yet; returns those started."""
-    started = []
-    for bundled in BUNDLED:
-        process = start_server(bundled, settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_LLM_HOST,
-                               settings.CFPD_LOCAL_LLM_PORT, log_path)
-        if process is not None:
-            started.append(process)
-    return started
 
 
 def stop(process: subprocess.Popen | None, timeout: float = 10):

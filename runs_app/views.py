@@ -96,7 +96,7 @@ def endpoint_label(model):
     if model.is_external:
         return "external (imported answers)"
     if model.is_bundled:
-        return "bundled local server"
+        return "bundled (runs in the worker)"
     return model.api_base or "provider default"
 
 

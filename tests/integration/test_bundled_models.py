@@ -1,47 +1,19 @@
-"""The real bundled local models, served by llama.cpp and reached through LiteLLM."""
+"""The real bundled local models, run in this process by torch and reached through
+LiteLLM's `cfpd-local` provider (the weights are converted once into the test models folder)."""
 
-import socket
+import math
 
 import pytest
-from django.conf import settings as django_settings
 
-from runs_app import execution
-from runs_app.local_models import BUNDLED, start_server
+from runs_app import execution, local_provider
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.factories import three_option_spec
 
 
-def free_port_pair():
-    for _ in range(50):
-        with socket.socket() as a, socket.socket() as b:
-            a.bind(("127.0.0.1", 0))
-            port = a.getsockname()[1]
-            try:
-                b.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no two adjacent free ports")
-
-
-@pytest.fixture(scope="session")
-def local_servers(tmp_path_factory):
-    port = free_port_pair()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    processes = [start_server(b, django_settings.CFPD_MODELS_DIR, "127.0.0.1", port, log) for b in BUNDLED]
-    yield port
-    for process in processes:
-        if process is not None:
-            process.terminate()
-            process.wait(timeout=20)
-
-
 @pytest.fixture
-def unit(db, local_servers, settings):
-    settings.CFPD_LOCAL_LLM_PORT = local_servers
-
+def unit(db):
     def make(model_name, **model_changes):
         model = LLMModel.objects.get(name=model_name)
         for name, value in model_changes.items():
@@ -64,9 +36,21 @@ def test_choice_mode_returns_a_letter_and_every_options_log_probability(unit, mo
     assert response.status == "done" and response.chosen_letter in {"A", "B", "C"}
     assert set(response.option_logprobs) == {"A", "B", "C"}
     assert all(value is not None and value < 0 for value in response.option_logprobs.values())
+    # The chosen letter is the most probable of the three, and the three are a part of
+    # the full-vocabulary distribution (their probabilities sum to at most 1).
+    assert response.chosen_letter == max(response.option_logprobs, key=response.option_logprobs.get)
+    assert sum(math.exp(v) for v in response.option_logprobs.values()) <= 1 + 1e-6
     assert response.messages[1]["content"].endswith("C: Announce live-fire drills near Japan's convoy\nAnswer:")
-    assert response.params["extra_body"] == {"grammar": 'root ::= "A" | "B" | "C"'}
-    assert response.resolved_model and response.prompt_tokens > 50 and response.latency_ms > 0
+    assert response.params["extra_body"] == {"guided_choice": ["A", "B", "C"]}
+    assert response.resolved_model.startswith("cfpd-local/") and response.prompt_tokens > 50
+
+
+def test_choice_mode_is_deterministic(unit):
+    first, second = unit("local-smollm2"), unit("local-smollm2")
+    for response in (first, second):
+        execution.execute(response.pk)
+        response.refresh_from_db()
+    assert first.option_logprobs == second.option_logprobs
 
 
 def test_generate_mode_returns_text(unit):
@@ -75,4 +59,22 @@ def test_generate_mode_returns_text(unit):
     response.refresh_from_db()
     assert response.status == "done" and response.raw_output.strip()
     assert response.chosen_letter == "" and response.option_logprobs is None
-    assert response.params["temperature"] == 0.7 and response.completion_tokens >= 1
+    assert response.params["temperature"] == 0.7 and 1 <= response.completion_tokens <= 24
+
+
+@pytest.mark.parametrize("alias", ["smollm2", "gemma3"])
+def test_continuation_scores_are_log_probabilities_that_add_up(settings, alias):
+    """Scoring " Paris" after a prompt equals the sum of its tokens' next-token
+    log-probabilities, and a two-part continuation scores as its parts chained."""
+    local_provider.configure(settings.CFPD_MODELS_DIR, 1)
+    model = local_provider.runtime().model(alias)
+    prompt = "The capital of France is"
+    scores = model.score_continuations(prompt, [" Paris", " Paris, France", " a banana"])
+    assert all(s["logprob"] < 0 and s["tokens"] >= 1 for s in scores)
+    assert scores[0]["logprob"] > scores[2]["logprob"]  # even a 135M model knows this much
+    # Chaining: log P(" Paris, France") = log P(" Paris") + log P(", France" | prompt + " Paris"),
+    # when " Paris" tokenises the same inside both strings.
+    tail = model.score_continuations(prompt + " Paris", [", France"])[0]
+    if scores[1]["tokens"] == scores[0]["tokens"] + tail["tokens"]:
+        assert scores[1]["logprob"] == pytest.approx(scores[0]["logprob"] + tail["logprob"], abs=1e-3)
+    assert scores[1]["mean_logprob"] == pytest.approx(scores[1]["logprob"] / scores[1]["tokens"])

@@ -79,7 +79,7 @@ def test_an_unresolved_answer_joins_the_reviewers_queue_with_the_encoders_reason
     response = answer(questions[0], output="I would choose A, or perhaps B.")
     assert response.code == "" and not response.codes.exists()
     task = ReviewTask.objects.get(response=response)
-    assert (task.purpose, task.status, task.reason) == ("primary", "open", "conflicting-letters")
+    assert (task.purpose, task.status, task.reason) == ("primary", "open", "hedge")
 
 
 def test_failed_calls_and_empty_answers_are_missing_never_refusals(questions, policy):

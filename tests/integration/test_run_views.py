@@ -271,7 +271,7 @@ def test_the_models_page_says_whether_the_key_is_there_never_what_it_is(client, 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     page = login(client, analyst).get(MODELS).content.decode()
     assert "key missing: OPENAI_API_KEY" in page
-    assert "bundled local server" in page and "external (imported answers)" in page and "no key needed" in page
+    assert "bundled (runs in the worker)" in page and "external (imported answers)" in page and "no key needed" in page
 
     secret = "sk-dummy-value-that-must-not-leak-42"
     monkeypatch.setenv("OPENAI_API_KEY", secret)

