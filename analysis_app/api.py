@@ -6,6 +6,7 @@ import math
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -34,9 +35,9 @@ class AnalysisView(APIView):
     def get(self, request):
         try:
             filters, options = params.parse(request.query_params)
-        except params.BadParameter as error:
-            return Response({"detail": str(error)}, status=400)
-        wanted = tuple(request.query_params.getlist("panel")) or None
+            wanted = params.panels(request.query_params)
+        except params.BadParameter as error:  # 400 {"iterations": ["iterations must be between ..."]}, as DRF's fields
+            raise ValidationError({error.field: [str(error)]}) from None
         board = dashboard.build_cached(filters, **options)
         return Response({
             "coverage": board.coverage, "iterations": board.iterations, "seed": board.seed,

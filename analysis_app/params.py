@@ -1,43 +1,37 @@
-"""Dashboard filters from query parameters (the URL keeps them, so a view can be shared)."""
+"""Dashboard filters from query parameters (the URL keeps them, so a view can be shared).
+Each value goes through `cfpd_site.params`, so a bad one is a `BadParameter` naming the
+field and the reason (the views answer 400), never an error deep in a query."""
 
 from __future__ import annotations
 
-from django.http import QueryDict
+from cfpd_site import params
+from cfpd_site.params import BadParameter  # noqa: F401 (the views catch it from here)
 
 from .tidy_query import AnalysisFilter
 
 MAX_ITERATIONS = 10_000
+MAX_SEED = 2**32 - 1  # numpy seeds are non-negative; a 32-bit range is plenty to pick one
 
 
-class BadParameter(ValueError):
-    pass
-
-
-def _ints(values, name):
-    try:
-        return tuple(sorted({int(v) for v in values if v != ""}))
-    except ValueError:
-        raise BadParameter(f"{name} must be whole numbers, got {', '.join(values)}") from None
-
-
-def _strings(values):
-    return tuple(sorted({v.strip() for v in values if v.strip()}))
-
-
-def parse(query: QueryDict) -> tuple[AnalysisFilter, dict]:
+def parse(query) -> tuple[AnalysisFilter, dict]:
     """The filter and the display options (iterations, seed, category, heatmap model)."""
     filters = AnalysisFilter(
-        runs=_ints(query.getlist("run"), "run"),
-        models=_strings(query.getlist("model")),
-        domains=_strings(query.getlist("domain")),
-        choice_counts=_ints(query.getlist("choices"), "choices"),
-        actors=tuple(a.upper() for a in _strings(query.getlist("actor"))),
-        focus_complete=query.get("focus") in ("1", "on", "true"),
+        runs=params.integers(query, "run"),
+        models=params.texts(query, "model"),
+        domains=params.texts(query, "domain"),
+        choice_counts=params.integers(query, "choices", minimum=2, maximum=3),
+        actors=tuple(sorted({a.upper() for a in params.texts(query, "actor")})),
+        focus_complete=params.flag(query, "focus"),
     )
-    iterations = _ints([query.get("iterations", "1000")], "iterations")[0]
-    seed = _ints([query.get("seed", "0")], "seed")[0]
-    if not 100 <= iterations <= MAX_ITERATIONS:
-        raise BadParameter(f"iterations must be between 100 and {MAX_ITERATIONS}")
-    options = {"iterations": iterations, "seed": seed, "category": query.get("category", ""),
-               "heatmap_model": query.get("heatmap_model", "")}
+    options = {
+        "iterations": params.integer(query, "iterations", default=1000, minimum=100, maximum=MAX_ITERATIONS),
+        "seed": params.integer(query, "seed", default=0, minimum=0, maximum=MAX_SEED),
+        "category": params.text(query, "category"),
+        "heatmap_model": params.text(query, "heatmap_model"),
+    }
     return filters, options
+
+
+def panels(query) -> tuple[str, ...] | None:
+    """The panels asked for (`panel`, repeated), or None for all."""
+    return params.texts(query, "panel", max_length=40) or None

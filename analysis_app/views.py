@@ -1,7 +1,6 @@
 """Analysts' pages: the dashboard, each panel's CSV, and the tidy table of answers as CSV
 or Parquet. All need `analysis_app.view_dashboard` (the analysts role)."""
 
-import csv
 import io
 import tempfile
 from functools import wraps
@@ -11,6 +10,7 @@ from django.db.models import Exists, OuterRef
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
+from cfpd_site.csv_safety import SafeWriter, neutralise
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
@@ -113,7 +113,8 @@ def _selected(filters, options):
 
 def _csv_response(table, name):
     out = io.StringIO()
-    table.to_csv(out, index=False, float_format="%.6f")
+    # Cells a spreadsheet would run as formulas (a model or category named "=...") get a quote.
+    table.map(neutralise).to_csv(out, index=False, float_format="%.6f")
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
     return response
@@ -142,7 +143,7 @@ def answers_csv(request, filters, options):
     filters, _ = latest_launches(filters)  # the answers the dashboard counts
 
     def rows():
-        writer = csv.writer(_Echo())
+        writer = SafeWriter(_Echo())  # formula-like cells quoted (cfpd_site.csv_safety)
         header = True
         for frame in answer_frames(filters):
             if header:

@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis_app.metrics import preference_table
+from cfpd_site.csv_safety import neutralise
 from analysis_app.tidy_query import AnalysisFilter, tidy_with_categories
 from runs_app.models import LLMModel, Run
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         tidy = tidy_with_categories(filters, by_actor=False)
         table = preference_table(tidy.table, iterations, seed, tidy.categories)
         cover = tidy.coverage
-        text = table.to_csv(index=False, float_format="%.6f")
+        text = table.map(neutralise).to_csv(index=False, float_format="%.6f")  # formula-like cells quoted
         if out == "-":
             self.stdout.write(text, ending="")
         else:
