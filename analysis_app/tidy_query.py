@@ -5,7 +5,7 @@ question) and handed to pandas as weighted rows (`n` answers per row): at the pa
 scale that is a few hundred thousand rows instead of 2.7 million. The small lookups
 (models, scenarios, actors, option categories) are read once and joined in pandas.
 
-Outcomes: a code A/B/C is an "answer" (the chosen option's category), R a "refusal";
+Outcomes: a code A … J is an "answer" (the chosen option's category), R a "refusal";
 without a code an answer is "unresolved" while reviewers have it, "missing" when the call
 failed or the answer was empty; answers not given yet ("pending") are left out of the
 table and counted by `coverage`.
@@ -41,7 +41,9 @@ class AnalysisFilter:
     superseded: tuple[tuple[int, int], ...] = ()
 
     def responses(self):
-        responses = Response.objects.filter(question__choice_count__gt=0, question__scenario__isnull=False)
+        # A judge unit (a judge model reading another model's answer) is not a CFPD answer.
+        responses = Response.objects.filter(question__choice_count__gt=0, question__scenario__isnull=False,
+                                            judge_request__isnull=True)
         if self.runs:
             responses = responses.filter(run_id__in=self.runs)
         if self.superseded:

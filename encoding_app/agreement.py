@@ -3,7 +3,9 @@ alpha for any number of coders. Pure: no Django.
 
 Cohen's kappa comes from statsmodels (`cohens_kappa` on the pair's contingency table),
 Krippendorff's alpha from the `krippendorff` package (nominal level). Codes are
-category labels (`A`, `B`, `C`, `R`); a coder who did not code a unit is a gap.
+category labels (`A` … `J`, `R`); a coder who did not code a unit is a gap. The Wilson
+interval of an accuracy (a rule's or a judge's codes against people's) comes from
+statsmodels' `proportion_confint`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 
 @dataclass(frozen=True)
@@ -73,3 +76,13 @@ def krippendorff_alpha(units: dict[object, dict[object, str]]) -> float | None:
                 data[row, column] = value[codes[coder]]
     alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
     return None if math.isnan(alpha) else alpha
+
+
+def wilson_interval(correct: int, n: int, alpha: float = 0.05) -> tuple[float, float] | None:
+    """Wilson score interval (95% by default) of `correct` out of `n`; None for n = 0.
+    Unlike the normal approximation it stays inside [0, 1] and is not degenerate at 100%:
+    30 correct of 30 gives (0.886, 1.0), not (1.0, 1.0)."""
+    if n <= 0:
+        return None
+    low, high = proportion_confint(correct, n, alpha=alpha, method="wilson")
+    return float(low), float(high)

@@ -10,15 +10,19 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from scenarios_app.prompting import LETTERS
+
 
 class Source(models.TextChoices):
     CHOICE = "choice", "Choice mode (model's own probabilities)"
     AUTO = "auto", "Automatic rule"
     REVIEWER = "reviewer", "Reviewer"
     ADJUDICATION = "adjudication", "Adjudication"
+    JUDGE = "judge", "Promoted judge model"
 
 
-CODE_CHOICES = [("A", "A"), ("B", "B"), ("C", "C"), ("R", "R (refusal)")]
+# A code is the chosen option's canonical position, A to J (2 to 10 options), or R.
+CODE_CHOICES = [(letter, letter) for letter in LETTERS] + [("R", "R (refusal)")]
 
 
 class CodingPolicy(models.Model):
@@ -31,6 +35,13 @@ class CodingPolicy(models.Model):
     lease_minutes = models.PositiveIntegerField(
         default=10, help_text="How long a reviewer holds an item before it returns to the queue.")
     seed = models.IntegerField(default=0, help_text="Changes which answers the shares pick; the pick is reproducible.")
+    min_rule_accuracy = models.FloatField(
+        default=0.97, help_text="A rule whose audited accuracy has a Wilson 95% lower bound below this stops "
+                                "coding (its answers go to reviewers) until an admin re-enables it.")
+    min_audited_items = models.PositiveIntegerField(
+        default=30, help_text="Audited answers a rule needs before it can be suspended.")
+    min_judge_items = models.PositiveIntegerField(
+        default=100, help_text="Answers both a judge model and a person coded before the judge can be promoted.")
 
     class Meta:
         verbose_name = "coding policy"
@@ -72,6 +83,7 @@ class ReviewTask(models.Model):
     done_at = models.DateTimeField(null=True, blank=True)
     reason = models.CharField(max_length=40, blank=True,
                               help_text="Why the automatic encoder left it to a person (its rule, e.g. conflicting-letters).")
+    explanation = models.TextField(blank=True, help_text="The encoder's reason as a sentence for the reviewer.")
     caused_by = models.ForeignKey("Code", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                                   help_text="The code that asked for this task (a first code picked for second "
                                             "coding, a disagreeing code); undoing that code withdraws the task.")
@@ -103,7 +115,7 @@ class ReviewTask(models.Model):
 
 
 class Code(models.Model):
-    """One code given to one answer: canonical `A`/`B`/`C` (the options in the order the
+    """One code given to one answer: canonical `A` … `J` (the options in the order the
     author wrote them, whatever order they were shown in) or `R` for a refusal."""
 
     response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="codes")
@@ -132,3 +144,83 @@ class Code(models.Model):
 
     def __str__(self):
         return f"{self.code} ({self.source}) for response {self.response_id}"
+
+
+class RuleStatus(models.Model):
+    """A rule's audited accuracy (automatic codes against people's on the audit sample)
+    and whether it may code. Refreshed after every audit; an admin re-enables a
+    suspended rule, and its audit window then starts again (`counted_from`)."""
+
+    rule = models.CharField(max_length=40, unique=True)
+    audited = models.PositiveIntegerField(default=0, help_text="Audited answers since `counted_from`.")
+    correct = models.PositiveIntegerField(default=0)
+    lower = models.FloatField(null=True, blank=True, help_text="Wilson 95% interval of the accuracy.")
+    upper = models.FloatField(null=True, blank=True)
+    suspended = models.BooleanField(default=False)
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    counted_from = models.DateTimeField(null=True, blank=True,
+                                        help_text="Audits of codes given before this (set on re-enabling) "
+                                                  "no longer count towards suspension.")
+    reenabled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["rule"]
+        verbose_name_plural = "rule statuses"
+
+    def __str__(self):
+        return f"{self.rule} ({'suspended' if self.suspended else 'coding'})"
+
+    @property
+    def accuracy(self):
+        return self.correct / self.audited if self.audited else None
+
+
+class Judge(models.Model):
+    """A model asked to read answers the encoder left unresolved. Its readings are
+    suggestions to reviewers until an admin promotes it (after enough audited answers);
+    a promoted judge's readings are codes (source `judge`)."""
+
+    model = models.OneToOneField("runs_app.LLMModel", on_delete=models.PROTECT, related_name="judge")
+    promoted = models.BooleanField(default=False)
+    promoted_at = models.DateTimeField(null=True, blank=True)
+    promoted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    demoted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["model__name"]
+
+    def __str__(self):
+        return f"judge {self.model.name}{' (promoted)' if self.promoted else ''}"
+
+    @property
+    def rule(self) -> str:
+        """The rule name its codes carry, so the audit counts its errors like a rule's."""
+        return f"judge:{self.model.name}"[:40]
+
+
+class JudgeRequest(models.Model):
+    """One judge unit (a response of a judge run, with its own prompt) and the answer it
+    reads. A response that is a judge unit is never a CFPD answer: analysis and coding
+    leave it out."""
+
+    judge_response = models.OneToOneField("runs_app.Response", on_delete=models.CASCADE, related_name="judge_request")
+    target_response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="judge_requests")
+    judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="requests")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    # The judge's reading, by the same encoder as the models' answers: a presented
+    # letter, R, or empty when it could not tell (or has not answered yet).
+    reading = models.CharField(max_length=1, blank=True)
+    code = models.CharField(max_length=1, blank=True, help_text="The reading in canonical letters.")
+    reading_rule = models.CharField(max_length=40, blank=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["target_response", "read_at"], name="judgerequest_target")]
+
+    def __str__(self):
+        return f"{self.judge} on response {self.target_response_id}"

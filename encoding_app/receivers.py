@@ -7,7 +7,7 @@ from django.dispatch import receiver
 from runs_app.models import Response
 from runs_app.signals import response_answered, responses_imported
 
-from . import services
+from . import judges, services
 
 log = logging.getLogger(__name__)
 
@@ -15,12 +15,20 @@ log = logging.getLogger(__name__)
 @receiver(response_answered, dispatch_uid="encode-on-arrival")
 def encode_on_arrival(sender, response_id, **kwargs):
     """A failure to encode must not fail the model call that was already paid for: the
-    answer goes to a reviewer instead, with the reason, and the error is logged."""
+    answer goes to a reviewer instead, with the reason, and the error is logged. A judge
+    unit is not an answer: its reading becomes a suggestion (or a promoted judge's code)."""
+    if judges.is_judge_unit(response_id):
+        try:
+            judges.record_reading(response_id)
+        except Exception:
+            log.exception("could not read judge unit %s", response_id)
+        return
     try:
         services.encode_response(response_id)
     except Exception:
         log.exception("could not encode response %s; queued for a reviewer", response_id)
-        services.queue_for_review(response_id, reason="encoder-error")
+        services.queue_for_review(response_id, reason="encoder-error",
+                                  explanation="The automatic encoder failed on this answer (logged); code it yourself.")
 
 
 @receiver(responses_imported, dispatch_uid="encode-imported")

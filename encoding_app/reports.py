@@ -13,19 +13,15 @@ from django.db.models import Case, CharField, Count, Q, Value, When
 from runs_app.models import Response
 
 from .agreement import krippendorff_alpha, pair_agreement
-from .models import Code, ReviewTask, Source
-from .services import Filters
+from .audits import RuleAudit, coded_responses, rule_audits
+from .filters import Filters
+from .models import Code, ReviewTask, RuleStatus, Source
 
-STATES = ["choice", "auto", "reviewer", "adjudication", "unresolved", "missing", "pending"]
-STATE_LABELS = {"choice": "Choice mode", "auto": "Automatic rule", "reviewer": "Reviewer",
+STATES = ["choice", "auto", "judge", "reviewer", "adjudication", "unresolved", "missing", "pending"]
+STATE_LABELS = {"choice": "Choice mode", "auto": "Automatic rule", "judge": "Promoted judge", "reviewer": "Reviewer",
                 "adjudication": "Adjudicated", "unresolved": "With reviewers", "missing": "Missing",
                 "pending": "Not answered yet"}
 NOT_ANSWERED = Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-
-
-def coded_responses(filters: Filters = Filters()):
-    """Responses to questions with options (free-text questions are not coded)."""
-    return filters.apply(Response.objects.filter(question__choice_count__gt=0), to_response="")
 
 
 def coding_state():
@@ -52,7 +48,7 @@ def state_counts(filters: Filters = Filters()) -> list[dict]:
         entry["total"] += row["n"]
     for entry in table.values():
         answered = entry["total"] - entry["missing"] - entry["pending"]
-        entry["auto_share"] = (entry["choice"] + entry["auto"]) / answered if answered else None
+        entry["auto_share"] = (entry["choice"] + entry["auto"] + entry["judge"]) / answered if answered else None
     return list(table.values())
 
 
@@ -145,39 +141,16 @@ def agreement(filters: Filters = Filters()) -> AgreementReport:
 
 # ---------------------------------------------------------------- audit of the automatic encoder
 
-@dataclass
-class RuleAudit:
-    rule: str
-    n: int
-    correct: int
-    confusion: dict  # {(auto code, reference code): n}
-
-    @property
-    def accuracy(self):
-        return self.correct / self.n if self.n else None
-
-
 def audit(filters: Filters = Filters()) -> list[RuleAudit]:
-    """Automatic codes against people's on the audited sample. The reference is the
-    adjudicated code where there is one, else the audit reviewer's."""
-    tasks = (ReviewTask.objects.filter(purpose=ReviewTask.Purpose.AUDIT, status=ReviewTask.Status.DONE,
-                                       caused_by__isnull=False, response__in=coded_responses(filters))
-             .select_related("caused_by"))
-    reviewer = dict(Code.objects.filter(task__in=tasks, undone_at__isnull=True).values_list("task_id", "code"))
-    adjudicated = dict(Code.objects.filter(source=Source.ADJUDICATION, undone_at__isnull=True,
-                                           response__in=tasks.values("response_id"))
-                       .order_by("id").values_list("response_id", "code"))
-    by_rule: dict[str, RuleAudit] = {}
-    for task in tasks:
-        reference = adjudicated.get(task.response_id) or reviewer.get(task.pk)
-        if reference is None:
-            continue
-        auto = task.caused_by
-        entry = by_rule.setdefault(auto.rule, RuleAudit(auto.rule, 0, 0, Counter()))
-        entry.n += 1
-        entry.correct += auto.code == reference
-        entry.confusion[(auto.code, reference)] += 1
-    rules = sorted(by_rule.values(), key=lambda r: -r.n)
+    """Automatic and promoted judges' codes against people's on the audited sample, per rule
+    with its status (coding or suspended), then all rules together."""
+    rules = rule_audits(filters)
+    statuses = {status.rule: status for status in RuleStatus.objects.all()}
+    for rule in rules:
+        rule.status = statuses.get(rule.rule)
+    # Suspended rules with no audit in this filter are still listed: the page says so.
+    rules += [RuleAudit(rule, 0, 0, Counter(), status) for rule, status in statuses.items()
+              if status.suspended and rule not in {r.rule for r in rules}]
     if rules:
         total = RuleAudit("all rules", sum(r.n for r in rules), sum(r.correct for r in rules), Counter())
         for r in rules:

@@ -8,14 +8,15 @@
   returns the item to the queue.
 - `submit_code`, `skip_task`, `undo_last` are the reviewer's keys.
 
-Codes are canonical (the author's option order); reviewers see and type the letters as
-they were presented to the model, and the mapping happens here.
+Codes are canonical (the author's option order, `A` … `J` for 2 to 10 options, or `R`);
+reviewers see and type the letters as they were presented to the model, and the mapping
+happens here. An automatic code's confidence is its rule's audited accuracy
+(`audits.refresh_rule`); a suspended rule's answers go to reviewers.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -24,9 +25,10 @@ from django.utils import timezone
 
 from runs_app.models import Response
 
-from . import auto_encoder
+from . import audits, auto_encoder
+from .filters import Filters
 from .letters import LETTERS, REFUSAL, canonical_code, picked
-from .models import Code, CodingPolicy, ReviewTask, Source
+from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, Source
 
 Purpose = ReviewTask.Purpose
 REVIEW_PURPOSES = [Purpose.PRIMARY, Purpose.SECOND, Purpose.AUDIT]
@@ -35,23 +37,6 @@ HUMAN_SOURCES = [Source.REVIEWER, Source.ADJUDICATION]
 
 class CodingError(Exception):
     """A reviewer's action that cannot be done; the message says why, for the page."""
-
-
-@dataclass(frozen=True)
-class Filters:
-    run: int | None = None
-    model: int | None = None
-    domain: str | None = None  # domain slug
-
-    def apply(self, queryset, to_response: str = "response__"):
-        """Narrow a queryset of review tasks (or, with `to_response=""`, of responses)."""
-        if self.run:
-            queryset = queryset.filter(**{f"{to_response}run_id": self.run})
-        if self.model:
-            queryset = queryset.filter(**{f"{to_response}model_id": self.model})
-        if self.domain:
-            queryset = queryset.filter(**{f"{to_response}question__domain__slug": self.domain})
-        return queryset
 
 
 # ---------------------------------------------------------------- what the reviewer sees
@@ -94,13 +79,37 @@ def _set_current(response: Response, new: Code | None, previous: Code | None, st
                                                    code_source=new.source if new else state)
 
 
-def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "") -> ReviewTask:
+def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "",
+               explanation: str = "") -> ReviewTask:
+    reason = reason[:40]
     task = ReviewTask.objects.filter(response=response, purpose=purpose, status=ReviewTask.Status.OPEN).first()
     if task is not None:
-        if reason and task.reason != reason:
-            ReviewTask.objects.filter(pk=task.pk).update(reason=reason)
+        if (reason and task.reason != reason) or (explanation and task.explanation != explanation):
+            ReviewTask.objects.filter(pk=task.pk).update(reason=reason or task.reason,
+                                                         explanation=explanation or task.explanation)
         return task
-    return ReviewTask.objects.create(response=response, purpose=purpose, caused_by=caused_by, reason=reason)
+    return ReviewTask.objects.create(response=response, purpose=purpose, caused_by=caused_by, reason=reason,
+                                     explanation=explanation)
+
+
+def _sample_for_audit(response: Response, code: Code, policy: CodingPolicy | None = None):
+    """Automatic and promoted judges' codes: a reproducible share goes blind to a reviewer."""
+    policy = policy or CodingPolicy.current()
+    if (picked(response.pk, policy.audit_share, policy.seed, "audit")
+            and not response.review_tasks.filter(purpose=Purpose.AUDIT, status=ReviewTask.Status.OPEN).exists()):
+        ReviewTask.objects.create(response=response, purpose=Purpose.AUDIT, caused_by=code)
+
+
+def _promoted_judge_code(current: Code | None) -> bool:
+    """A current code by a judge that is still promoted stands until the judge is demoted."""
+    if current is None or current.source != Source.JUDGE:
+        return False
+    return Judge.objects.filter(promoted=True, model__name=current.rule[len(audits.JUDGE_PREFIX):]).exists()
+
+
+def suspended_explanation(rule: str, letter: str) -> str:
+    return (f"The rule {rule} read this answer as {letter}, but the rule is suspended: its audited accuracy "
+            f"fell below the coding policy's threshold. Code it yourself; an admin can re-enable the rule.")
 
 
 def _withdraw(tasks):
@@ -110,15 +119,18 @@ def _withdraw(tasks):
 
 def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str:
     """Code one answer automatically, or queue it for a reviewer. Returns what happened:
-    `choice`, `auto`, `unresolved`, `missing`, `kept` (a person's code stands) or
-    `not-applicable` (a free-text question without options)."""
+    `choice`, `auto`, `unresolved`, `missing`, `kept` (a person's or a promoted judge's
+    code stands) or `not-applicable` (a free-text question without options, or a judge
+    unit, which is not an answer of its own)."""
     with transaction.atomic():
         response = (Response.objects.select_for_update(of=("self",)).select_related("question")
                     .filter(pk=response_id).first())
         if response is None or not response.question.options:
             return "not-applicable"
+        if JudgeRequest.objects.filter(judge_response_id=response_id).exists():
+            return "not-applicable"
         current = response.codes.filter(is_current=True).first()
-        if current is not None and current.source in HUMAN_SOURCES:
+        if current is not None and (current.source in HUMAN_SOURCES or _promoted_judge_code(current)):
             return "kept"
         if response.status != Response.Status.DONE:
             return "missing"
@@ -133,9 +145,15 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
                 return "missing"
             if encoding.code is None:
                 _set_current(response, None, current, UNRESOLVED)
-                _open_task(response, Purpose.PRIMARY, reason=encoding.rule)
+                _open_task(response, Purpose.PRIMARY, reason=encoding.rule, explanation=encoding.reason)
                 return "unresolved"
-            letter, source, rule, confidence = encoding.code, Source.AUTO, encoding.rule, encoding.confidence
+            if encoding.rule in audits.suspended_rules():
+                _set_current(response, None, current, UNRESOLVED)
+                _open_task(response, Purpose.PRIMARY, reason="rule-suspended",
+                           explanation=suspended_explanation(encoding.rule, encoding.code))
+                return "unresolved"
+            letter, source, rule = encoding.code, Source.AUTO, encoding.rule
+            confidence = audits.rule_confidence(rule)
         code = canonical_code(letter, response.option_order)
         _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
         if current is not None and (current.code, current.source, current.rule) == (code, source, rule):
@@ -143,19 +161,16 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
         new = Code(response=response, code=code, presented_letter=letter, source=source, rule=rule,
                    confidence=confidence, supersedes=current)
         _set_current(response, new, current)
-        if source == Source.AUTO:
-            policy = policy or CodingPolicy.current()
-            if (picked(response.pk, policy.audit_share, policy.seed, "audit")
-                    and not response.review_tasks.filter(purpose=Purpose.AUDIT).exists()):
-                ReviewTask.objects.create(response=response, purpose=Purpose.AUDIT, caused_by=new)
+        if source == Source.AUTO and not response.review_tasks.filter(purpose=Purpose.AUDIT).exists():
+            _sample_for_audit(response, new, policy)
         return source
 
 
-def queue_for_review(response_id: int, reason: str) -> ReviewTask:
+def queue_for_review(response_id: int, reason: str, explanation: str = "") -> ReviewTask:
     response = Response.objects.get(pk=response_id)
     if not response.code:
         Response.objects.filter(pk=response_id).update(code_source=UNRESOLVED)
-    return _open_task(response, Purpose.PRIMARY, reason=reason)
+    return _open_task(response, Purpose.PRIMARY, reason=reason, explanation=explanation)
 
 
 def encode_responses(responses, progress=None) -> dict[str, int]:
@@ -262,6 +277,8 @@ def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
                 _open_task(response, Purpose.ADJUDICATION, caused_by=new)
         ReviewTask.objects.filter(pk=task.pk).update(status=ReviewTask.Status.DONE, done_by=user,
                                                      done_at=timezone.now(), leased_by=None, lease_expires_at=None)
+        if purpose in (Purpose.AUDIT, Purpose.ADJUDICATION):
+            audits.refresh_rules_of(response.pk)
         return new
 
 
@@ -298,7 +315,10 @@ def undo_last(user) -> ReviewTask:
         ReviewTask.objects.filter(pk=last.task_id).update(
             status=ReviewTask.Status.OPEN, done_by=None, done_at=None, leased_by=user,
             lease_expires_at=timezone.now() + _lease_for(policy))
-        return ReviewTask.objects.get(pk=last.task_id)
+        task = ReviewTask.objects.get(pk=last.task_id)
+        if task.purpose in (Purpose.AUDIT, Purpose.ADJUDICATION):
+            audits.refresh_rules_of(last.response_id)
+        return task
 
 
 def release_expired_leases() -> int:

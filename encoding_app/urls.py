@@ -12,4 +12,5 @@ urlpatterns = [
     path("undo.json", views.undo, name="encoding-undo"),
     path("agreement/", views.agreement, name="encoding-agreement"),
     path("audit/", views.audit, name="encoding-audit"),
+    path("judging/", views.request_judging, name="encoding-judging"),
 ]

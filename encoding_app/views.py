@@ -6,22 +6,23 @@ needs `adjudicate_codes`. The raw answer is sent as text segments that the scrip
 in place with `textContent`: model output is never parsed as HTML.
 """
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from runs_app.models import LLMModel, Run
 from scenarios_app.models import Domain
 
-from . import reports, services
+from . import audits, judges, reports, services
 from .highlighting import highlight
-from .letters import presented_letter
-from .models import Code, ReviewTask
+from .letters import LETTERS, REFUSAL, presented_letter
+from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask
 
 CODE = "encoding_app.code_responses"
 ADJUDICATE = "encoding_app.adjudicate_codes"
@@ -96,12 +97,17 @@ def item_payload(task: ReviewTask, user) -> dict:
         "options": options, "letters": letters + "R",
         "answer": [segment.as_dict() for segment in highlight(response.raw_output, [o["text"] for o in options],
                                                                letters)],
-        "suggestion": None, "codes": [],
+        "suggestion": None, "codes": [], "judges": [],
         "lease_expires_at": task.lease_expires_at.isoformat() if task.lease_expires_at else None,
     }
     if task.purpose == ReviewTask.Purpose.PRIMARY:
+        # Not blind: the reviewer sees why the encoder left it to them, and any judge's reading.
         encoding = services.automatic_encoding(response)
-        payload["suggestion"] = {"code": encoding.code, "rule": encoding.rule, "confidence": encoding.confidence}
+        reason = task.explanation or encoding.reason or f"The rule {encoding.rule} read it as {encoding.code}."
+        payload["suggestion"] = {"code": None if task.reason == "rule-suspended" else encoding.code,
+                                 "rule": task.reason or encoding.rule, "reason": reason}
+        payload["judges"] = [{"model": r.judge.model.name, "reading": r.reading, "text": judges.suggestion_text(r)}
+                             for r in judges.latest_readings(response)]
     if task.purpose == ReviewTask.Purpose.ADJUDICATION:
         payload["codes"] = [
             {"code": presented_letter(c.code, response.option_order), "source": c.get_source_display(),
@@ -196,8 +202,36 @@ def agreement(request):
 def audit(request):
     filters = filters_from(request)
     rules = reports.audit(filters)
-    codes = ["A", "B", "C", "R"]
-    for rule in rules:
-        rule.matrix = [[rule.confusion.get((auto, ref), 0) for ref in codes] for auto in codes]
+    judge_rows = [audits.judge_agreement(judge) for judge in Judge.objects.select_related("model")]
+    used = {code for rule in rules for pair in rule.confusion for code in pair}
+    used |= {code for row in judge_rows for pair in row.confusion for code in pair}
+    # The confusion matrices show the letters that occur (up to J) and R.
+    codes = [letter for letter in LETTERS if letter in used] + [REFUSAL]
+    for entry in [*rules, *judge_rows]:
+        entry.matrix = [(auto, [entry.confusion.get((auto, ref), 0) for ref in codes]) for auto in codes]
     return render(request, "encoding_app/audit.html",
-                  {**filter_choices(request), "rules": rules, "codes": codes})
+                  {**filter_choices(request), "rules": rules, "codes": codes, "judges": judge_rows,
+                   "policy": CodingPolicy.current()})
+
+
+@permission_required("runs_app.add_run", raise_exception=True)
+def request_judging(request):
+    """An operator asks a judge model to read the unresolved answers of a run."""
+    if request.method == "POST":
+        run = get_object_or_404(Run, pk=_int(request.POST.get("run")) or 0)
+        model = get_object_or_404(LLMModel, pk=_int(request.POST.get("judge")) or 0)
+        try:
+            judge_run = judges.request_judging(run, model, request.user)
+        except services.CodingError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"Run {judge_run.pk} asks {model.name} to read "
+                                      f"{judge_run.responses.count()} unresolved answers of run {run.pk}.")
+        return redirect("encoding-judging")
+    judge_runs = JudgeRequest.objects.values_list("judge_response__run_id", flat=True).distinct()
+    runs = (Run.objects.exclude(pk__in=judge_runs).order_by("-pk").select_related("benchmark")[:200])
+    return render(request, "encoding_app/judging.html", {
+        "runs": [(run, judges.unresolved_answers(run).count()) for run in runs],
+        "models": LLMModel.objects.filter(is_external=False).order_by("name"),
+        "judges": Judge.objects.select_related("model").order_by("model__name"),
+    })

@@ -36,8 +36,9 @@ class Outcome:
 def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
     question = response.question
     options = question.option_texts()
-    messages = chat_messages(question.text, options, response.option_order, run.system_prompt or None) \
-        if options else [{"role": "user", "content": question.text}]
+    messages = response.messages or (chat_messages(question.text, options, response.option_order,
+                                                    run.system_prompt or None)
+                                      if options else [{"role": "user", "content": question.text}])
     mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
     params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
     if model.is_bundled:

@@ -137,7 +137,7 @@ class Response(models.Model):
     error_kind = models.CharField(max_length=20, choices=ErrorKind.choices, blank=True, default="")
     error_message = models.TextField(blank=True)
     # The current code, copied from encoding_app's Code history so analysis can count
-    # answers by code without a join: A/B/C (canonical option) or R; empty = no code.
+    # answers by code without a join: A … J (canonical option) or R; empty = no code.
     code = models.CharField(max_length=1, blank=True)
     code_source = models.CharField(max_length=12, blank=True)
     cache_hit = models.BooleanField(default=False)

@@ -17,10 +17,15 @@ SYSTEM_PROMPT = (
 )
 CHOICE_HEADER = "Please select the correct choice:"
 ANSWER_CUE = "Answer:"
-LETTERS = "ABCDEFGH"
+# A question has 2 to 10 options, lettered A to J. R is never an option letter: it is
+# the refusal code.
+LETTERS = "ABCDEFGHIJ"
+MAX_OPTIONS = len(LETTERS)
 
 
 def option_letters(count: int) -> list[str]:
+    if count > MAX_OPTIONS:
+        raise ValueError(f"{count} options: a question has at most {MAX_OPTIONS} (letters A to J)")
     return list(LETTERS[:count])
 
 
@@ -34,7 +39,7 @@ def question_prompt(question: str, options: list[str], order: list[int] | None =
     if sorted(order) != list(range(len(options))):
         raise ValueError(f"option order {order} is not a permutation of {len(options)} options")
     lines = [question.strip(), CHOICE_HEADER]
-    lines += [f"{letter}: {options[index].strip()}" for letter, index in zip(LETTERS, order)]
+    lines += [f"{letter}: {options[index].strip()}" for letter, index in zip(option_letters(len(order)), order)]
     lines.append(ANSWER_CUE)
     return "\n".join(lines)
 

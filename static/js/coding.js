@@ -97,9 +97,19 @@
     const sug = $("suggestion");
     sug.hidden = !item.suggestion;
     if (item.suggestion) {
-      text(sug, item.suggestion.code
-        ? "Automatic suggestion: " + item.suggestion.code + " (" + item.suggestion.rule + ")"
-        : "The automatic encoder left this to you: " + item.suggestion.rule.replace(/-/g, " ") + ".");
+      // The encoder's own sentence, not just its rule's name.
+      text(sug, (item.suggestion.code
+        ? "Automatic suggestion: " + item.suggestion.code + " (" + item.suggestion.rule + "). "
+        : "The automatic encoder left this to you (" + item.suggestion.rule + "): ") + item.suggestion.reason);
+    }
+    const judges = $("judges");
+    judges.replaceChildren();
+    judges.hidden = !item.judges.length;
+    for (const j of item.judges) {
+      const li = document.createElement("li");
+      li.dataset.reading = j.reading || "";
+      text(li, j.text + (j.reading ? " (a suggestion: check it)" : ""));
+      judges.append(li);
     }
     const codes = $("code-list");
     codes.replaceChildren();
@@ -112,10 +122,23 @@
     }
     const buttons = $("buttons");
     buttons.replaceChildren();
-    for (const o of item.options) buttons.append(button(o.letter, o.letter));
+    item.options.forEach((o, i) => buttons.append(button(o.letter, "or " + digitOf(i))));
     buttons.append(button("R", "refusal"));
     $("note").value = "";
     $("note-box").hidden = true;
+  }
+
+  // The n-th option (0-based) also answers to a digit: 1 … 9, and 0 for the tenth.
+  function digitOf(index) { return index === 9 ? "0" : String(index + 1); }
+
+  function letterFor(key) {
+    if (!item) return null;
+    if (/^[0-9]$/.test(key)) {
+      const index = key === "0" ? 9 : Number(key) - 1;
+      return index < item.options.length ? item.options[index].letter : null;
+    }
+    // Only letters that are options here, and R; other letters are the action keys or nothing.
+    return key.length === 1 && item.letters.includes(key) ? key : null;
   }
 
   async function call(url, body) {
@@ -186,7 +209,8 @@
     if (key === "S") { event.preventDefault(); skip(); }
     else if (key === "U") { event.preventDefault(); undo(); }
     else if (key === "N") { event.preventDefault(); openNote(); }
-    else if (item && key.length === 1 && item.letters.includes(key)) { event.preventDefault(); submit(key); }
+    else if (letterFor(key)) { event.preventDefault(); submit(letterFor(key)); }
+    else if (item && /^[A-Z0-9]$/.test(key)) { flash(key + " is not an option here", "error"); }
   });
 
   call(withQuery(root.dataset.nextUrl));

@@ -15,13 +15,13 @@ from encoding_app.models import Code, ReviewTask
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import ActorSet, Benchmark, Question, Scenario
+from scenarios_app.prompting import LETTERS
 from scenarios_app.seeding import UNIVERSAL_GENERIC, read_universal_generic
 from scenarios_app.taxonomy import FOCUS_ACTORS
 from scenarios_app.validation import OptionSpec, ScenarioSpec, check_scenario
 
 # The mark that tells a synthetic benchmark from a real one: --replace deletes only these.
 MARK = "Synthetic answers loaded by load_synthetic_answers"
-LETTERS = "ABC"
 REFUSAL_TEXT = "I can't recommend a course of action in this situation."
 UNRESOLVED_TEXT = "Both courses have merit; it depends on how the other side responds."
 MISSING_TEXT = "synthetic: the call failed and no answer came back"
