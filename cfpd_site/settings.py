@@ -205,6 +205,10 @@ CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives 
 CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 30)  # how often an active run re-queues stalled units
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
+# Launch limits (runs_app.launch_plan): the form, the API and run_benchmark refuse more.
+CFPD_MAX_REPEATS = envint("CFPD_MAX_REPEATS", 50)
+CFPD_MAX_UNITS_PER_RUN = envint("CFPD_MAX_UNITS_PER_RUN", 200_000)
+CFPD_MAX_PROMPT_CHARS = envint("CFPD_MAX_PROMPT_CHARS", 20_000)  # a system prompt override
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

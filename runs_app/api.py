@@ -1,7 +1,7 @@
 """REST API (DRF) for models, runs and responses; the schema is at /api/schema/."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response as APIResponse
@@ -52,16 +52,35 @@ class ProgressSerializer(serializers.Serializer):
     percent = serializers.FloatField()
 
 
+class ResumeSerializer(serializers.Serializer):
+    budget_usd = serializers.DecimalField(max_digits=30, decimal_places=10, required=False, allow_null=True)
+    budget_units = serializers.IntegerField(required=False, allow_null=True)
+
+
+class BudgetSerializer(serializers.Serializer):
+    budget_usd = serializers.FloatField(allow_null=True)
+    budget_units = serializers.IntegerField(allow_null=True)
+    spent_usd = serializers.FloatField()
+    spent_units = serializers.IntegerField()
+    reached = serializers.BooleanField()
+
+
 class RunSerializer(serializers.ModelSerializer):
     benchmark = serializers.SlugRelatedField(slug_field="name", read_only=True)
     models = serializers.SlugRelatedField(source="llm_models", slug_field="name", many=True, read_only=True)
     launched_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     progress = serializers.SerializerMethodField()
+    budget = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["id", "benchmark", "models", "selection", "repeats", "system_prompt", "permute_options",
-                  "use_cache", "status", "note", "launched_by", "created_at", "started_at", "finished_at", "progress"]
+                  "use_cache", "status", "note", "launched_by", "created_at", "started_at", "finished_at", "progress",
+                  "budget"]
+
+    @extend_schema_field(BudgetSerializer(allow_null=True))
+    def get_budget(self, run):
+        return services.budget_state(run)
 
     @extend_schema(responses=ProgressSerializer)
     def get_progress(self, run) -> dict:
@@ -70,33 +89,75 @@ class RunSerializer(serializers.ModelSerializer):
 
 
 class LaunchSerializer(serializers.Serializer):
-    benchmark = serializers.SlugField()
-    models = serializers.ListField(child=serializers.SlugField(), min_length=1)
-    repeats = serializers.IntegerField(min_value=1, default=services.SAMPLING_REPEATS,
-                                       help_text="Answers per question from each generate-mode model; "
-                                                 "choice-mode models answer once.")
-    domains = serializers.ListField(child=serializers.SlugField(), required=False, default=list)
-    choice_counts = serializers.ListField(child=serializers.IntegerField(min_value=2, max_value=3), required=False,
-                                         default=list)
-    qualified_actors = serializers.ListField(child=serializers.CharField(max_length=12), required=False, default=list)
-    sample = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
-    seed = serializers.IntegerField(default=0)
+    """The launch as JSON. Types are read here; every rule (limits from settings, names
+    that must exist) is `services.read_launch`'s, shared with the form and run_benchmark."""
+
+    benchmark = serializers.CharField()
+    models = serializers.ListField(child=serializers.CharField(), allow_empty=True)
+    repeats = serializers.IntegerField(default=services.SAMPLING_REPEATS,
+                                       help_text="Answers per question from each generate-mode model "
+                                                 "(1 to CFPD_MAX_REPEATS, 50 by default); choice-mode models answer once.")
+    domains = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    choice_counts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    qualified_actors = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    sample = serializers.IntegerField(required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(default=0, help_text="0 to 2147483647.")
     permute_options = serializers.BooleanField(default=False)
-    system_prompt = serializers.CharField(required=False, allow_blank=True, default="")
+    system_prompt = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False,
+                                          help_text="At most CFPD_MAX_PROMPT_CHARS characters (20,000 by default).")
     use_cache = serializers.BooleanField(required=False, allow_null=True, default=None)
+    budget_usd = serializers.DecimalField(max_digits=30, decimal_places=10, required=False, allow_null=True,
+                                          default=None, help_text="The run pauses once its calls cost this much.")
+    budget_units = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                            help_text="The run pauses once this many units are finished.")
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    dry_run = serializers.BooleanField(default=False, help_text="Return the plan (units, tokens, cost, time) "
+                                                                "and write nothing.")
 
-    def validate_benchmark(self, name):
-        benchmark = Benchmark.objects.filter(name=name).first()
-        if benchmark is None:
-            raise serializers.ValidationError(f"no benchmark named {name!r}")
-        return benchmark
+    def validate(self, attrs):
+        try:
+            attrs["request"] = services.read_launch(attrs)
+        except services.LaunchInvalid as exc:
+            raise serializers.ValidationError(exc.errors) from None
+        return attrs
 
-    def validate_models(self, names):
-        models = list(LLMModel.objects.filter(name__in=names))
-        unknown = sorted(set(names) - {m.name for m in models})
-        if unknown:
-            raise serializers.ValidationError(f"unknown model(s): {', '.join(unknown)}")
-        return models
+
+class ModelPlanSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    mode = serializers.CharField()
+    questions = serializers.IntegerField()
+    repeats = serializers.IntegerField()
+    units = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField(help_text="Estimated: rendered prompt characters / 4.")
+    completion_tokens = serializers.IntegerField(help_text="1 per unit in choice mode, max_tokens in generate mode.")
+    cost = serializers.FloatField(allow_null=True, help_text="US$; null when no price is known.")
+    price_source = serializers.CharField()
+    requests_per_second = serializers.FloatField()
+    limited_by = serializers.CharField()
+    seconds = serializers.FloatField()
+    latency_seconds = serializers.FloatField()
+    latency_source = serializers.CharField()
+
+
+class PlanSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField()
+    questions = serializers.IntegerField()
+    units = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.FloatField(allow_null=True)
+    cost_known = serializers.FloatField()
+    seconds = serializers.FloatField()
+    token_method = serializers.CharField()
+    models = ModelPlanSerializer(many=True)
+
+
+def _whole_id(value, name: str) -> int:
+    """A run id from the URL or the query string: a 400 naming the field, not a 500."""
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise serializers.ValidationError({name: [f"must be a run id (a whole number); got {text[:40]!r}"]})
+    return int(text)
 
 
 class ResponseSerializer(serializers.ModelSerializer):
@@ -123,18 +184,19 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = RunSerializer
     permission_classes = [RunPermission]
 
-    @extend_schema(request=LaunchSerializer, responses={201: RunSerializer})
+    @extend_schema(request=LaunchSerializer, responses={201: RunSerializer, 200: PlanSerializer})
     def create(self, request, *args, **kwargs):
+        """Launch a run; with "dry_run": true, only its plan (200, nothing written)."""
         launch = LaunchSerializer(data=request.data)
         launch.is_valid(raise_exception=True)
         data = launch.validated_data
-        selection = services.Selection(domains=data["domains"], choice_counts=data["choice_counts"],
-                                       qualified_actors=[a.upper() for a in data["qualified_actors"]],
-                                       sample=data["sample"], seed=data["seed"])
         try:
-            run = services.launch_run(data["benchmark"], data["models"], selection, repeats=data["repeats"],
-                                      system_prompt=data["system_prompt"], permute_options=data["permute_options"],
-                                      use_cache=data["use_cache"], launched_by=request.user)
+            if data["dry_run"]:
+                plan = services.plan_launch(data["request"])
+                return APIResponse(PlanSerializer({"dry_run": True, **services.plan_as_dict(plan)}).data)
+            run = services.start_run(data["request"], launched_by=request.user)
+        except services.LaunchInvalid as exc:
+            return APIResponse(exc.errors, status=status.HTTP_400_BAD_REQUEST)
         except services.RunError as exc:
             return APIResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return APIResponse(RunSerializer(run).data, status=status.HTTP_201_CREATED)
@@ -144,16 +206,23 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def cancel(self, request, pk=None):
         return self._transition(pk, services.cancel_run)
 
-    @extend_schema(request=None, responses={200: RunSerializer})
+    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
-        return self._transition(pk, services.resume_run)
+        """Ask again what is not done; a paused run needs its budget raised ("budget_usd",
+        "budget_units"; null removes one)."""
+        body = request.data if hasattr(request.data, "keys") else {}
+        changes = {name: body[name] for name in ("budget_usd", "budget_units") if name in body}
+        return self._transition(pk, lambda run: services.resume_run(run, **changes))
 
     def _transition(self, pk, workflow):
-        """Apply a run workflow; a refusal (already cancelled, imported answers) is a 409."""
-        run = get_object_or_404(Run, pk=pk)
+        """Apply a run workflow; a refusal (already cancelled, imported answers, budget
+        spent) is a 409, a bad value a 400."""
+        run = get_object_or_404(Run, pk=_whole_id(pk, "id"))
         try:
             workflow(run)
+        except services.LaunchInvalid as exc:
+            return APIResponse(exc.errors, status=status.HTTP_400_BAD_REQUEST)
         except services.RunError as exc:
             return APIResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         run.refresh_from_db()
@@ -168,9 +237,12 @@ class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
         responses = Response.objects.select_related("question", "model").order_by("id")
         params = self.request.query_params
         if params.get("run"):
-            responses = responses.filter(run_id=params["run"])
+            responses = responses.filter(run_id=_whole_id(params["run"], "run"))
         if params.get("model"):
             responses = responses.filter(model__name=params["model"])
         if params.get("status"):
+            if params["status"] not in Response.Status.values:
+                raise serializers.ValidationError({"status": [
+                    f"must be one of {', '.join(Response.Status.values)}; got {params['status'][:40]!r}"]})
             responses = responses.filter(status=params["status"])
         return responses

@@ -11,16 +11,18 @@ import random
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Q
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from scenarios_app.prompting import chat_messages, option_letters
 
 from . import llm, local_provider
+from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
@@ -29,7 +31,7 @@ from .signals import response_answered
 
 @dataclass
 class Outcome:
-    action: str  # done, failed, retry, requeue, skipped
+    action: str  # done, failed, retry, requeue, skipped, paused (budget reached), cancelled
     countdown: float = 0.0
 
 
@@ -86,6 +88,39 @@ def _result_fields(result: llm.LLMResult) -> dict:
     )
 
 
+def spent(run_id: int) -> tuple[Decimal, int]:
+    """What a run has spent: US$ of the calls it made (answers from the cache cost
+    nothing) and the units it finished (done or failed)."""
+    totals = Response.objects.filter(run_id=run_id, status__in=[Response.Status.DONE, Response.Status.FAILED]) \
+        .aggregate(cost=Sum("cost", filter=Q(cache_hit=False)), units=Count("id"))
+    return Decimal(totals["cost"] or 0), totals["units"]
+
+
+def over_budget(run: Run) -> bool:
+    """Pause the run if what it spent reaches its budget; whether it is paused (or was).
+    A run without a budget costs no query."""
+    if run.budget_usd is None and run.budget_units is None:
+        return False
+    spent_usd, spent_units = spent(run.pk)
+    if not budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units):
+        return False
+    Run.objects.filter(pk=run.pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(status=Run.Status.PAUSED)
+    return True
+
+
+def _give_back(response_id: int, token: str, **fields) -> bool:
+    """Return a claimed unit to pending (to be asked later). If its run was cancelled
+    meanwhile, the unit ends cancelled instead: a cancelled run sends no more messages,
+    so a pending unit of it would stay pending forever. Returns whether it is pending."""
+    Response.objects.filter(pk=response_id, claim_token=token).update(
+        status=Response.Status.PENDING, claim_token="", lease_expires_at=None, **fields)
+    # After the write, not before: `cancel_run` cancels pending units in one update, so
+    # either it saw this unit pending, or this sees the run cancelled.
+    cancelled = Response.objects.filter(pk=response_id, status=Response.Status.PENDING,
+                                        run__status=Run.Status.CANCELLED).update(status=Response.Status.CANCELLED)
+    return not cancelled
+
+
 def execute(response_id: int) -> Outcome:
     response = (Response.objects.select_related("run", "model", "question").filter(pk=response_id).first())
     if response is None:
@@ -96,6 +131,10 @@ def execute(response_id: int) -> Outcome:
     token = claim(response_id, model.timeout_seconds + settings.CFPD_LEASE_MARGIN)
     if token is None:
         return Outcome("skipped")
+    if over_budget(run):
+        # Not asked: the unit waits, pending, for a resume with a higher budget.
+        _give_back(response_id, token, attempts=F("attempts") - 1)
+        return Outcome("paused")
     if run.status == Run.Status.QUEUED:
         Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
                                                                        started_at=timezone.now())
@@ -106,11 +145,10 @@ def execute(response_id: int) -> Outcome:
     if key:
         cached = CachedCompletion.objects.filter(key=key).first()
         if cached is not None:
-            _finish(response_id, token, status=Response.Status.DONE, cache_hit=True, cache_key=key,
-                    answered_at=timezone.now(), error_kind="", error_message="",
-                    **record, **_result_fields(llm.LLMResult(**cached.result)))
-            _answered(response_id, run.pk)
-            return Outcome("done")
+            written = _finish(response_id, token, status=Response.Status.DONE, cache_hit=True, cache_key=key,
+                              answered_at=timezone.now(), error_kind="", error_message="",
+                              **record, **_result_fields(llm.LLMResult(**cached.result)))
+            return _after_write(response_id, run, written)
     # Give the database connection back while the model answers (to the pool on
     # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
     # (Inside an atomic block, as in a test case, closing would break the block.)
@@ -123,8 +161,8 @@ def execute(response_id: int) -> Outcome:
             result = llm.complete(request)
     except LimitBusy as busy:
         # Not the model's fault: give the unit back untouched (attempt not counted).
-        Response.objects.filter(pk=response_id, claim_token=token).update(
-            status=Response.Status.PENDING, claim_token="", lease_expires_at=None, attempts=F("attempts") - 1)
+        if not _give_back(response_id, token, attempts=F("attempts") - 1):
+            return Outcome("cancelled")
         return Outcome("requeue", countdown=busy.retry_in * (1 + random.random()))
     except llm.LLMError as error:
         attempts = Response.objects.values_list("attempts", flat=True).get(pk=response_id)
@@ -132,14 +170,16 @@ def execute(response_id: int) -> Outcome:
             wait = get_exponential_backoff_interval(settings.CFPD_BACKOFF_FACTOR, attempts, settings.CFPD_BACKOFF_MAX,
                                                     full_jitter=True)
             wait = max(wait, error.retry_after or 0)
-            Response.objects.filter(pk=response_id, claim_token=token).update(
-                status=Response.Status.PENDING, claim_token="", lease_expires_at=None, error_kind=error.kind,
-                error_message=error.message, enqueued_at=timezone.now(), **record)
+            if not _give_back(response_id, token, error_kind=error.kind, error_message=error.message,
+                              enqueued_at=timezone.now(), **record):
+                finish_run_if_complete(run.pk)
+                return Outcome("cancelled")
             return Outcome("retry", countdown=wait)
-        _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
-                error_message=error.message, answered_at=timezone.now(), **record)
+        written = _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
+                          error_message=error.message, answered_at=timezone.now(), **record)
         finish_run_if_complete(run.pk)
-        return Outcome("failed")
+        over_budget(run)
+        return Outcome("failed" if written else "skipped")
     fields = _result_fields(result)
     written = _finish(response_id, token, status=Response.Status.DONE, cache_key=key, answered_at=timezone.now(),
                       error_kind="", error_message="", **record, **fields)
@@ -149,10 +189,17 @@ def execute(response_id: int) -> Outcome:
             "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "cost": result.cost,
             "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter}})
-    if written:
-        _answered(response_id, run.pk)
-    else:
+    return _after_write(response_id, run, written)
+
+
+def _after_write(response_id: int, run: Run, written: bool) -> Outcome:
+    """A result reached the row only if this worker still held its claim; otherwise
+    another worker took the unit over (lease ran out) and reports it: nothing done here."""
+    if not written:
         finish_run_if_complete(run.pk)
+        return Outcome("skipped")
+    _answered(response_id, run.pk)
+    over_budget(run)
     return Outcome("done")
 
 

@@ -1,12 +1,13 @@
 """The launch form: which benchmark, which models, which questions, how often."""
 
 from django import forms
+from django.conf import settings
 from django.db.models import Count, Q
 
-from scenarios_app.models import Actor, Benchmark, Domain
+from scenarios_app.models import Benchmark, Domain
 from scenarios_app.prompting import SYSTEM_PROMPT
 
-from . import services
+from . import launch_plan, services
 from .models import LLMModel
 
 CACHE_CHOICES = [
@@ -29,15 +30,22 @@ class ModelChoiceField(forms.ModelMultipleChoiceField):
         return f"{model.name} · {model.get_answer_mode_display().split(':')[0].lower()} · {where}"
 
 
+def _number(**attrs):
+    # Read as text: the numbers are checked, with the limits of settings, by
+    # services.read_launch (the same rules as the API and run_benchmark).
+    return forms.NumberInput(attrs={"inputmode": "numeric", **attrs})
+
+
 class LaunchForm(forms.Form):
     benchmark = BenchmarkChoiceField(queryset=Benchmark.objects.none(), empty_label=None)
     models = ModelChoiceField(
         queryset=LLMModel.objects.none(), required=False, widget=forms.CheckboxSelectMultiple,
         help_text="Models holding only imported answers are not listed: they cannot be called.")
-    repeats = forms.IntegerField(
-        min_value=1, max_value=50, initial=5,
-        help_text="Answers per question from each generate-mode (sampling) model; 5 as in the paper. "
-                  "Choice-mode models answer once: at temperature 0 their letter does not change.")
+    repeats = forms.CharField(
+        initial=5, widget=_number(min=1, max=settings.CFPD_MAX_REPEATS),
+        help_text=f"Answers per question from each generate-mode (sampling) model; 5 as in the paper, at most "
+                  f"{settings.CFPD_MAX_REPEATS}. Choice-mode models answer once: at temperature 0 their letter "
+                  "does not change.")
     domains = forms.ModelMultipleChoiceField(
         queryset=Domain.objects.none(), to_field_name="slug", required=False, widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: every domain.")
@@ -48,19 +56,28 @@ class LaunchForm(forms.Form):
         required=False, label="Qualified actors",
         widget=forms.TextInput(attrs={"placeholder": "US,CN", "autocomplete": "off"}),
         help_text="Comma-separated actor codes; empty: every actor.")
-    sample = forms.IntegerField(
-        min_value=1, required=False, label="Sample size",
+    sample = forms.CharField(
+        required=False, label="Sample size", widget=_number(min=1),
         help_text="Ask a seeded random sample of this many questions; empty: all that match.")
-    seed = forms.IntegerField(initial=0, required=False, help_text="Seeds the sample and the option permutation.")
+    seed = forms.CharField(initial=0, required=False, widget=_number(min=0, max=launch_plan.MAX_SEED),
+                           help_text="Seeds the sample and the option permutation (0 to 2,147,483,647).")
     permute_options = forms.BooleanField(
         required=False, label="Permute option order",
         help_text="Shuffle the order of the options per unit (the order asked is stored with each response).")
     system_prompt = forms.CharField(
-        required=False, label="System prompt override",
+        required=False, label="System prompt override", strip=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": SYSTEM_PROMPT}),
-        help_text="Empty: the paper's system prompt (appendix A.4), shown greyed out in the box.")
+        help_text=f"Empty: the paper's system prompt (appendix A.4), shown greyed out in the box. At most "
+                  f"{settings.CFPD_MAX_PROMPT_CHARS:,} characters.")
     cache = forms.ChoiceField(choices=CACHE_CHOICES, initial="auto", label="Answer cache", widget=forms.RadioSelect)
-    note = forms.CharField(required=False, max_length=200, help_text="Optional: what this run is for.")
+    budget_usd = forms.CharField(
+        required=False, label="Budget (US$)", widget=forms.TextInput(attrs={"inputmode": "decimal",
+                                                                            "placeholder": "none"}),
+        help_text="Optional: the run pauses once its calls have cost this much; resume it with a higher budget.")
+    budget_units = forms.CharField(
+        required=False, label="Budget (units)", widget=_number(min=1, placeholder="none"),
+        help_text="Optional: the run pauses once this many units are finished.")
+    note = forms.CharField(required=False, help_text="Optional: what this run is for (200 characters).")
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")
@@ -70,30 +87,49 @@ class LaunchForm(forms.Form):
         ).order_by("name")
         self.fields["models"].queryset = LLMModel.objects.filter(is_external=False)
         self.fields["domains"].queryset = Domain.objects.all()
+        self.launch_request = None
 
-    def clean_qualified_actors(self):
-        raw = self.cleaned_data["qualified_actors"]
-        codes = list(dict.fromkeys(c.strip().upper() for c in raw.replace(";", ",").split(",") if c.strip()))
-        known = set(Actor.objects.filter(code__in=codes).values_list("code", flat=True))
-        unknown = [c for c in codes if c not in known]
-        if unknown:
-            raise forms.ValidationError(f"Unknown actor code(s): {', '.join(unknown)}.")
-        return codes
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            self.launch_request = services.read_launch({
+                "benchmark": data["benchmark"], "models": list(data["models"]), "repeats": data["repeats"],
+                "sample": data["sample"], "seed": data["seed"], "domains": [d.slug for d in data["domains"]],
+                "choice_counts": data["choice_counts"], "qualified_actors": data["qualified_actors"],
+                "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
+                "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
+                "budget_units": data["budget_units"], "note": data["note"]})
+        except services.LaunchInvalid as exc:
+            self.add_launch_errors(exc)
+        return data
 
-    def selection(self) -> services.Selection:
-        data = self.cleaned_data
-        return services.Selection(
-            domains=[d.slug for d in data["domains"]], choice_counts=list(data["choice_counts"]),
-            qualified_actors=data["qualified_actors"], sample=data["sample"], seed=data["seed"] or 0)
+    def add_launch_errors(self, exc: services.LaunchInvalid):
+        for name, problems in exc.errors.items():
+            for problem in problems:
+                message = problem[:1].upper() + problem[1:] + "."
+                if name in self.fields:
+                    self.add_error(name, message)
+                else:
+                    self.add_error(None, f"The run was not launched: {problem}.")
+
+    def plan(self):
+        """The plan of the launch (nothing written); a RunError becomes a form error and None is returned."""
+        try:
+            return services.plan_launch(self.launch_request)
+        except services.LaunchInvalid as exc:
+            self.add_launch_errors(exc)
+        except services.RunError as exc:
+            self.add_error(None, f"The run was not launched: {exc}.")
+        return None
 
     def launch(self, user):
         """Launch the run; a RunError becomes a form error and None is returned."""
-        data = self.cleaned_data
         try:
-            return services.launch_run(
-                data["benchmark"], list(data["models"]), self.selection(), repeats=data["repeats"],
-                system_prompt=data["system_prompt"], permute_options=data["permute_options"],
-                use_cache=CACHE_VALUES[data["cache"]], launched_by=user, note=data["note"])
+            return services.start_run(self.launch_request, launched_by=user)
+        except services.LaunchInvalid as exc:
+            self.add_launch_errors(exc)
         except services.RunError as exc:
             self.add_error(None, f"The run was not launched: {exc}.")
-            return None
+        return None

@@ -67,6 +67,7 @@ class Run(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
+        PAUSED = "paused", "Paused: budget reached"
         DONE = "done", "Done"
         CANCELLED = "cancelled", "Cancelled"
 
@@ -82,6 +83,11 @@ class Run(models.Model):
     launched_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     note = models.CharField(max_length=200, blank=True)
+    # A run pauses once what it spent reaches its budget; resuming with a higher one continues.
+    budget_usd = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True,
+                                     help_text="US$ the run may spend (calls answered from the cache cost nothing).")
+    budget_units = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="Units the run may finish (done or failed).")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, Count, Q, Sum
+from django.db.models import Avg, Count, F, Q, Sum
 from django.utils import timezone
 
 from scenarios_app import services as authoring
-from scenarios_app.models import Benchmark, Question, Scenario
+from scenarios_app.models import Actor, Benchmark, Domain, Question, Scenario
+from scenarios_app.prompting import chat_messages
 
-from .execution import finish_run_if_complete
+from . import launch_plan
+from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
 from .signals import responses_imported
@@ -24,6 +27,10 @@ from .signals import responses_imported
 
 class RunError(ValueError):
     """A launch, cancel or resume that cannot go ahead; the message says why."""
+
+
+class LaunchInvalid(launch_plan.LaunchInvalid, RunError):
+    """Launch input that cannot be used; `errors` maps each field to its messages."""
 
 
 @dataclass
@@ -82,33 +89,181 @@ def repeats_for(model: LLMModel, repeats: int) -> int:
     return 1 if model.answer_mode == LLMModel.AnswerMode.CHOICE else repeats
 
 
+# --- launching: one reading of the input, one plan, one launch ------------------------
+
+def launch_limits() -> launch_plan.Limits:
+    return launch_plan.Limits(max_repeats=settings.CFPD_MAX_REPEATS, max_units=settings.CFPD_MAX_UNITS_PER_RUN,
+                              max_prompt_chars=settings.CFPD_MAX_PROMPT_CHARS)
+
+
+@dataclass
+class LaunchRequest:
+    """A launch once read and checked: what `plan_launch` prices and `start_run` makes."""
+
+    benchmark: Benchmark
+    models: list[LLMModel]
+    selection: Selection
+    repeats: int = SAMPLING_REPEATS
+    system_prompt: str = ""
+    permute_options: bool = False
+    use_cache: bool | None = None
+    budget_usd: Decimal | None = None
+    budget_units: int | None = None
+    note: str = ""
+
+
+def _names(value) -> list:
+    """A list from a list, or from a comma-separated string."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [item.strip() for item in value.replace(";", ",").split(",") if item.strip()]
+    return [item.strip() if isinstance(item, str) else item for item in value
+            if not (isinstance(item, str) and not item.strip())]
+
+
+def read_launch(data: dict) -> LaunchRequest:
+    """The one reading of a launch, for the form, the API and `run_benchmark` alike.
+
+    `data` holds benchmark (a Benchmark or its name), models (LLMModel objects or names),
+    repeats, sample, seed, domains (slugs), choice_counts, qualified_actors (codes),
+    system_prompt, permute_options, use_cache, budget_usd, budget_units and note, as the
+    caller had them (strings, numbers). Every problem is reported at once in
+    LaunchInvalid.errors, keyed by field, with the limits of settings (CFPD_MAX_*)."""
+    errors: dict[str, list[str]] = {}
+    try:
+        checked = launch_plan.check_settings(data, launch_limits())  # the numbers, the prompt, the budget
+    except launch_plan.LaunchInvalid as exc:
+        errors.update(exc.errors)
+        checked = None
+    benchmark = data.get("benchmark")
+    if not isinstance(benchmark, Benchmark):
+        name = benchmark
+        benchmark = Benchmark.objects.filter(name=name).first() if isinstance(name, str) and name else None
+        if benchmark is None:
+            errors["benchmark"] = [f"no benchmark named {launch_plan._show(name)}" if name else "is required"]
+    models = []
+    wanted = _names(data.get("models"))
+    names = [m for m in wanted if isinstance(m, str)]
+    found = {m.name: m for m in LLMModel.objects.filter(name__in=names)} if names else {}
+    unknown = [str(item)[:80] for item in wanted if not isinstance(item, LLMModel) and item not in found]
+    if unknown:
+        errors["models"] = [f"unknown model(s): {', '.join(unknown[:20])}"]
+    for item in wanted:
+        model = item if isinstance(item, LLMModel) else found.get(item)
+        if model is None:
+            continue
+        if model.is_external:
+            errors.setdefault("models", []).append(
+                f"{model.name} only holds imported answers and cannot be called")
+        elif model not in models:
+            models.append(model)
+    if not wanted:
+        errors["models"] = ["choose at least one model"]
+    domains = [str(d) for d in _names(data.get("domains"))]
+    known = set(Domain.objects.filter(slug__in=domains).values_list("slug", flat=True))
+    if set(domains) - known:
+        errors["domains"] = [f"unknown domain(s): {', '.join(sorted(set(domains) - known))}"]
+    actors = list(dict.fromkeys(str(a).upper() for a in _names(data.get("qualified_actors"))))
+    known = set(Actor.objects.filter(code__in=actors).values_list("code", flat=True))
+    unknown = [a for a in actors if a not in known]
+    if unknown:
+        errors["qualified_actors"] = [f"unknown actor code(s): {', '.join(a[:20] for a in unknown[:20])}"]
+    note = data.get("note") or ""
+    if not isinstance(note, str) or len(note) > 200:
+        errors["note"] = ["must be text of at most 200 characters"]
+    use_cache = data.get("use_cache")
+    if use_cache not in (None, True, False):
+        errors["use_cache"] = ["must be true, false or null (auto)"]
+    if errors:
+        raise LaunchInvalid(errors)
+    selection = Selection(domains=domains, choice_counts=checked.choice_counts, qualified_actors=actors,
+                          sample=checked.sample, seed=checked.seed)
+    return LaunchRequest(benchmark=benchmark, models=models, selection=selection, repeats=checked.repeats,
+                         system_prompt=checked.system_prompt, permute_options=checked.permute_options,
+                         use_cache=use_cache, budget_usd=checked.budget_usd, budget_units=checked.budget_units,
+                         note=note)
+
+
+def _selected_questions(request: LaunchRequest) -> list[int]:
+    """The questions asked, with the units they make checked against CFPD_MAX_UNITS_PER_RUN."""
+    question_ids = select_questions(request.benchmark, request.selection)
+    if not question_ids:
+        raise RunError(f"no questions of benchmark {request.benchmark.name!r} match the selection")
+    try:
+        launch_plan.check_units(len(question_ids) * sum(repeats_for(m, request.repeats) for m in request.models),
+                                launch_limits())
+    except launch_plan.LaunchInvalid as exc:
+        raise LaunchInvalid(exc.errors) from None
+    return question_ids
+
+
+def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
+    """Per-token US$ prices (input, output) and where they come from: the model's own
+    (as `llm` charges them), LiteLLM's table, free for the bundled local models, or unknown."""
+    if model.input_cost_per_token is not None or model.output_cost_per_token is not None:
+        return (float(model.input_cost_per_token or 0), float(model.output_cost_per_token or 0), "model")
+    if model.is_bundled:
+        return 0.0, 0.0, "local"
+    from . import llm
+
+    try:
+        info = llm.litellm.get_model_info(model.litellm_model)
+        prices = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    except Exception:  # not in LiteLLM's table (self-hosted and custom models)
+        return None, None, "unknown"
+    if prices[0] is None and prices[1] is None:
+        return None, None, "unknown"
+    return float(prices[0] or 0), float(prices[1] or 0), "litellm"
+
+
+def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
+    """What a launch would ask and cost, writing nothing: units per model, estimated
+    tokens, money and time at each model's limits (see `launch_plan`)."""
+    question_ids = _selected_questions(request)
+    system_prompt = request.system_prompt or None
+    prompt_chars = [
+        sum(len(m["content"]) for m in chat_messages(text, [o["text"] for o in options], None, system_prompt))
+        if options else len(text)
+        for text, options in Question.objects.filter(pk__in=question_ids).values_list("text", "options").iterator()]
+    observed = dict(Response.objects.filter(model__in=request.models, cache_hit=False, latency_ms__isnull=False)
+                    .values("model").annotate(ms=Avg("latency_ms")).values_list("model", "ms"))
+    specs = []
+    for model in request.models:
+        input_price, output_price, source = model_prices(model)
+        latency = observed.get(model.pk)
+        specs.append(launch_plan.ModelSpec(
+            name=model.name, mode=model.answer_mode, repeats=repeats_for(model, request.repeats),
+            max_tokens=model.max_tokens, max_concurrency=model.max_concurrency,
+            requests_per_minute=model.requests_per_minute, input_cost_per_token=input_price,
+            output_cost_per_token=output_price, price_source=source,
+            latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
+            latency_source="observed" if latency else "assumed"))
+    return launch_plan.plan_run(specs, prompt_chars)
+
+
+def plan_as_dict(plan: launch_plan.RunPlan) -> dict:
+    return asdict(plan)
+
+
 @transaction.atomic
-def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
-               repeats: int = SAMPLING_REPEATS,
-               system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
-               launched_by=None, note: str = "") -> Run:
+def start_run(request: LaunchRequest, launched_by=None) -> Run:
     """Create the run and one response row per (question, model, repeat), freeze the
     scenario versions asked, and queue the work. `repeats` applies to generate-mode models."""
-    selection = selection or Selection()
-    if not models:
-        raise RunError("choose at least one model")
-    external = [m.name for m in models if m.is_external]
-    if external:
-        raise RunError(f"{', '.join(external)} only hold imported answers and cannot be called")
-    if repeats < 1:
-        raise RunError("repeats must be at least 1")
-    question_ids = select_questions(benchmark, selection)
-    if not question_ids:
-        raise RunError(f"no questions of benchmark {benchmark.name!r} match the selection")
-    run = Run.objects.create(benchmark=benchmark, selection=selection.as_dict(), repeats=repeats,
-                             system_prompt=system_prompt, permute_options=permute_options,
-                             permutation_seed=selection.seed, use_cache=use_cache, launched_by=launched_by, note=note)
+    question_ids = _selected_questions(request)
+    selection = request.selection
+    run = Run.objects.create(benchmark=request.benchmark, selection=selection.as_dict(), repeats=request.repeats,
+                             system_prompt=request.system_prompt, permute_options=request.permute_options,
+                             permutation_seed=selection.seed, use_cache=request.use_cache, launched_by=launched_by,
+                             note=request.note, budget_usd=request.budget_usd, budget_units=request.budget_units)
+    models = request.models
     run.llm_models.set(models)
     questions = Question.objects.filter(pk__in=question_ids).only("id", "key", "choice_count")
     rows = [
         Response(run=run, question=q, model=m, repeat=r,
-                 option_order=option_order(q.choice_count, permute_options, selection.seed, f"{q.key}/{m.pk}/{r}"))
-        for q in questions for m in models for r in range(repeats_for(m, repeats))
+                 option_order=option_order(q.choice_count, request.permute_options, selection.seed,
+                                           f"{q.key}/{m.pk}/{r}"))
+        for q in questions for m in models for r in range(repeats_for(m, request.repeats))
     ]
     Response.objects.bulk_create(rows, batch_size=2000)
     authoring.freeze(Scenario.objects.filter(questions__id__in=question_ids).distinct())
@@ -117,20 +272,74 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
     return run
 
 
+def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
+               repeats: int = SAMPLING_REPEATS,
+               system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
+               launched_by=None, note: str = "", budget_usd=None, budget_units=None) -> Run:
+    """`start_run` for callers holding objects (tests, scripts): read through `read_launch`
+    like every other launch, so the same limits hold."""
+    selection = selection or Selection()
+    request = read_launch({
+        "benchmark": benchmark, "models": list(models), "repeats": repeats, "sample": selection.sample,
+        "seed": selection.seed, "domains": selection.domains, "choice_counts": selection.choice_counts,
+        "qualified_actors": selection.qualified_actors, "system_prompt": system_prompt,
+        "permute_options": permute_options, "use_cache": use_cache, "note": note,
+        "budget_usd": budget_usd, "budget_units": budget_units})
+    return start_run(request, launched_by=launched_by)
+
+
 @transaction.atomic
 def cancel_run(run: Run) -> int:
-    """Stop new calls: pending units are cancelled; calls in flight finish and are kept."""
+    """Stop new calls: pending units are cancelled; calls in flight finish and are kept
+    (a call in flight that fails transiently ends cancelled, see `execution`)."""
     if run.status in (Run.Status.DONE, Run.Status.CANCELLED):
         raise RunError(f"run {run.pk} is {run.status}; nothing to cancel")
     Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=timezone.now())
     return run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
 
 
+UNCHANGED = object()
+
+
+def read_budget(budget_usd, budget_units) -> dict:
+    """New budget values for `resume_run`, checked like a launch's; UNCHANGED is left out,
+    an empty value removes that budget."""
+    errors, changes = {}, {}
+    if budget_usd is not UNCHANGED:
+        changes["budget_usd"] = launch_plan.money(budget_usd, "budget_usd", errors)
+    if budget_units is not UNCHANGED:
+        changes["budget_units"] = launch_plan.whole_number(budget_units, "budget_units", 1, launch_plan.MAX_WHOLE,
+                                                           errors)
+    if errors:
+        raise LaunchInvalid(errors)
+    return changes
+
+
+def budget_state(run: Run) -> dict | None:
+    """What the run spent against its budget, for the run page and the API; None without one."""
+    if run.budget_usd is None and run.budget_units is None:
+        return None
+    spent_usd, spent_units = spent(run.pk)
+    return {"budget_usd": float(run.budget_usd) if run.budget_usd is not None else None,
+            "budget_units": run.budget_units, "spent_usd": float(spent_usd), "spent_units": spent_units,
+            "reached": launch_plan.budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units)}
+
+
 @transaction.atomic
-def resume_run(run: Run) -> int:
-    """Ask again only what is missing: every unit that is not done."""
+def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
+    """Ask again only what is missing: every unit that is not done. A paused run (its
+    budget reached) continues only once the budget is raised above what it spent."""
     if run.llm_models.filter(is_external=True).exists():
         raise RunError(f"run {run.pk} holds imported answers; it cannot be resumed")
+    changes = read_budget(budget_usd, budget_units)
+    if changes:
+        Run.objects.filter(pk=run.pk).update(**changes)
+        for name, value in changes.items():
+            setattr(run, name, value)
+    spent_usd, spent_units = spent(run.pk)
+    if launch_plan.budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units):
+        raise RunError(f"run {run.pk} has spent US$ {spent_usd:.4f} and {spent_units} units of its budget "
+                       f"({_budget_text(run)}); raise the budget to resume it")
     missing = run.responses.exclude(status__in=[Response.Status.DONE, Response.Status.RUNNING])
     ids = list(missing.values_list("id", flat=True))
     missing.update(status=Response.Status.PENDING, attempts=0, error_kind="", error_message="")
@@ -144,20 +353,48 @@ def resume_run(run: Run) -> int:
     return len(ids)
 
 
-def sweep_run(run_id: int, requeue_after: float | None = None) -> tuple[int, bool]:
-    """Re-queue units whose worker died (lease ran out) and pending units queued more
-    than `requeue_after` seconds ago (their message may have died with a worker).
-    Returns (how many were re-queued, whether the run is still active)."""
+def _budget_text(run: Run) -> str:
+    parts = []
+    if run.budget_usd is not None:
+        parts.append(f"US$ {run.budget_usd}")
+    if run.budget_units is not None:
+        parts.append(f"{run.budget_units} units")
+    return " or ".join(parts) or "none"
+
+
+SWEEP_BATCH = 500  # units one sweep re-sends at most
+
+
+def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool = False) -> tuple[int, bool]:
+    """Re-send the units of an active run whose message is really lost, oldest first, at
+    most SWEEP_BATCH at a time:
+
+    * running under an expired lease (its worker died);
+    * pending and never sent;
+    * pending, last sent more than `requeue_after` seconds ago, while the run has stalled:
+      no unit of it is running and none was answered in those seconds. A long run whose
+      backlog is still being worked through has its messages in the queue: re-sending
+      them would only double the queue, again every `requeue_after` seconds.
+
+    `everything` (a worker starting after a crash) re-sends every open unit, unbounded.
+    Returns (how many were re-sent, whether the run is still active)."""
     run = Run.objects.filter(pk=run_id).first()
     if run is None or run.status not in (Run.Status.QUEUED, Run.Status.RUNNING):
         return 0, False
     now = timezone.now()
     requeue_after = settings.CFPD_REQUEUE_AFTER if requeue_after is None else requeue_after
-    stale = run.responses.filter(
-        Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)
-        | Q(status=Response.Status.PENDING, enqueued_at__lte=now - timedelta(seconds=requeue_after))
-        | Q(status=Response.Status.PENDING, enqueued_at__isnull=True))
-    ids = list(stale.values_list("id", flat=True))
+    before = now - timedelta(seconds=requeue_after)
+    lost = Q(status=Response.Status.RUNNING, lease_expires_at__lt=now) | Q(status=Response.Status.PENDING,
+                                                                             enqueued_at__isnull=True)
+    if everything:
+        lost |= Q(status=Response.Status.PENDING)
+    else:
+        working = run.responses.filter(Q(status=Response.Status.RUNNING, lease_expires_at__gte=now)
+                                       | Q(answered_at__gt=before)).exists()
+        if not working:
+            lost |= Q(status=Response.Status.PENDING, enqueued_at__lte=before)
+    stale = run.responses.filter(lost).order_by(F("enqueued_at").asc(nulls_first=True), "id")
+    ids = list(stale.values_list("id", flat=True) if everything else stale.values_list("id", flat=True)[:SWEEP_BATCH])
     if ids:
         with transaction.atomic():
             enqueue(ids)
@@ -312,7 +549,7 @@ def recover_active_runs() -> int:
 
     total = 0
     for run_id in Run.objects.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).values_list("pk", flat=True):
-        count, active = sweep_run(run_id, requeue_after=0)
+        count, active = sweep_run(run_id, everything=True)
         total += count
         if active:
             sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)

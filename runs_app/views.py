@@ -74,6 +74,7 @@ def progress_payload(run):
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
         models=[{"name": model.name, **_progress_fields(services.progress(run, model))}
                 for model in run.llm_models.all()],
+        budget=services.budget_state(run),
     )
     return payload
 
@@ -124,16 +125,35 @@ def model_list(request):
     return render(request, "runs_app/model_list.html", {"rows": rows, "add_url": add_url})
 
 
+def plan_rows(plan):
+    """The plan as the launch page shows it: durations and money for people."""
+    rows = []
+    for m in plan.models:
+        rows.append({**asdict(m), "duration": span(m.seconds),
+                     "rate_text": f"{m.requests_per_second * 60:,.0f} calls/min",
+                     "limit_text": "requests per minute" if m.limited_by == "requests_per_minute"
+                     else "calls in flight"})
+    return rows
+
+
 @permission_required("runs_app.add_run", raise_exception=True)
 def launch(request):
+    """Two steps: "Plan" shows units, tokens, cost and time and asks nothing; "Launch run"
+    (offered once a plan is shown) launches. A post without a step launches (scripts)."""
     form = LaunchForm(request.POST if request.method == "POST" else None)
+    plan = None
     if request.method == "POST" and form.is_valid():
-        run = form.launch(request.user)
-        if run is not None:
-            total = run.responses.count()
-            messages.success(request, f"Run {run.pk} launched: {total} unit{'s' if total != 1 else ''} queued.")
-            return redirect("run-detail", pk=run.pk)
-    return render(request, "runs_app/launch.html", {"form": form})
+        if request.POST.get("step") == "plan":
+            plan = form.plan()
+        else:
+            run = form.launch(request.user)
+            if run is not None:
+                total = run.responses.count()
+                messages.success(request, f"Run {run.pk} launched: {total} unit{'s' if total != 1 else ''} queued.")
+                return redirect("run-detail", pk=run.pk)
+    context = {"form": form, "plan": plan, "plan_models": plan_rows(plan) if plan else [],
+               "plan_duration": span(plan.seconds) if plan else None}
+    return render(request, "runs_app/launch.html", context)
 
 
 @permission_required("runs_app.view_run", raise_exception=True)
@@ -209,10 +229,11 @@ def run_detail(request, pk):
         "errors": errors, "latest": latest, "latest_limit": LATEST_RESPONSES,
         "cache_label": {None: "auto (on at temperature 0, off for repeated sampling)", True: "on",
                         False: "off"}[run.use_cache],
-        "can_cancel": can_act and run.status in ACTIVE,
+        "can_cancel": can_act and run.status in (*ACTIVE, Run.Status.PAUSED),
         "can_resume": can_act and not external and (
-            run.status == Run.Status.CANCELLED
+            run.status in (Run.Status.CANCELLED, Run.Status.PAUSED)
             or (run.status == Run.Status.DONE and (payload["failed"] or payload["cancelled"]))),
+        "budget": payload["budget"],
     }
     return render(request, "runs_app/run_detail.html", context)
 
@@ -253,4 +274,6 @@ def resume(request, pk):
         else:
             messages.info(request, f"Run {run.pk} has nothing missing: every unit is done.")
 
-    return _act_on_run(request, pk, services.resume_run, "Not resumed", report)
+    # A paused run's page sends its budget, raised or not; an empty box removes that budget.
+    changes = {name: request.POST[name] for name in ("budget_usd", "budget_units") if name in request.POST}
+    return _act_on_run(request, pk, lambda run: services.resume_run(run, **changes), "Not resumed", report)

@@ -20,6 +20,16 @@ def _split(values):
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
+OPTIONS = {"domains": "--domain", "choice_counts": "--choices", "qualified_actors": "--actors",
+           "permute_options": "--permute", "use_cache": "--no-cache"}
+
+
+def _options_text(exc) -> str:
+    """LaunchInvalid's problems named by the command's options: `--repeats: must be ...`."""
+    return "; ".join(f"{OPTIONS.get(name, '--' + name.replace('_', '-')) if name != 'units' else 'units'}: {problem}"
+                     for name, problems in exc.errors.items() for problem in problems)
+
+
 class Command(BaseCommand):
     help = "Ask a benchmark's questions of models through the workers, with a progress bar and a summary."
 
@@ -43,6 +53,10 @@ class Command(BaseCommand):
                             help="Start a worker for this command: auto = only on the embedded default (no REDIS_URL).")
         parser.add_argument("--concurrency", type=int, default=4, help="Threads of a worker started here.")
         parser.add_argument("--note", default="", help="A label shown on the run pages.")
+        parser.add_argument("--budget-usd", help="Pause the run once its calls have cost this many US$.")
+        parser.add_argument("--budget-units", help="Pause the run once this many units are finished.")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="Print the plan (units, estimated tokens, cost and time per model); ask nothing.")
         same = parser.add_mutually_exclusive_group()
         same.add_argument("--reuse", action="store_true",
                           help="If a run with the same benchmark, models, selection, repeats and note exists, use it "
@@ -54,7 +68,13 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         # SIGTERM ends the command like Ctrl-C: the worker it started is stopped.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-        run = self._resume(o["resume"]) if o["resume"] else self._launch(o)
+        if o["dry_run"]:
+            if o["resume"]:
+                raise CommandError("--dry-run plans a new launch; it cannot be used with --resume")
+            self._plan(o)
+            return
+        budget = {name: o[name] for name in ("budget_usd", "budget_units") if o[name] is not None}
+        run = self._resume(o["resume"], budget) if o["resume"] else self._launch(o)
         if run.status == Run.Status.DONE and not run.responses.exclude(
                 status__in=[Response.Status.DONE, Response.Status.FAILED]).exists():
             self._summary(run)  # reused: nothing left to ask
@@ -75,21 +95,41 @@ class Command(BaseCommand):
                 processes.stop(helper)
         self._summary(run)
 
+    def _read(self, o):
+        """The launch read by services.read_launch, like the form's and the API's."""
+        try:
+            return services.read_launch({
+                "benchmark": o["benchmark"], "models": _split([o["models"]] if o["models"] else []),
+                "repeats": o["repeats"], "sample": o["sample"], "seed": o["seed"], "domains": _split(o["domain"]),
+                "choice_counts": _split(o["choices"]), "qualified_actors": _split(o["actors"]),
+                "system_prompt": o["system_prompt"], "permute_options": o["permute"],
+                "use_cache": False if o["no_cache"] else None, "note": o["note"],
+                "budget_usd": o["budget_usd"], "budget_units": o["budget_units"]})
+        except services.LaunchInvalid as exc:
+            raise CommandError(_options_text(exc)) from None
+
+    def _plan(self, o):
+        request = self._read(o)
+        try:
+            plan = services.plan_launch(request)
+        except services.LaunchInvalid as exc:
+            raise CommandError(_options_text(exc)) from None
+        except services.RunError as exc:
+            raise CommandError(str(exc)) from None
+        header = ["model", "mode", "questions", "repeats", "units", "prompt tokens", "completion tokens", "cost $",
+                  "time", "limited by"]
+        rows = [[m.name, m.mode, m.questions, m.repeats, m.units, m.prompt_tokens, m.completion_tokens,
+                 f"{m.cost:.4f}" if m.cost is not None else "unknown", f"{m.seconds:.0f}s",
+                 f"{m.limited_by} ({m.latency_source} latency {m.latency_seconds:.2f}s)"] for m in plan.models]
+        self._table(header, rows)
+        cost = f"US$ {plan.cost:.4f}" if plan.cost is not None else f"unknown (US$ {plan.cost_known:.4f} known)"
+        self.stdout.write(f"plan: {plan.units} units, {plan.prompt_tokens} prompt tokens, {plan.completion_tokens} "
+                          f"completion tokens, cost {cost}, about {plan.seconds:.0f}s; nothing was asked")
+        self.stdout.write(f"estimates: {plan.token_method}")
+
     def _launch(self, o):
-        benchmark = Benchmark.objects.filter(name=o["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(f"no benchmark named {o['benchmark']!r}")
-        names = _split([o["models"]] if o["models"] else [])
-        if not names:
-            raise CommandError("--models is required, e.g. --models local-smollm2,local-gemma3")
-        models = list(LLMModel.objects.filter(name__in=names))
-        unknown = sorted(set(names) - {m.name for m in models})
-        if unknown:
-            known = ", ".join(LLMModel.objects.values_list("name", flat=True))
-            raise CommandError(f"unknown model(s) {', '.join(unknown)}; registered: {known}")
-        selection = services.Selection(
-            domains=_split(o["domain"]), choice_counts=[int(c) for c in _split(o["choices"])],
-            qualified_actors=[a.upper() for a in _split(o["actors"])], sample=o["sample"], seed=o["seed"])
+        request = self._read(o)
+        benchmark, models, selection = request.benchmark, request.models, request.selection
         if o["reuse"] or o["replace"]:
             earlier = self._same_runs(benchmark, models, selection, o)
             if earlier and o["reuse"]:
@@ -106,9 +146,9 @@ class Command(BaseCommand):
                 except ProtectedError:
                     self.stderr.write(f"run {old.pk} is kept: other records refer to it")
         try:
-            run = services.launch_run(benchmark, models, selection, repeats=o["repeats"],
-                                      system_prompt=o["system_prompt"], permute_options=o["permute"],
-                                      use_cache=False if o["no_cache"] else None, note=o["note"])
+            run = services.start_run(request)
+        except services.LaunchInvalid as exc:
+            raise CommandError(_options_text(exc)) from None
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: {services.progress(run).total} units queued")
@@ -120,12 +160,14 @@ class Command(BaseCommand):
                                         repeats=o["repeats"]).prefetch_related("llm_models")
         return [run for run in candidates if sorted(m.pk for m in run.llm_models.all()) == wanted]
 
-    def _resume(self, run_id):
+    def _resume(self, run_id, budget=None):
         run = Run.objects.filter(pk=run_id).first()
         if run is None:
             raise CommandError(f"no run {run_id}")
         try:
-            count = services.resume_run(run)
+            count = services.resume_run(run, **(budget or {}))
+        except services.LaunchInvalid as exc:
+            raise CommandError(_options_text(exc)) from None
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: resumed, {count} units queued again")
@@ -149,11 +191,17 @@ class Command(BaseCommand):
                 last_tenth = int(state.percent // 10)
                 sys.stderr.write(line + "\n")
             run.refresh_from_db(fields=["status"])
-            if run.status in (Run.Status.DONE, Run.Status.CANCELLED) and state.running == 0:
+            if run.status in (Run.Status.DONE, Run.Status.CANCELLED, Run.Status.PAUSED) and state.running == 0:
                 if live:
                     sys.stderr.write("\n")
                 return
             time.sleep(0.5)
+
+    def _table(self, header, rows):
+        table = [header] + [[str(c) for c in row] for row in rows]
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        for row in table:
+            self.stdout.write("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
 
     def _summary(self, run):
         run.refresh_from_db()
@@ -164,9 +212,11 @@ class Command(BaseCommand):
             rows.append([model.name, p.total, p.done, p.failed, p.cached, p.prompt_tokens, p.completion_tokens,
                          f"{p.cost:.4f}" if p.cost is not None else "-",
                          f"{p.mean_latency_ms:.0f}" if p.mean_latency_ms is not None else "-"])
-        table = [header] + [[str(c) for c in row] for row in rows]
-        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-        for row in table:
-            self.stdout.write("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        self._table(header, rows)
         elapsed = (run.finished_at - run.created_at).total_seconds() if run.finished_at else None
         self.stdout.write(f"run {run.pk} {run.status}" + (f" in {elapsed:.1f}s" if elapsed else ""))
+        if run.status == Run.Status.PAUSED:
+            budget = services.budget_state(run)
+            self.stdout.write(f"run {run.pk} paused: it spent US$ {budget['spent_usd']:.4f} and "
+                              f"{budget['spent_units']} units of its budget; continue with --resume {run.pk} "
+                              "and a higher --budget-usd / --budget-units")
