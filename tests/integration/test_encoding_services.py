@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.services import create_user_with_role
-from encoding_app import reports, services
-from encoding_app.models import Code, CodingPolicy, ReviewTask
+from encoding_app import audits, reports, services
+from encoding_app.models import Code, CodingPolicy, ReviewTask, RuleStatus
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import response_answered
 from scenarios_app import services as authoring
@@ -320,3 +320,115 @@ def test_an_answer_the_encoder_cannot_read_goes_to_a_reviewer_not_lost(questions
     assert broken.code == "" and not broken.codes.exists()
     task = ReviewTask.objects.get(response=broken)
     assert (task.purpose, task.reason) == ("primary", "encoder-error")
+
+
+# ------------------------------------------------------------------ any number of options
+
+FIVE = ["Protest through diplomatic channels", "Impose targeted sanctions", "Blockade the ports",
+        "Strike the naval base", "Offer talks without preconditions"]
+
+
+def with_options(question, texts):
+    """The question with more options than authoring allows today (2 to 10 are coded)."""
+    question.options = [{"text": text, "category": ""} for text in texts]
+    question.choice_count = len(texts)
+    question.save(update_fields=["options", "choice_count"])
+    return question
+
+
+def test_a_five_option_answer_is_coded_in_the_authors_order(questions, policy):
+    question = with_options(questions[0], FIVE)
+    # Shown in the order E, D, C, B, A: the model's "B" is the author's D.
+    response = answer(question, output="I would choose B: strike the naval base.", order=[4, 3, 2, 1, 0])
+    code = current(response)
+    assert (code.code, code.presented_letter, code.source) == ("D", "B", "auto")
+
+
+def test_a_choice_mode_answer_of_five_options_keeps_every_options_probability(questions, policy):
+    question = with_options(questions[0], FIVE)
+    model = LLMModel.objects.create(name="chooser", litellm_model="openai/x", answer_mode="choice")
+    response = Response.objects.create(run=Run.objects.create(benchmark=question.benchmark), question=question,
+                                       model=model, status="done", chosen_letter="E", option_order=[0, 1, 2, 3, 4],
+                                       option_logprobs={"A": -3.0, "B": -3.0, "C": -3.0, "D": -3.0, "E": -0.2})
+    services.encode_response(response.pk)
+    code = current(response)
+    # e^-0.2 / (4 e^-3 + e^-0.2) = 0.81873 / (0.19915 + 0.81873) = 0.80435
+    assert code.code == "E" and code.confidence == pytest.approx(0.80435, abs=1e-4)
+
+
+def test_a_reviewer_codes_the_fifth_option_and_a_sixth_letter_is_refused(questions, policy):
+    rita = reviewer("rita")
+    question = with_options(questions[0], FIVE)
+    response = answer(question, output="A, B or E, hard to say.", order=[1, 0, 2, 3, 4])
+    task = services.next_task(rita)
+    with pytest.raises(services.CodingError, match="F is not one of A, B, C, D, E, R"):
+        services.submit_code(task.pk, rita, "F")
+    services.submit_code(task.pk, rita, "E")
+    response.refresh_from_db()
+    assert (response.code, response.code_source) == ("E", "reviewer")
+
+
+def test_the_reviewers_task_carries_the_encoders_sentence_not_only_its_rule(questions, policy):
+    response = answer(questions[0], output="I would choose A, or perhaps B.")
+    task = ReviewTask.objects.get(response=response)
+    assert task.reason == "hedge"
+    assert "A" in task.explanation and "B" in task.explanation and len(task.explanation) > len(task.reason)
+
+
+# ------------------------------------------------------------------ rule accuracy and suspension
+
+def audit_answers(questions, count, reviewer_codes):
+    """`count` answers read `B` by the bare-letter rule, each audited by a reviewer."""
+    auditors = [reviewer(f"auditor{i}") for i in range(count)]
+    for i in range(count):
+        answer(questions[i % len(questions)], output="B", repeat=i)
+    for auditor, code in zip(auditors, reviewer_codes):
+        task = services.next_task(auditor)
+        assert task.purpose == "audit"
+        services.submit_code(task.pk, auditor, code)
+
+
+def test_a_rule_is_suspended_once_30_audits_put_its_lower_bound_under_the_threshold(questions, policy):
+    policy.audit_share = 1
+    policy.save()
+    audit_answers(questions, 29, ["B"] * 28 + ["C"])
+    status = RuleStatus.objects.get(rule="bare-letter")
+    # 28 of 29: lower bound 0.8282 < 0.97, but fewer than 30 audited answers: it still codes.
+    assert (status.audited, status.correct, status.suspended) == (29, 28, False)
+    assert current(answer(questions[0], output="B", repeat=99)).confidence == pytest.approx(28 / 29)
+    audit_answers(questions[1:], 1, ["B"])  # the one just coded, and its audit: 29 of 30
+    status.refresh_from_db()
+    # 29 of 30: Wilson lower bound 0.8333 (hand-checked in tests/unit/test_agreement.py) < 0.97
+    assert (status.audited, status.correct, status.suspended) == (30, 29, True)
+    assert status.lower == pytest.approx(0.83330, abs=1e-4)
+
+    # Its answers now go to reviewers, and the reason says why.
+    suspended = answer(questions[0], output="B", repeat=200)
+    assert suspended.code == "" and suspended.code_source == "unresolved"
+    task = ReviewTask.objects.get(response=suspended, purpose="primary")
+    assert task.reason == "rule-suspended" and "suspended" in task.explanation and "bare-letter" in task.explanation
+    rules = {rule.rule: rule for rule in reports.audit()}
+    assert rules["bare-letter"].status.suspended and rules["bare-letter"].n == 30
+
+    # An admin re-enables it: it codes again (the re-encoding takes the queued answer back),
+    # and its suspension count starts again.
+    audits.reenable_rule("bare-letter")
+    status.refresh_from_db()
+    assert (status.suspended, status.audited) == (False, 0) and status.counted_from is not None
+    services.encode_responses(Response.objects.filter(pk=suspended.pk))
+    suspended.refresh_from_db()
+    assert (suspended.code, suspended.code_source) == ("B", "auto")
+    assert ReviewTask.objects.get(response=suspended, purpose="primary").status == "withdrawn"
+    assert answer(questions[1], output="B", repeat=201).code == "B"
+
+
+def test_a_rule_whose_audits_stay_above_a_lower_threshold_keeps_coding(questions, policy):
+    policy.audit_share = 1
+    policy.min_rule_accuracy = 0.85
+    policy.save()
+    audit_answers(questions, 30, ["B"] * 30)
+    status = RuleStatus.objects.get(rule="bare-letter")
+    # 30 of 30: lower bound 0.8865 >= 0.85 (with the default 0.97 it would be suspended:
+    # a perfect record needs about 124 audits before its lower bound reaches 0.97).
+    assert (status.audited, status.suspended) == (30, False) and status.lower == pytest.approx(0.88649, abs=1e-4)
+    assert answer(questions[0], output="B", repeat=300).code == "B"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from encoding_app.agreement import cohens_kappa, krippendorff_alpha, pair_agreement, percent_agreement
+from encoding_app.agreement import cohens_kappa, krippendorff_alpha, pair_agreement, percent_agreement, wilson_interval
 
 # Ten answers, two coders: units 1-4 both A, unit 5 A/B, units 6-9 both B, unit 10 B/A.
 FIRST = list("AAAAABBBBB")
@@ -81,3 +81,32 @@ def test_krippendorff_alpha_three_coders_with_a_gap():
 
 def test_alpha_is_undefined_when_one_code_is_used_throughout():
     assert krippendorff_alpha({1: {"x": "A", "y": "A"}, 2: {"x": "A", "y": "A"}}) is None
+
+
+# Wilson score interval, z = 1.959964 (95%), z^2 = 3.841459:
+#   centre = (p + z^2/2n) / (1 + z^2/n),  half = z * sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n)
+
+def test_wilson_interval_of_29_correct_of_30():
+    # p = 29/30 = 0.966667; 1 + z^2/n = 1 + 3.841459/30 = 1.128049
+    # centre = (0.966667 + 3.841459/60) / 1.128049 = (0.966667 + 0.064024) / 1.128049 = 0.913694
+    # half = 1.959964 * sqrt(0.966667*0.033333/30 + 3.841459/3600) / 1.128049
+    #      = 1.959964 * sqrt(0.00107407 + 0.00106707) / 1.128049 = 1.959964 * 0.046273 / 1.128049 = 0.080398
+    low, high = wilson_interval(29, 30)
+    assert low == pytest.approx(0.913694 - 0.080398, abs=1e-5)  # 0.833296
+    assert high == pytest.approx(0.913694 + 0.080398, abs=1e-5)  # 0.994091
+
+
+def test_wilson_interval_of_a_perfect_score_is_not_degenerate():
+    # p = 1: centre = (1 + 0.064024) / 1.128049 = 0.943243
+    # half = 1.959964 * sqrt(0 + 3.841459/3600) / 1.128049 = 1.959964 * 0.032666 / 1.128049 = 0.056757
+    # low = 0.886486, so 30 of 30 right is still below a 0.97 threshold: it does not prove 97 %.
+    low, high = wilson_interval(30, 30)
+    assert low == pytest.approx(0.886486, abs=1e-5)
+    assert high == pytest.approx(1.0)
+
+
+def test_wilson_interval_of_none_correct_and_of_no_items():
+    # p = 0, n = 10: 1 + z^2/n = 1.384146; centre = (3.841459/20) / 1.384146 = 0.138766 = half -> (0, 0.277533)
+    low, high = wilson_interval(0, 10)
+    assert low == pytest.approx(0.0, abs=1e-9) and high == pytest.approx(0.277533, abs=1e-5)
+    assert wilson_interval(0, 0) is None

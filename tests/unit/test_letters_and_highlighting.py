@@ -4,6 +4,7 @@ import pytest
 
 from encoding_app.highlighting import highlight
 from encoding_app.letters import canonical_code, picked, presented_letter
+from scenarios_app.prompting import option_letters, question_prompt
 
 
 def test_a_presented_letter_maps_to_the_authors_option():
@@ -18,6 +19,27 @@ def test_a_presented_letter_maps_to_the_authors_option():
 def test_refusal_and_unpermuted_orders_pass_through():
     assert canonical_code("R", [2, 0, 1]) == "R"
     assert canonical_code("B", []) == "B" and canonical_code("B", [0, 1]) == "B"
+
+
+def test_ten_options_are_lettered_a_to_j_and_map_both_ways():
+    assert option_letters(10) == list("ABCDEFGHIJ")
+    order = [9, 3, 0, 1, 2, 4, 5, 6, 7, 8]  # J's option shown first, D's second
+    assert canonical_code("A", order) == "J" and canonical_code("B", order) == "D"
+    assert presented_letter("J", order) == "A"
+    assert all(presented_letter(canonical_code(x, order), order) == x for x in "ABCDEFGHIJ")
+    prompt = question_prompt("Q?", [f"option {i}" for i in range(10)], order)
+    assert "A: option 9" in prompt and "J: option 8" in prompt
+
+
+def test_more_than_ten_options_are_refused_not_cut_short():
+    with pytest.raises(ValueError, match="at most 10"):
+        question_prompt("Q?", [f"option {i}" for i in range(11)])
+
+
+def test_five_options_are_highlighted_by_their_letters():
+    options = ["Protest", "Sanction", "Blockade", "Strike", "Negotiate"]
+    marked = [s.letter for s in highlight("I choose E, not D.", options) if s.mark == "letter"]
+    assert marked == ["E", "D"]
 
 
 def test_a_letter_past_the_options_is_refused():
