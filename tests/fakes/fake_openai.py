@@ -36,7 +36,8 @@ Faults. For each request, in this order:
    picks the kind uniformly from ``fault_kinds``: ``"429"`` (with ``Retry-After:
    retry_after``), ``"500"``, ``"400"``, ``"timeout"`` (sleep ``timeout_sleep`` seconds, then
    answer normally; the client should have given up by then), ``"malformed"`` (HTTP 200 whose
-   body is not JSON). Draws happen in arrival order, so a sequential run is reproducible;
+   body is not JSON), ``"401_echo"`` (opt-in, never a default: a 401 whose message repeats the
+   key the client sent, as careless providers do, to test that keys are redacted). Draws happen in arrival order, so a sequential run is reproducible;
    setting ``seed`` or resetting the stats re-seeds the generator.
 
 Every request (faulty or not) first waits ``latency`` seconds (``asyncio.sleep``, so many
@@ -61,7 +62,7 @@ import uuid
 
 from aiohttp import web
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "400")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "400", "401_echo")
 DEFAULT_FAULT_KINDS = ("429", "500", "timeout", "malformed")
 
 DEFAULTS = {
@@ -314,6 +315,12 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
                           code="rate_limit_exceeded", headers={"Retry-After": f"{retry_after:g}"})
         if kind == "400":
             return _error(state, kind, 400, "injected bad request", "invalid_request_error")
+        if kind == "401_echo":
+            sent = request.headers.get("Authorization", "")
+            key = sent.removeprefix("Bearer ").strip()
+            return _error(state, kind, 401, f"Incorrect API key provided: {key}. Header was "
+                          f"'Authorization: {sent}'; api_key={key}", "invalid_request_error",
+                          code="invalid_api_key")
         if kind == "malformed":
             state.fail(kind)
             return web.Response(text='{"choices": [', status=200, content_type="application/json")
