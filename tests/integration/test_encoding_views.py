@@ -106,3 +106,39 @@ def test_pages_show_states_agreement_and_audit(client, reviewer, questions):
     assert "ravi &amp; rita" in agreement and "100 %" in agreement
     audit = client.get(reverse("encoding-audit")).content.decode()
     assert "bare-letter" in audit and "0 %" in audit  # automatic B, reviewer C
+
+
+def test_a_five_option_item_offers_its_five_letters_and_the_encoders_sentence(client, reviewer, questions,
+                                                                             no_sampling):
+    from tests.integration.test_encoding_services import FIVE, with_options
+    question = with_options(questions[0], FIVE)
+    answer(question, output="Either B or E would do.", order=[4, 3, 2, 1, 0])
+    login(client, reviewer)
+    item = client.get(reverse("encoding-next")).json()["item"]
+    assert item["letters"] == "ABCDER"
+    assert [(o["letter"], o["canonical"]) for o in item["options"]] == [
+        ("A", "E"), ("B", "D"), ("C", "C"), ("D", "B"), ("E", "A")]
+    suggestion = item["suggestion"]
+    assert suggestion["code"] is None and suggestion["rule"] == "hedge"
+    assert "B" in suggestion["reason"] and "E" in suggestion["reason"] and suggestion["reason"] != "hedge"
+    assert client.post(reverse("encoding-code", args=[item["task"]]), {"code": "F"}).status_code == 409
+    assert client.post(reverse("encoding-code", args=[item["task"]]), {"code": "E"}).status_code == 200
+    assert Code.objects.get().code == "A"  # shown E is the author's first option
+
+
+def test_the_audit_page_shows_the_wilson_interval_a_suspended_rule_and_judges(client, reviewer, questions):
+    from encoding_app.models import Judge, RuleStatus
+    from runs_app.models import LLMModel
+    CodingPolicy.objects.update_or_create(pk=1, defaults={"double_coding_share": 0, "audit_share": 1})
+    answer(questions[0], output="B")
+    ravi, _ = create_user_with_role("ravi", PASSWORD, role="reviewers")
+    services.submit_code(services.next_task(ravi).pk, ravi, "B")
+    RuleStatus.objects.create(rule="option-text", suspended=True, audited=30, correct=27, lower=0.744, upper=0.965)
+    Judge.objects.create(model=LLMModel.objects.create(name="judgy", litellm_model="openai/x"))
+    login(client, reviewer)
+    audit = client.get(reverse("encoding-audit")).content.decode()
+    # 1 of 1: 1 + z^2 = 4.841459; centre = (1 + 1.920729) / 4.841459 = 0.603275;
+    # half = 1.959964 * sqrt(3.841459 / 4) / 4.841459 = 1.920729 / 4.841459 = 0.396725 -> 0.207 – 1.000
+    assert "0.207 – 1.000" in audit
+    assert "suspended" in audit and "option-text" in audit and "until an admin re-enables it" in audit
+    assert "judgy" in audit and "0 of 100 compared answers needed for promotion" in audit
