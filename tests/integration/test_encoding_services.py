@@ -432,3 +432,25 @@ def test_a_rule_whose_audits_stay_above_a_lower_threshold_keeps_coding(questions
     # a perfect record needs about 124 audits before its lower bound reaches 0.97).
     assert (status.audited, status.suspended) == (30, False) and status.lower == pytest.approx(0.88649, abs=1e-4)
     assert answer(questions[0], output="B", repeat=300).code == "B"
+
+
+def test_a_ten_option_question_asked_in_choice_mode_keeps_every_options_log_probability(questions, policy):
+    from runs_app import execution
+    from tests.fakes.fake_openai import FakeOpenAI
+
+    question = with_options(questions[0], [f"Course of action number {i + 1}" for i in range(10)])
+    with FakeOpenAI(seed=1) as fake:
+        model = LLMModel.objects.create(name="chooser10", litellm_model="openai/fake", api_base=fake.base_url,
+                                        answer_mode="choice", timeout_seconds=5)
+        order = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+        response = Response.objects.create(run=Run.objects.create(benchmark=question.benchmark), question=question,
+                                           model=model, option_order=order)
+        assert execution.execute(response.pk).action == "done"
+    response.refresh_from_db()
+    assert "J: Course of action number 1" in response.messages[1]["content"]
+    assert set(response.option_logprobs) == set("ABCDEFGHIJ")
+    assert all(value is not None for value in response.option_logprobs.values())
+    code = current(response)
+    assert code.source == "choice" and code.code == "ABCDEFGHIJ"[order["ABCDEFGHIJ".index(response.chosen_letter)]]
+    # The fake gives the chosen letter 0.6 and the nine others 0.35 / 9 each: 0.6 / 0.95 = 0.6316.
+    assert code.confidence == pytest.approx(0.6 / 0.95, abs=1e-4)
