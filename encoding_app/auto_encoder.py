@@ -19,7 +19,7 @@ How an answer is read:
 5. conflict leaves the answer unresolved: a rejected letter that is also chosen
    (negated-choice), two different choices (several-answers), a choice changed after
    `wait`/`actually`/`on reflection` (self-correction), a choice offered with an alternative
-   (`A or B`, `either A or C`; hedge), a letter followed by another option's wording
+   (`A or B`, `either A or C`, `I lean towards C but would also consider A`; hedge), a letter followed by another option's wording
    (letter-text-mismatch), several lettered options written out (lists-options), a refusal
    after the choice (refusal-after-choice);
 6. final-answer — a `Final answer: B` (or a conclusion: `Ultimately, I choose B`) after
@@ -32,7 +32,8 @@ How an answer is read:
    named after the refusal (refusal-then-letter) or two letters named in it out of more
    options ("I cannot choose between A and B" of three: hedge) go to a reviewer.
 
-Confidence is one constant per rule for now.
+`Encoding.confidence` is a fixed prior per rule, kept for callers of this pure module; the
+confidence stored on a code is the rule's audited accuracy (`encoding_app.audits`).
 """
 
 from __future__ import annotations
@@ -427,6 +428,11 @@ _JOINED = re.compile(
     r"(?:(?:perhaps|maybe|possibly|even|alternatively|else|peut-être|quizás|tal\s+vez|vielleicht|может\s+быть|也许|"
     rf"ربما)\s*)?,?\s*(?:{_OPT}\s*)?{_OPEN}$", re.I)
 _AND_WORDS = {"and", "und", "et", "y", "и", "和", "与", "و"}
+# A second option kept open beside the choice ("I lean towards C but would also consider A"):
+# a hedge, not a choice of C.
+_ALSO_OPEN = re.compile(
+    rf"\b(?:would|could|might|may|['’]d|can)\s+also\s+(?:consider|go\s+with|choose|pick|accept|support|"
+    rf"recommend|live\s+with)\s+(?:{_OPT}\s*)?{_LETTER}", re.I)
 _BOTH = re.compile(r"\b(?:between|both|entre|zwischen|между|ambas|beide)\s+(?:options?\s+)?$|在$", re.I)
 
 
@@ -624,6 +630,11 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
                     return _unresolved("letter-text-mismatch",
                                        f"The letter {letter} is followed by the wording of option {valid[other]}.")
         first = min(c.start for c in choices)
+        for also in _ALSO_OPEN.finditer(text):
+            other = also.group("letter")
+            if other in valid and other != letter and also.start("letter") not in negated_at:
+                return _unresolved("hedge", f"The answer chooses {letter} but would also consider {other}: "
+                                            f"“{_quote(text, also.start())}”")
         if any(m.start() > first and not _DISCLAIMER.search(m.group()) for m in refusals):
             return _unresolved("refusal-after-choice", f"The answer gives {letter}, then declines to choose.")
         if any(m.start() < first for m in refusals):

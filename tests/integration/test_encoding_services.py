@@ -454,3 +454,10 @@ def test_a_ten_option_question_asked_in_choice_mode_keeps_every_options_log_prob
     assert code.source == "choice" and code.code == "ABCDEFGHIJ"[order["ABCDEFGHIJ".index(response.chosen_letter)]]
     # The fake gives the chosen letter 0.6 and the nine others 0.35 / 9 each: 0.6 / 0.95 = 0.6316.
     assert code.confidence == pytest.approx(0.6 / 0.95, abs=1e-4)
+
+
+def test_a_choice_with_another_option_kept_open_goes_to_a_reviewer(questions, policy):
+    response = answer(questions[0], output="I lean towards C but would also consider A.")
+    task = ReviewTask.objects.get(response=response)
+    assert response.code == "" and task.reason == "hedge"
+    assert task.explanation.startswith("The answer chooses C but would also consider A")
