@@ -122,3 +122,35 @@ def test_the_api_docs_are_for_signed_in_users_and_load_nothing_from_outside(clie
     asset = client.get("/api/docs/assets/swagger-ui-bundle.js")
     assert asset.status_code == 200 and b"SwaggerUIBundle" in b"".join(asset.streaming_content)[:200_000]
     assert client.get("/api/docs/assets/settings.py").status_code == 404
+
+
+def test_a_run_id_that_is_not_a_number_is_a_400_naming_the_field(client, operator, benchmark):
+    # Before: 500s (ValueError from the database lookup).
+    api(client, operator)
+    response = client.get(reverse("api-response-list"), {"run": "abc"})
+    assert response.status_code == 400 and response.json() == {"run": ["must be a run id (a whole number); got 'abc'"]}
+    assert client.get(reverse("api-response-list"), {"run": "9" * 40}).status_code == 400
+    response = client.post("/api/runs/abc/cancel/")
+    assert response.status_code == 400 and response.json() == {"id": ["must be a run id (a whole number); got 'abc'"]}
+    assert client.post("/api/runs/x1/resume/").status_code == 400
+    assert client.post("/api/runs/999999/cancel/").status_code == 404
+
+
+def test_an_unknown_status_filter_is_a_400(client, operator, benchmark):
+    response = api(client, operator).get(reverse("api-response-list"), {"status": "weird"})
+    assert response.status_code == 400 and "must be one of pending, running, done" in response.json()["status"][0]
+
+
+def test_a_paused_run_resumes_through_the_api_with_a_raised_budget(client, operator, benchmark):
+    api(client, operator).post(reverse("api-run-list"), {**LAUNCH, "budget_units": 1}, content_type="application/json")
+    run = Run.objects.get()
+    run.responses.filter(pk=run.responses.first().pk).update(status=Response.Status.DONE)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.PAUSED)
+    response = client.post(reverse("api-run-resume", args=[run.pk]))
+    assert response.status_code == 409 and "raise the budget to resume it" in response.json()["detail"]
+    response = client.post(reverse("api-run-resume", args=[run.pk]), {"budget_units": "many"},
+                           content_type="application/json")
+    assert response.status_code == 400 and "budget_units" in response.json()
+    body = client.post(reverse("api-run-resume", args=[run.pk]), {"budget_units": 10},
+                       content_type="application/json").json()
+    assert body["status"] == "running" and body["budget"]["budget_units"] == 10 and body["budget"]["spent_units"] == 1

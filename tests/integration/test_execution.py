@@ -1,12 +1,19 @@
 """One unit of work in-process (no broker): cache, permutation, modes, error records."""
 
+from datetime import timedelta
+from decimal import Decimal
+
 import pytest
 from django.conf import settings as django_settings
+from django.urls import reverse
+from django.utils import timezone
 
 from runs_app import execution, services
-from runs_app.models import LLMModel
+from runs_app.models import LLMModel, Response, Run
+from runs_app.signals import response_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
+from tests.conftest import PASSWORD
 from tests.factories import three_option_spec
 from tests.fakes.fake_openai import FakeOpenAI, prompt_key
 
@@ -146,3 +153,137 @@ def test_answers_are_coded_as_they_arrive(benchmark, fake, monkeypatch):
         else:  # the fake writes "B: <option text>": the letter as shown, mapped back
             shown = response.raw_output[0]
             assert response.code == "ABC"[response.option_order["ABC".index(shown)]]
+
+
+# --- edge cases of the engine ------------------------------------------------------------
+
+def test_a_unit_that_fails_transiently_after_its_run_was_cancelled_ends_cancelled(benchmark, fake, monkeypatch):
+    fake.configure(fault_rate=1.0, fault_kinds=["500"])
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    unit = run.responses.first()
+    real_complete = execution.llm.complete
+
+    def cancelled_while_in_flight(request):
+        services.cancel_run(Run.objects.get(pk=run.pk))
+        return real_complete(request)
+
+    monkeypatch.setattr(execution.llm, "complete", cancelled_while_in_flight)
+    outcome = execution.execute(unit.pk)
+    unit.refresh_from_db()
+    # Before: back to pending with a retry that the cancelled run refuses, so pending forever.
+    assert (unit.status, outcome.action) == ("cancelled", "cancelled")
+    assert set(run.responses.values_list("status", flat=True)) == {"cancelled"}
+
+
+def test_a_cached_answer_whose_row_was_not_written_reports_nothing_done(benchmark, fake, monkeypatch):
+    chooser = model(fake)
+    run_all(launch(benchmark, [chooser], monkeypatch))
+    second = launch(benchmark, [chooser], monkeypatch)
+    unit = second.responses.first()
+    real_claim = execution.claim
+
+    def claimed_then_taken_over(response_id, lease_seconds):
+        token = real_claim(response_id, lease_seconds)
+        Response.objects.filter(pk=response_id).update(claim_token="another-worker")  # the lease ran out
+        return token
+
+    answered = []
+
+    def receiver(sender, response_id, **kwargs):
+        answered.append(response_id)
+
+    monkeypatch.setattr(execution, "claim", claimed_then_taken_over)
+    response_answered.connect(receiver)
+    try:
+        outcome = execution.execute(unit.pk)
+    finally:
+        response_answered.disconnect(receiver)
+    unit.refresh_from_db()
+    assert outcome.action == "skipped" and answered == []  # before: "done", and coded
+    assert (unit.status, unit.cache_hit, unit.claim_token) == ("running", False, "another-worker")
+
+
+def test_a_run_pauses_when_its_budget_is_spent_and_a_raised_budget_continues_it(benchmark, fake, monkeypatch):
+    priced = model(fake, input_cost_per_token=Decimal("0.001"), output_cost_per_token=Decimal("0.001"))
+    run = launch(benchmark, [priced], monkeypatch, budget_usd="0.01")
+    # The fake counts prompt tokens as words (about 100 here): one call costs about US$ 0.1.
+    # The first answer spends the budget: the run pauses at once, and the other units'
+    # tasks find it paused and leave their units pending.
+    assert run_all(run) == ["done", "skipped", "skipped", "skipped"]
+    run.refresh_from_db()
+    spent_usd, spent_units = execution.spent(run.pk)
+    assert run.status == Run.Status.PAUSED and spent_units == 1 and spent_usd >= Decimal("0.01")
+    assert sorted(run.responses.values_list("status", "attempts")) == [
+        ("done", 1), ("pending", 0), ("pending", 0), ("pending", 0)]
+    assert fake.stats()["total_requests"] == 1
+    with pytest.raises(services.RunError, match="raise the budget to resume it"):
+        services.resume_run(run)
+    assert services.resume_run(run, budget_usd="1000") == 3
+    assert run_all(run)[1:] == ["done"] * 3
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE and fake.stats()["total_requests"] == 4
+
+
+def test_a_units_budget_counts_finished_units(benchmark, fake, monkeypatch):
+    run = launch(benchmark, [model(fake)], monkeypatch, budget_units=2)
+    assert run_all(run) == ["done", "done", "skipped", "skipped"]
+    run.refresh_from_db()
+    assert run.status == Run.Status.PAUSED and services.budget_state(run)["spent_units"] == 2
+    assert services.resume_run(run, budget_units="") == 2  # an empty budget removes it
+    assert run_all(run)[2:] == ["done", "done"]
+
+
+def test_the_sweeper_leaves_a_backlog_that_is_being_worked_through(benchmark, fake, monkeypatch):
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    sent = []
+    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    run.responses.update(enqueued_at=an_hour_ago)  # queued long ago, behind a long backlog
+    first, *waiting = run.responses.order_by("pk").values_list("pk", flat=True)
+    assert execution.execute(first).action == "done"  # ... and the queue is moving
+    assert services.sweep_run(run.pk) == (0, True) and sent == []  # before: all 3 sent again
+    # The run stalls: its last answer an hour ago, nothing running. Its messages are lost:
+    # they are sent again, the oldest first, a bounded batch per sweep.
+    run.responses.filter(pk=first).update(answered_at=an_hour_ago)
+    Response.objects.filter(pk=waiting[0]).update(enqueued_at=an_hour_ago - timedelta(minutes=1))
+    monkeypatch.setattr(services, "SWEEP_BATCH", 2)
+    assert services.sweep_run(run.pk) == (2, True) and sent == waiting[:2]
+
+
+def test_the_sweeper_resends_a_unit_whose_worker_died(benchmark, fake, monkeypatch):
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    sent = []
+    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    run.responses.update(enqueued_at=timezone.now())
+    unit = run.responses.first()
+    execution.claim(unit.pk, 60)
+    assert services.sweep_run(run.pk) == (0, True)
+    Response.objects.filter(pk=unit.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert services.sweep_run(run.pk) == (1, True) and sent == [unit.pk]
+
+
+def test_a_key_a_provider_echoes_back_is_never_stored_nor_shown(benchmark, fake, monkeypatch, client, analyst):
+    key = "sk-proj-Zx9" + "a1B2c3D4e5" * 4
+    monkeypatch.setenv("CFPD_LOCAL_API_KEY", key)  # sent as "Authorization: Bearer <key>"
+    fake.configure(fault_rate=1.0, fault_kinds=["401_echo"])
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    unit = run.responses.first()
+    assert execution.execute(unit.pk).action == "failed"
+    unit.refresh_from_db()
+    assert unit.error_kind == "auth" and "Incorrect API key provided: [redacted]" in unit.error_message
+    assert key[:12] not in unit.error_message
+    assert client.login(username=analyst.username, password=PASSWORD)
+    page = client.get(reverse("run-detail", args=[run.pk])).content.decode()
+    api = client.get(reverse("api-response-list"), {"run": run.pk}).content.decode()
+    assert "[redacted]" in page and "[redacted]" in api
+    assert key[:12] not in page and key[:12] not in api
+
+
+def test_a_unit_claimed_when_the_budget_is_already_spent_is_not_asked(benchmark, fake, monkeypatch):
+    # Another worker's answer spent the budget while this unit was being claimed.
+    run = launch(benchmark, [model(fake)], monkeypatch, budget_units=1)
+    first, second = run.responses.order_by("pk").values_list("pk", flat=True)[:2]
+    Response.objects.filter(pk=first).update(status=Response.Status.DONE)
+    assert execution.execute(second).action == "paused"
+    assert Response.objects.get(pk=second).status == "pending" and fake.stats()["total_requests"] == 0
+    assert Run.objects.get(pk=run.pk).status == Run.Status.PAUSED

@@ -293,3 +293,21 @@ def test_the_run_page_says_how_often_each_model_was_asked(client, operator, benc
     row = html.split('data-model="chooser"')[1].split("</tr>")[0]
     assert '<td class="num nowrap" data-col="asked">2 × 1 = 2</td>' in row and "choice" in row
     assert "5 requested; planned per model: chooser 1, sampler 5" in html
+
+
+def test_a_paused_run_shows_spent_against_budget_and_resumes_with_a_raised_one(client, operator, benchmark, bundled):
+    run = services.launch_run(benchmark, bundled, budget_usd="0.5", launched_by=operator)
+    first = run.responses.first()
+    run.responses.filter(pk=first.pk).update(status=Response.Status.DONE, cost="0.6")
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.PAUSED)
+    page = login(client, operator).get(urls_of(run)["detail"]).content.decode()
+    assert "spent <strong>US$ 0.6000</strong> of US$ 0.5000" in page and "The run is paused" in page
+    assert 'name="budget_usd"' in page and "Resume run" in page and "Cancel run" in page
+    page = client.post(urls_of(run)["resume"], {"budget_usd": "0.5"}, follow=True).content.decode()
+    assert "Not resumed: run" in page and "raise the budget to resume it" in page
+    page = client.post(urls_of(run)["resume"], {"budget_usd": "ten"}, follow=True).content.decode()
+    assert "Not resumed: budget_usd: must be an amount in US dollars" in page
+    page = client.post(urls_of(run)["resume"], {"budget_usd": "2"}, follow=True).content.decode()
+    run.refresh_from_db()
+    assert run.status == Run.Status.RUNNING and str(run.budget_usd) == "2.0000"
+    assert f"Run {run.pk} resumed: 3 units queued again." in page
