@@ -88,6 +88,9 @@ def is_judge_unit(response_id: int) -> bool:
 def suggestion_text(request: JudgeRequest) -> str:
     name = request.judge.model.name
     if request.read_at is None:
+        status = request.judge_response.status
+        if status in (Response.Status.FAILED, Response.Status.CANCELLED):
+            return f"Judge {name} gave no reading (its call {status})"
         return f"Judge {name} has not answered yet"
     return f"Judge {name} suggests {request.reading}" if request.reading else f"Judge {name} could not tell"
 
@@ -132,8 +135,8 @@ def record_reading(judge_response_id: int) -> JudgeRequest | None:
 def latest_readings(target: Response) -> list[JudgeRequest]:
     """Each judge's latest request about an answer, for the reviewer."""
     latest: dict[int, JudgeRequest] = {}
-    for request in (JudgeRequest.objects.filter(target_response=target).select_related("judge__model")
-                    .order_by("created_at", "id")):
+    for request in (JudgeRequest.objects.filter(target_response=target)
+                    .select_related("judge__model", "judge_response").order_by("created_at", "id")):
         if request.read_at is not None or request.judge_id not in latest:
             latest[request.judge_id] = request
     return list(latest.values())

@@ -104,7 +104,7 @@ def _promoted_judge_code(current: Code | None) -> bool:
     """A current code by a judge that is still promoted stands until the judge is demoted."""
     if current is None or current.source != Source.JUDGE:
         return False
-    return Judge.objects.filter(promoted=True, model__name=current.rule[len(audits.JUDGE_PREFIX):]).exists()
+    return any(judge.rule == current.rule for judge in Judge.objects.filter(promoted=True).select_related("model"))
 
 
 def suspended_explanation(rule: str, letter: str) -> str:

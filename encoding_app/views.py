@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
@@ -230,8 +231,10 @@ def request_judging(request):
         return redirect("encoding-judging")
     judge_runs = JudgeRequest.objects.values_list("judge_response__run_id", flat=True).distinct()
     runs = (Run.objects.exclude(pk__in=judge_runs).order_by("-pk").select_related("benchmark")[:200])
+    waiting = dict(ReviewTask.objects.filter(purpose=ReviewTask.Purpose.PRIMARY, status=ReviewTask.Status.OPEN)
+                   .values_list("response__run_id").annotate(n=Count("id")).values_list("response__run_id", "n"))
     return render(request, "encoding_app/judging.html", {
-        "runs": [(run, judges.unresolved_answers(run).count()) for run in runs],
+        "runs": [(run, waiting.get(run.pk, 0)) for run in runs],
         "models": LLMModel.objects.filter(is_external=False).order_by("name"),
         "judges": Judge.objects.select_related("model").order_by("model__name"),
     })
