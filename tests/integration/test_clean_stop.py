@@ -1,0 +1,77 @@
+"""`scripts/serve` (which the demo ends in) stops every process it started on Ctrl-C
+(SIGINT) or SIGTERM: the site and the worker, with no child left behind."""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def group_members(pgid):
+    """Live processes of the process group (zombies excluded), read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == pgid and state != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+def answers(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_serve_stops_the_site_and_the_worker(tmp_path, stop_signal):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
+    env.update(CFPD_VAR_DIR=str(tmp_path / "var"), CFPD_DEMO_ADDR=f"127.0.0.1:{port}", CFPD_ENV_FILE="",
+               DEBUG="1", SECRET_KEY="clean-stop-test-key")
+    # Its own session, so that the process group is the script and everything it started.
+    process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, start_new_session=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while not answers(f"http://127.0.0.1:{port}/accounts/login/"):
+            assert process.poll() is None, process.stdout.read().decode()
+            assert time.monotonic() < deadline, "the site did not answer within 120 s"
+            time.sleep(0.5)
+        started = group_members(process.pid)
+        assert len(started) >= 3  # the script, the worker, the site
+        process.send_signal(stop_signal)
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 20
+        while group_members(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert group_members(process.pid) == []
+        assert not answers(f"http://127.0.0.1:{port}/accounts/login/")
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
