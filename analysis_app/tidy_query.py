@@ -102,8 +102,8 @@ def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Super
     for run in Run.objects.filter(pk__in=list(by_run)).only(
             "pk", "benchmark_id", "selection", "system_prompt", "permute_options", "permutation_seed", "status",
             "created_at"):
-        if (run.selection or {}).get("imported"):
-            continue
+        if (run.selection or {}).get("imported") or (run.selection or {}).get("judge_of"):
+            continue  # imported answers launch nothing; a judge run (encoding_app) holds no answers
         for model_id in by_run[run.pk]:
             launches.setdefault((_launch_key(run), model_id), []).append(run)
     names = dict(LLMModel.objects.values_list("pk", "name"))

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from analysis_app.tidy_query import AnalysisFilter
+from analysis_app.tidy_query import AnalysisFilter, latest_launches
 from encoding_app import audits, judges, reports, services
 from encoding_app.judge_prompt import JUDGE_SYSTEM_PROMPT, judge_messages, read_verdict
 from encoding_app.models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask
@@ -155,6 +155,8 @@ def test_a_judge_suggests_promotion_needs_100_compared_answers_and_demotion_give
         assert code.code == JudgeRequest.objects.get(target_response=response).code
         assert response.review_tasks.get(purpose="primary").status == "withdrawn"
     assert services.next_task(rita) is None
+    # Two judge runs of one run are not two launches of anything: analysis lists neither.
+    assert not [h for h in latest_launches(AnalysisFilter())[1] if h.run in (judge_run.pk, second.pk)]
 
     # Demotion: the codes stop counting (kept as history) and the answers go back to people.
     assert judges.demote_judge(record) == 3

@@ -83,6 +83,13 @@ def test_alpha_is_undefined_when_one_code_is_used_throughout():
     assert krippendorff_alpha({1: {"x": "A", "y": "A"}, 2: {"x": "A", "y": "A"}}) is None
 
 
+def test_cohens_kappa_with_letters_past_c():
+    first, second = list("AEJJ"), list("AEJE")
+    # agree on units 1-3 -> p_o = 3/4; first A1 E1 J2, second A1 E2 J1
+    # p_e = (1*1 + 1*2 + 2*1) / 16 = 5/16; kappa = (0.75 - 0.3125) / (1 - 0.3125) = 0.4375 / 0.6875 = 7/11
+    assert cohens_kappa(first, second) == pytest.approx(7 / 11)
+
+
 # Wilson score interval, z = 1.959964 (95%), z^2 = 3.841459:
 #   centre = (p + z^2/2n) / (1 + z^2/n),  half = z * sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n)
 
