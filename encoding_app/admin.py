@@ -46,7 +46,7 @@ class RuleStatusAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields]
 
-    @admin.action(description="Re-enable the selected rules (their audit window starts again)")
+    @admin.action(description="Re-enable the selected rules (their audit window starts again)", permissions=["change"])
     def reenable(self, request, queryset):
         for status in queryset:
             audits.reenable_rule(status.rule, request.user)
@@ -68,7 +68,7 @@ class JudgeAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Promote: the judge's readings become codes")
+    @admin.action(description="Promote: the judge's readings become codes", permissions=["change"])
     def promote(self, request, queryset):
         for judge in queryset:
             try:
@@ -79,7 +79,7 @@ class JudgeAdmin(admin.ModelAdmin):
                 self.message_user(request, f"judge {judge.model.name} promoted ({agreement.agree} of {agreement.n} "
                                            f"readings agreed with people)", messages.SUCCESS)
 
-    @admin.action(description="Demote: its codes go back to the reviewers")
+    @admin.action(description="Demote: its codes go back to the reviewers", permissions=["change"])
     def demote(self, request, queryset):
         for judge in queryset:
             count = judges.demote_judge(judge, request.user)

@@ -218,3 +218,20 @@ def test_reviewers_without_the_operator_role_cannot_ask_for_judging(client, setu
     assert client.get(reverse("encoding-judging")).status_code == 403
     assert client.post(reverse("encoding-judging"), {"run": run.pk, "judge": judge_model(fake).pk}).status_code == 403
     assert not JudgeRequest.objects.exists()
+
+
+def test_the_admin_action_refuses_promotion_without_enough_evidence_and_re_enables_a_rule(client, admin_user, setup,
+                                                                                          fake):
+    from encoding_app.models import RuleStatus
+    record = judges.judge_for(judge_model(fake))
+    client.force_login(admin_user)
+    response = client.post(reverse("admin:encoding_app_judge_changelist"),
+                           {"action": "promote", "_selected_action": [record.pk]}, follow=True)
+    assert "cannot be promoted yet: 0 of its readings" in response.content.decode()
+    record.refresh_from_db()
+    assert not record.promoted
+    status = RuleStatus.objects.create(rule="option-text", suspended=True, audited=30, correct=20)
+    client.post(reverse("admin:encoding_app_rulestatus_changelist"),
+                {"action": "reenable", "_selected_action": [status.pk]}, follow=True)
+    status.refresh_from_db()
+    assert not status.suspended and status.counted_from is not None and status.reenabled_by == admin_user
