@@ -19,9 +19,9 @@ How an answer is read:
 5. conflict leaves the answer unresolved: a rejected letter that is also chosen
    (negated-choice), two different choices (several-answers), a choice changed after
    `wait`/`actually`/`on reflection` (self-correction), a choice offered with an alternative
-   (`A or B`, `either A or C`, `I lean towards C but would also consider A`; hedge), a letter followed by another option's wording
-   (letter-text-mismatch), several lettered options written out (lists-options), a refusal
-   after the choice (refusal-after-choice);
+   (`A or B`, `either A or C`, `I lean towards C but would also consider A`; hedge), a letter
+   followed by another option's wording (letter-text-mismatch), several lettered options
+   written out (lists-options), a refusal after the choice (refusal-after-choice);
 6. final-answer — a `Final answer: B` (or a conclusion: `Ultimately, I choose B`) after
    reasoning that mentions other letters is B, unless an earlier choice says otherwise
    (final-answer-conflict);
