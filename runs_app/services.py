@@ -149,15 +149,16 @@ def read_launch(data: dict) -> LaunchRequest:
     unknown = [str(item)[:80] for item in wanted if not isinstance(item, LLMModel) and item not in found]
     if unknown:
         errors["models"] = [f"unknown model(s): {', '.join(unknown[:20])}"]
+    external = []
     for item in wanted:
         model = item if isinstance(item, LLMModel) else found.get(item)
-        if model is None:
-            continue
-        if model.is_external:
-            errors.setdefault("models", []).append(
-                f"{model.name} only holds imported answers and cannot be called")
-        elif model not in models:
+        if model is not None and model.is_external:
+            external.append(model.name)
+        elif model is not None and model not in models:
             models.append(model)
+    if external:
+        errors.setdefault("models", []).append(
+            f"{', '.join(external)} only hold imported answers and cannot be called")
     if not wanted:
         errors["models"] = ["choose at least one model"]
     domains = [str(d) for d in _names(data.get("domains"))]
