@@ -225,7 +225,8 @@ def differences_figure(table: pd.DataFrame) -> dict:
     fig.add_hline(y=0, line={"color": "#888", "width": 1})
     top = max(0.05, float(table[["ci_low", "ci_high"]].abs().max().max()) * 1.15)
     fig.update_layout(**_layout("Paired difference of rates (model A − model B), 95% CI; filled: significant "
-                                "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=520))
+                                "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=540,
+                              margin={"t": 120}))  # room for a legend of model pairs on two rows
     return _plain(fig)
 
 
