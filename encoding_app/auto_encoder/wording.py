@@ -1,0 +1,47 @@
+"""Option wording: spans of an answer that quote an option, and a letter followed by another
+option's wording. Pure: no Django."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+
+
+MISMATCH_RATIO = 0.6  # how close to another option's wording the text after a letter must be
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())
+
+
+def _option_spans(text: str, options: list[str]) -> list[tuple[int, int, int]]:
+    """(option index, start, end) of each option's full wording in the answer, any
+    punctuation between words and its first word in any form; an option quoted inside a
+    longer one's wording is not counted."""
+    spans = []
+    for index, option in enumerate(options):
+        words = _words(option)
+        if len(" ".join(words)) < 12:
+            continue
+        # The opening verb in any form: "launching a full-scale offensive…" quotes "Launch a …".
+        head = re.escape(words[0][:-1] if words[0].endswith("e") and len(words[0]) > 3 else words[0]) + r"\w{0,4}"
+        pattern = re.compile(r"(?<!\w)" + r"\W+".join([head, *map(re.escape, words[1:])]) + r"(?!\w)", re.I)
+        spans += [(index, m.start(), m.end()) for m in pattern.finditer(text)]
+    return [s for s in spans if not any(o != s and o[1] <= s[1] and s[2] <= o[2] for o in spans)]
+
+
+def _normalise(text: str) -> str:
+    return " ".join(_words(text))
+
+
+def _echoes_another_option(rest: str, options: list[str], chosen: int) -> int | None:
+    """The option whose wording the first line after a letter clearly is, if not the chosen one."""
+    line = _normalise(rest.strip().split("\n", 1)[0])
+    if len(line) < 12 or not options:
+        return None
+    ratios = [SequenceMatcher(None, line[: len(_normalise(o)) + 20], _normalise(o)).ratio() for o in options]
+    best = max(range(len(options)), key=ratios.__getitem__)
+    if best != chosen and ratios[best] >= MISMATCH_RATIO and ratios[best] - ratios[chosen] >= 0.15:
+        return best
+    return None
