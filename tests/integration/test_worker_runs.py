@@ -208,3 +208,23 @@ def test_run_benchmark_shows_progress_and_ends_with_a_summary(demo, fake, clean_
     assert header.split()[:5] == ["model", "units", "done", "failed", "cached"]
     assert row.split()[:5] == ["fake", "6", "6", "0", "0"]
     assert out.splitlines()[-1].startswith(f"run {run.pk} done in ")
+
+
+def test_a_budget_pauses_the_run_in_the_workers_and_a_raised_budget_finishes_it(demo, fake, workers):
+    fake.configure(latency=0.05)
+    run = services.launch_run(demo, [fake_model(fake, max_concurrency=2)], services.Selection(sample=30, seed=2),
+                              budget_units=10)
+    workers.start(concurrency=2)
+    wait_for(lambda: Run.objects.get(pk=run.pk).status == Run.Status.PAUSED
+             and not run.responses.filter(status="running").exists(), 60, "the run to pause")
+    time.sleep(2)  # the sweeper runs every second: it must not start the paused run again
+    finished = run.responses.filter(status__in=["done", "failed"]).count()
+    # Calls in flight when the budget is reached finish: at most max_concurrency over it.
+    assert 10 <= finished <= 12 and fake.stats()["total_requests"] == finished
+    assert run.responses.filter(status="pending").count() == 30 - finished
+    with pytest.raises(services.RunError, match="raise the budget"):
+        services.resume_run(Run.objects.get(pk=run.pk))
+    services.resume_run(Run.objects.get(pk=run.pk), budget_units=100)
+    wait_for(lambda: run_finished(run), 60, "the resumed run to finish")
+    assert set(run.responses.values_list("status", flat=True)) == {"done"} and run.status == Run.Status.DONE
+    assert set(fake.stats()["requests_per_prompt"].values()) == {1}  # nothing asked twice
