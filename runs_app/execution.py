@@ -88,20 +88,24 @@ def _result_fields(result: llm.LLMResult) -> dict:
     )
 
 
-def spent(run_id: int) -> tuple[Decimal, int]:
+def spent(run_id: int, money: bool = True) -> tuple[Decimal, int]:
     """What a run has spent: US$ of the calls it made (answers from the cache cost
-    nothing) and the units it finished (done or failed)."""
-    totals = Response.objects.filter(run_id=run_id, status__in=[Response.Status.DONE, Response.Status.FAILED]) \
-        .aggregate(cost=Sum("cost", filter=Q(cache_hit=False)), units=Count("id"))
+    nothing) and the units it finished (done or failed). Without `money` only the units
+    are counted, from the (run, status) index alone."""
+    finished = Response.objects.filter(run_id=run_id, status__in=[Response.Status.DONE, Response.Status.FAILED])
+    if not money:
+        return Decimal(0), finished.count()
+    totals = finished.aggregate(cost=Sum("cost", filter=Q(cache_hit=False)), units=Count("id"))
     return Decimal(totals["cost"] or 0), totals["units"]
 
 
 def over_budget(run: Run) -> bool:
     """Pause the run if what it spent reaches its budget; whether it is paused (or was).
-    A run without a budget costs no query."""
+    A run without a budget costs no query; one with a budget one aggregate per check
+    (before each call and after each answer)."""
     if run.budget_usd is None and run.budget_units is None:
         return False
-    spent_usd, spent_units = spent(run.pk)
+    spent_usd, spent_units = spent(run.pk, money=run.budget_usd is not None)
     if not budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units):
         return False
     Run.objects.filter(pk=run.pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(status=Run.Status.PAUSED)
