@@ -191,7 +191,7 @@ def test_run_benchmark_dry_run_prints_the_plan_and_asks_nothing(benchmark):
     row = next(line.split() for line in lines if line.startswith("local-smollm2"))
     # bundled models are free; 3 questions x 1 (choice mode) = 3 units, 1 completion token each
     assert row[1:8] == ["choice", "3", "1", "3", str(tokens), "3", "0.0000"]
-    assert "plan: 6 units" in out and "nothing was asked" in out
+    assert "plan: 6 units" in out and "cost US$ 0.0000" in out and "nothing was asked" in out
 
 
 def test_run_benchmark_names_its_own_options_in_errors(benchmark):

@@ -30,6 +30,12 @@ def _options_text(exc) -> str:
                      for name, problems in exc.errors.items() for problem in problems)
 
 
+def _plan_line(plan) -> str:
+    cost = f"US$ {plan.cost:.4f}" if plan.cost is not None else f"unknown (US$ {plan.cost_known:.4f} known)"
+    return (f"plan: {plan.units} units, {plan.prompt_tokens} prompt tokens (estimated), {plan.completion_tokens} "
+            f"completion tokens (at most), cost {cost}, about {plan.seconds:.0f}s at the models' limits")
+
+
 class Command(BaseCommand):
     help = "Ask a benchmark's questions of models through the workers, with a progress bar and a summary."
 
@@ -122,9 +128,7 @@ class Command(BaseCommand):
                  f"{m.cost:.4f}" if m.cost is not None else "unknown", f"{m.seconds:.0f}s",
                  f"{m.limited_by} ({m.latency_source} latency {m.latency_seconds:.2f}s)"] for m in plan.models]
         self._table(header, rows)
-        cost = f"US$ {plan.cost:.4f}" if plan.cost is not None else f"unknown (US$ {plan.cost_known:.4f} known)"
-        self.stdout.write(f"plan: {plan.units} units, {plan.prompt_tokens} prompt tokens, {plan.completion_tokens} "
-                          f"completion tokens, cost {cost}, about {plan.seconds:.0f}s; nothing was asked")
+        self.stdout.write(_plan_line(plan) + "; nothing was asked")
         self.stdout.write(f"estimates: {plan.token_method}")
 
     def _launch(self, o):
@@ -146,6 +150,7 @@ class Command(BaseCommand):
                 except ProtectedError:
                     self.stderr.write(f"run {old.pk} is kept: other records refer to it")
         try:
+            self.stderr.write(_plan_line(services.plan_launch(request)))  # what is about to be asked
             run = services.start_run(request)
         except services.LaunchInvalid as exc:
             raise CommandError(_options_text(exc)) from None
