@@ -28,10 +28,12 @@ class AnalysisView(APIView):
     permission_classes = [CanReadDashboards]
 
     @extend_schema(
-        parameters=[OpenApiParameter(name, str, many=name in ("run", "model", "domain", "choices", "actor", "panel"))
+        parameters=[OpenApiParameter(name, int if name in ("run", "choices", "iterations", "seed") else str,
+                                     many=name in ("run", "model", "domain", "choices", "actor", "panel"))
                     for name in ("run", "model", "domain", "choices", "actor", "focus", "iterations", "seed",
                                  "category", "heatmap_model", "panel")],
-        responses={200: dict}, description="Coverage and every panel's table for the filters.")
+        responses={200: dict}, description="Coverage and every panel's table for the filters. A bad parameter is "
+                                           "a 400 naming it: {\"seed\": [\"seed must be between 0 and ...\"]}.")
     def get(self, request):
         try:
             filters, options = params.parse(request.query_params)
