@@ -218,6 +218,14 @@ def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
     return float(prices[0] or 0), float(prices[1] or 0), "litellm"
 
 
+def observed_latency_ms(model: LLMModel, recent: int = 200) -> float | None:
+    """The model's mean latency over its latest answered calls (not cache hits), or None."""
+    latest = (Response.objects.filter(model=model, cache_hit=False, latency_ms__isnull=False)
+              .order_by("-id").values_list("latency_ms", flat=True)[:recent])
+    values = list(latest)
+    return sum(values) / len(values) if values else None
+
+
 def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     """What a launch would ask and cost, writing nothing: units per model, estimated
     tokens, money and time at each model's limits (see `launch_plan`)."""
@@ -227,12 +235,10 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
         sum(len(m["content"]) for m in chat_messages(text, [o["text"] for o in options], None, system_prompt))
         if options else len(text)
         for text, options in Question.objects.filter(pk__in=question_ids).values_list("text", "options").iterator()]
-    observed = dict(Response.objects.filter(model__in=request.models, cache_hit=False, latency_ms__isnull=False)
-                    .values("model").annotate(ms=Avg("latency_ms")).values_list("model", "ms"))
     specs = []
     for model in request.models:
         input_price, output_price, source = model_prices(model)
-        latency = observed.get(model.pk)
+        latency = observed_latency_ms(model)
         specs.append(launch_plan.ModelSpec(
             name=model.name, mode=model.answer_mode, repeats=repeats_for(model, request.repeats),
             max_tokens=model.max_tokens, max_concurrency=model.max_concurrency,

@@ -210,3 +210,16 @@ def test_a_budget_given_at_launch_is_kept_on_the_run(signed_in, benchmark):
     run = Run.objects.get()
     page = signed_in.get(reverse("run-detail", args=[run.pk])).content.decode()
     assert "spent <strong>US$ 0.0000</strong> of US$ 2.5000" in page and "<strong>0</strong> of 4 units" in page
+
+
+def test_the_plan_times_a_model_by_its_observed_latency_once_it_has_answered(signed_in, benchmark):
+    from runs_app import services
+
+    model = LLMModel.objects.create(name="timed", litellm_model="openai/timed", api_base="http://127.0.0.1:9/v1",
+                                    answer_mode="choice", max_concurrency=2)
+    run = services.launch_run(benchmark, [model])
+    run.responses.update(latency_ms=500, status="done")
+    Response.objects.filter(pk=run.responses.first().pk).update(latency_ms=9000, cache_hit=True)  # not a call
+    [plan] = api_launch(signed_in, models=["timed"], dry_run=True).json()["models"]
+    # 2 in flight / 0.5 s observed = 4 calls/s; 3 units / 4 = 0.75 s
+    assert (plan["latency_source"], plan["latency_seconds"], plan["seconds"]) == ("observed", 0.5, 0.75)
