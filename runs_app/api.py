@@ -6,8 +6,6 @@ from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response as APIResponse
 
-from scenarios_app.models import Benchmark
-
 from . import services
 from .models import LLMModel, Response, Run
 
@@ -95,8 +93,8 @@ class LaunchSerializer(serializers.Serializer):
     benchmark = serializers.CharField()
     models = serializers.ListField(child=serializers.CharField(), allow_empty=True)
     repeats = serializers.IntegerField(default=services.SAMPLING_REPEATS,
-                                       help_text="Answers per question from each generate-mode model "
-                                                 "(1 to CFPD_MAX_REPEATS, 50 by default); choice-mode models answer once.")
+                                       help_text="Answers per question from each generate-mode model (1 to "
+                                                 "CFPD_MAX_REPEATS, 50 by default); choice-mode models answer once.")
     domains = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     choice_counts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
     qualified_actors = serializers.ListField(child=serializers.CharField(), required=False, default=list)

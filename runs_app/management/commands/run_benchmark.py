@@ -12,8 +12,7 @@ from django.db.models import ProtectedError
 from runs_app import processes, services
 from runs_app.local_models import BY_NAME
 from runs_app.local_runtime import prepare
-from runs_app.models import LLMModel, Response, Run
-from scenarios_app.models import Benchmark
+from runs_app.models import Response, Run
 
 
 def _split(values):
