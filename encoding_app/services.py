@@ -92,6 +92,12 @@ def _open_task(response: Response, purpose: str, caused_by: Code | None = None, 
                                      explanation=explanation)
 
 
+def _withdraw_audit_of(code: Code | None):
+    """A code that stops being current needs no audit any more."""
+    if code is not None:
+        _withdraw(ReviewTask.objects.filter(caused_by=code, purpose=Purpose.AUDIT))
+
+
 def _sample_for_audit(response: Response, code: Code, policy: CodingPolicy | None = None):
     """Automatic and promoted judges' codes: a reproducible share goes blind to a reviewer."""
     policy = policy or CodingPolicy.current()
@@ -144,10 +150,16 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
                 _set_current(response, None, current, MISSING)
                 return "missing"
             if encoding.code is None:
+                _withdraw_audit_of(current)
                 _set_current(response, None, current, UNRESOLVED)
                 _open_task(response, Purpose.PRIMARY, reason=encoding.rule, explanation=encoding.reason)
                 return "unresolved"
             if encoding.rule in audits.suspended_rules():
+                if current is not None and response.codes.filter(source__in=HUMAN_SOURCES,
+                                                                 undone_at__isnull=True).exists():
+                    # A person has audited this code (a disagreement is with the adjudicators).
+                    return "kept"
+                _withdraw_audit_of(current)
                 _set_current(response, None, current, UNRESOLVED)
                 _open_task(response, Purpose.PRIMARY, reason="rule-suspended",
                            explanation=suspended_explanation(encoding.rule, encoding.code))

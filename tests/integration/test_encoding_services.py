@@ -402,7 +402,19 @@ def test_a_rule_is_suspended_once_30_audits_put_its_lower_bound_under_the_thresh
     assert (status.audited, status.correct, status.suspended) == (30, 29, True)
     assert status.lower == pytest.approx(0.83330, abs=1e-4)
 
-    # Its answers now go to reviewers, and the reason says why.
+    # Its answers now go to reviewers, and the reason says why; re-encoding sends back the
+    # answers it coded before, except those a person has audited.
+    RuleStatus.objects.filter(rule="bare-letter").update(suspended=False)
+    unaudited = answer(questions[2], output="B", repeat=151)  # coded while the rule still coded
+    RuleStatus.objects.filter(rule="bare-letter").update(suspended=True)
+    assert unaudited.code == "B"
+    # 32 automatic codes: 30 audited by a person (kept), this one and one whose audit is
+    # still open (sent to reviewers).
+    counts = services.encode_responses(Response.objects.filter(code_source="auto"))
+    assert counts == {"kept": 30, "unresolved": 2}
+    assert not ReviewTask.objects.filter(purpose="audit", status="open").exists()  # no audit of a code gone
+    unaudited.refresh_from_db()
+    assert (unaudited.code, unaudited.code_source) == ("", "unresolved")
     suspended = answer(questions[0], output="B", repeat=200)
     assert suspended.code == "" and suspended.code_source == "unresolved"
     task = ReviewTask.objects.get(response=suspended, purpose="primary")
