@@ -1,0 +1,1 @@
+"""Territorial disputes (BorderLines, paper 003): concurrence scores of language models."""
