@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, Count, F, Q, Sum
+from django.db.models import Avg, Count, F, Min, Q, Sum
 from django.utils import timezone
 
 from scenarios_app import services as authoring
@@ -378,10 +378,13 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
 
     * running under an expired lease (its worker died);
     * pending and never sent;
-    * pending, last sent more than `requeue_after` seconds ago, while the run has stalled:
-      no unit of it is running and none was answered in those seconds. A long run whose
-      backlog is still being worked through has its messages in the queue: re-sending
-      them would only double the queue, again every `requeue_after` seconds.
+    * pending, last sent more than `requeue_after` seconds ago, and passed by the queue:
+      no unit sent at the same time or earlier is being worked on (running, or answered
+      within `requeue_after`). Messages are taken about in the order they were sent, so
+      while units sent with this one are still being answered, its message is waiting
+      in the queue: re-sending a long run's backlog would only double the queue, again
+      every `requeue_after` seconds. Once only units sent later are answered (or nothing
+      is), the queue went past it: its message was lost.
 
     `everything` (a worker starting after a crash) re-sends every open unit, unbounded.
     Returns (how many were re-sent, whether the run is still active)."""
@@ -396,10 +399,11 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
     if everything:
         lost |= Q(status=Response.Status.PENDING)
     else:
-        working = run.responses.filter(Q(status=Response.Status.RUNNING, lease_expires_at__gte=now)
-                                       | Q(answered_at__gt=before)).exists()
-        if not working:
-            lost |= Q(status=Response.Status.PENDING, enqueued_at__lte=before)
+        # The queue's front: the earliest send among the units being worked on now.
+        front = run.responses.filter(Q(status=Response.Status.RUNNING, lease_expires_at__gte=now)
+                                     | Q(answered_at__gt=before)).aggregate(m=Min("enqueued_at"))["m"]
+        passed = Q(enqueued_at__lte=before) & (Q(enqueued_at__lt=front) if front is not None else Q())
+        lost |= Q(status=Response.Status.PENDING) & passed
     stale = run.responses.filter(lost).order_by(F("enqueued_at").asc(nulls_first=True), "id")
     ids = list(stale.values_list("id", flat=True) if everything else stale.values_list("id", flat=True)[:SWEEP_BATCH])
     if ids:

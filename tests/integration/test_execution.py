@@ -250,6 +250,20 @@ def test_the_sweeper_leaves_a_backlog_that_is_being_worked_through(benchmark, fa
     assert services.sweep_run(run.pk) == (2, True) and sent == waiting[:2]
 
 
+def test_the_sweeper_goes_on_once_the_queue_has_passed_the_lost_units(benchmark, fake, monkeypatch):
+    # Many messages lost at once: while the batch sent again is answered, the units sent
+    # before it are still lost, and the next sweep sends the next batch.
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    sent = []
+    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    run.responses.update(enqueued_at=an_hour_ago)
+    resent, *older = run.responses.order_by("pk").values_list("pk", flat=True)
+    Response.objects.filter(pk=resent).update(enqueued_at=timezone.now() - timedelta(minutes=20))
+    assert execution.execute(resent).action == "done"  # answered now, but sent 40 minutes after the others
+    assert services.sweep_run(run.pk) == (3, True) and sorted(sent) == sorted(older)
+
+
 def test_the_sweeper_resends_a_unit_whose_worker_died(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     sent = []
