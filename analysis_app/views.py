@@ -11,6 +11,7 @@ from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 
 from cfpd_site.csv_safety import SafeWriter, neutralise
+from cfpd_site.params import flag
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
@@ -36,8 +37,16 @@ def _choices(filters):
     }
 
 
+# The filter form's labels, so that the page names the box the analyst changed.
+LABELS = {"run": "Runs", "model": "Models", "domain": "Domains", "choices": "Choices", "actor": "Qualified actors",
+          "category": "Category shown", "heatmap_model": "Heatmap model", "iterations": "Bootstrap iterations",
+          "seed": "Seed"}
+
+
 def _bad_page(request, error):
-    return render(request, "analysis_app/dashboard.html", {"error": str(error)}, status=400)
+    label = LABELS.get(error.field)
+    message = f"{error} (the {label} box)" if label else str(error)
+    return render(request, "analysis_app/dashboard.html", {"error": message}, status=400)
 
 
 def _bad_text(request, error):
@@ -61,7 +70,7 @@ def with_filters(bad=_bad_text):
 @permission_required(VIEW, raise_exception=True)
 @with_filters(bad=_bad_page)
 def dashboard_page(request, filters, options):
-    board = dashboard.build_cached(filters, fresh=request.GET.get("fresh") == "1", **options)
+    board = dashboard.build_cached(filters, fresh=flag(request.GET, "fresh"), **options)
     query = request.GET.urlencode()
     panels = [{"key": key, "anchor": key.replace("_", "-"), "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),

