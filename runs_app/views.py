@@ -125,6 +125,10 @@ def model_list(request):
     return render(request, "runs_app/model_list.html", {"rows": rows, "add_url": add_url})
 
 
+PRICE_SOURCES = {"model": "the model's own prices", "litellm": "LiteLLM's price table", "local": "bundled: free",
+                 "unknown": "no price"}
+
+
 def plan_rows(plan):
     """The plan as the launch page shows it: durations and money for people."""
     rows = []
@@ -132,7 +136,7 @@ def plan_rows(plan):
         rows.append({**asdict(m), "duration": span(m.seconds),
                      "rate_text": f"{m.requests_per_second * 60:,.0f} calls/min",
                      "limit_text": "requests per minute" if m.limited_by == "requests_per_minute"
-                     else "calls in flight"})
+                     else "calls in flight", "price_text": PRICE_SOURCES.get(m.price_source, m.price_source)})
     return rows
 
 
