@@ -189,7 +189,8 @@ def test_a_non_control_cs_of_zero_gives_an_infinite_relative_delta():
 
 
 def test_unresolved_answers_leave_the_denominators_and_are_counted():
-    territories = pd.DataFrame([territory("A", "X", {"X": "xx", "Y": "yy"}), territory("B", "X", {"X": "xx", "Y": "yy"})])
+    languages = {"X": "xx", "Y": "yy"}
+    territories = pd.DataFrame([territory("A", "X", languages), territory("B", "X", languages)])
     rows = []
     ask(rows, "A", {"en": None, "xx": None, "yy": None})
     ask(rows, "B", {"en": "X", "xx": "X", "yy": "Y"})
@@ -204,7 +205,8 @@ def test_unresolved_answers_leave_the_denominators_and_are_counted():
 
 
 def test_scores_are_computed_per_repeat_then_averaged_with_a_sample_sd():
-    territories = pd.DataFrame([territory("A", "X", {"X": "xx", "Y": "yy"}), territory("B", "Y", {"X": "xx", "Y": "yy"})])
+    languages = {"X": "xx", "Y": "yy"}
+    territories = pd.DataFrame([territory("A", "X", languages), territory("B", "Y", languages)])
     rows = []
     ask(rows, "A", {"en": "X", "xx": "X", "yy": "X"}, repeat=0)
     ask(rows, "B", {"en": "Y", "xx": "Y", "yy": "Y"}, repeat=0)
