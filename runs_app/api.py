@@ -201,12 +201,12 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(request=None, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
-    def cancel(self, request, pk=None):
+    def cancel(self, request, pk=None, format=None):  # format: the router's .json suffix
         return self._transition(pk, services.cancel_run)
 
     @extend_schema(request=ResumeSerializer, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
-    def resume(self, request, pk=None):
+    def resume(self, request, pk=None, format=None):
         """Ask again what is not done; a paused run needs its budget raised ("budget_usd",
         "budget_units"; null removes one)."""
         body = request.data if hasattr(request.data, "keys") else {}

@@ -154,3 +154,11 @@ def test_a_paused_run_resumes_through_the_api_with_a_raised_budget(client, opera
     body = client.post(reverse("api-run-resume", args=[run.pk]), {"budget_units": 10},
                        content_type="application/json").json()
     assert body["status"] == "running" and body["budget"]["budget_units"] == 10 and body["budget"]["spent_units"] == 1
+
+
+def test_cancel_and_resume_take_the_json_format_suffix(client, operator, benchmark):
+    api(client, operator).post(reverse("api-run-list"), LAUNCH, content_type="application/json")
+    run = Run.objects.get()
+    # Before: a TypeError (the actions took no `format` keyword), so a 500.
+    assert client.post(f"/api/runs/{run.pk}/cancel.json/").json()["status"] == "cancelled"
+    assert client.post(f"/api/runs/{run.pk}/resume.json/").json()["status"] == "running"
