@@ -2,6 +2,17 @@
 
 from django.db import migrations, models
 
+from runs_app.redaction import redact
+
+
+def redact_stored_errors(apps, schema_editor):
+    """Error text stored before redaction: keys a provider echoed back are cut out."""
+    Response = apps.get_model("runs_app", "Response")
+    for pk, message in Response.objects.exclude(error_message="").values_list("pk", "error_message").iterator():
+        cleaned = redact(message)
+        if cleaned != message:
+            Response.objects.filter(pk=pk).update(error_message=cleaned)
+
 
 class Migration(migrations.Migration):
 
@@ -25,4 +36,5 @@ class Migration(migrations.Migration):
             name='status',
             field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('paused', 'Paused: budget reached'), ('done', 'Done'), ('cancelled', 'Cancelled')], default='queued', max_length=10),
         ),
+        migrations.RunPython(redact_stored_errors, migrations.RunPython.noop),
     ]

@@ -301,3 +301,18 @@ def test_a_unit_claimed_when_the_budget_is_already_spent_is_not_asked(benchmark,
     assert execution.execute(second).action == "paused"
     assert Response.objects.get(pk=second).status == "pending" and fake.stats()["total_requests"] == 0
     assert Run.objects.get(pk=run.pk).status == Run.Status.PAUSED
+
+
+def test_error_text_stored_before_redaction_is_redacted_by_the_migration(benchmark, fake, monkeypatch):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("runs_app.migrations.0006_run_budget")
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    unit = run.responses.first()
+    Response.objects.filter(pk=unit.pk).update(
+        error_message="AuthenticationError: Incorrect API key provided: sk-proj-AbC123xyz456DEF")
+    migration.redact_stored_errors(apps, None)
+    assert Response.objects.get(pk=unit.pk).error_message == (
+        "AuthenticationError: Incorrect API key provided: [redacted]")
