@@ -223,3 +223,12 @@ def test_the_plan_times_a_model_by_its_observed_latency_once_it_has_answered(sig
     [plan] = api_launch(signed_in, models=["timed"], dry_run=True).json()["models"]
     # 2 in flight / 0.5 s observed = 4 calls/s; 3 units / 4 = 0.75 s
     assert (plan["latency_source"], plan["latency_seconds"], plan["seconds"]) == ("observed", 0.5, 0.75)
+
+
+def test_the_form_takes_a_budget_and_names_a_bad_one(signed_in, benchmark):
+    page = form_launch(signed_in, benchmark, budget_usd="1.23456", budget_units="0").content.decode()
+    assert "Has more than 4 decimals." in page and "Must be from 1 to 2147483647; got 0." in page
+    assert nothing_written()
+    assert form_launch(signed_in, benchmark, budget_usd="1.5", budget_units="7").status_code == 302
+    run = Run.objects.get()
+    assert (str(run.budget_usd), run.budget_units) == ("1.5000", 7)
