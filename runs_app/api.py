@@ -6,6 +6,8 @@ from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response as APIResponse
 
+from cfpd_site import params
+
 from . import services
 from .models import LLMModel, Response, Run
 
@@ -150,12 +152,16 @@ class PlanSerializer(serializers.Serializer):
     models = ModelPlanSerializer(many=True)
 
 
+def _bad(exc: params.BadParameter) -> serializers.ValidationError:
+    return serializers.ValidationError({exc.field: [exc.reason]})
+
+
 def _whole_id(value, name: str) -> int:
     """A run id from the URL or the query string: a 400 naming the field, not a 500."""
-    text = str(value).strip()
-    if not (text.isascii() and text.isdigit() and len(text) <= 18):
-        raise serializers.ValidationError({name: [f"must be a run id (a whole number); got {text[:40]!r}"]})
-    return int(text)
+    try:
+        return params.to_int(str(value), name, minimum=1)
+    except params.BadParameter as exc:
+        raise _bad(exc) from None
 
 
 class ResponseSerializer(serializers.ModelSerializer):
@@ -233,14 +239,20 @@ class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         responses = Response.objects.select_related("question", "model").order_by("id")
-        params = self.request.query_params
-        if params.get("run"):
-            responses = responses.filter(run_id=_whole_id(params["run"], "run"))
-        if params.get("model"):
-            responses = responses.filter(model__name=params["model"])
-        if params.get("status"):
-            if params["status"] not in Response.Status.values:
+        query = self.request.query_params
+        try:
+            run = params.optional_integer(query, "run", minimum=1)
+            model = params.text(query, "model")
+            state = params.text(query, "status")
+        except params.BadParameter as exc:
+            raise _bad(exc) from None
+        if run is not None:
+            responses = responses.filter(run_id=run)
+        if model:
+            responses = responses.filter(model__name=model)
+        if state:
+            if state not in Response.Status.values:
                 raise serializers.ValidationError({"status": [
-                    f"must be one of {', '.join(Response.Status.values)}; got {params['status'][:40]!r}"]})
-            responses = responses.filter(status=params["status"])
+                    f"must be one of {', '.join(Response.Status.values)}, got {state[:40]!r}"]})
+            responses = responses.filter(status=state)
         return responses

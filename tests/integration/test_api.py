@@ -128,10 +128,13 @@ def test_a_run_id_that_is_not_a_number_is_a_400_naming_the_field(client, operato
     # Before: 500s (ValueError from the database lookup).
     api(client, operator)
     response = client.get(reverse("api-response-list"), {"run": "abc"})
-    assert response.status_code == 400 and response.json() == {"run": ["must be a run id (a whole number); got 'abc'"]}
+    assert response.status_code == 400 and response.json() == {"run": ["must be a whole number, got 'abc'"]}
     assert client.get(reverse("api-response-list"), {"run": "9" * 40}).status_code == 400
+    assert client.get(reverse("api-response-list"), {"run": str(2**70)}).status_code == 400
+    response = client.get(reverse("api-response-list"), {"model": "a\x00b"})
+    assert response.status_code == 400 and response.json() == {"model": ["must not contain a NUL character"]}
     response = client.post("/api/runs/abc/cancel/")
-    assert response.status_code == 400 and response.json() == {"id": ["must be a run id (a whole number); got 'abc'"]}
+    assert response.status_code == 400 and response.json() == {"id": ["must be a whole number, got 'abc'"]}
     assert client.post("/api/runs/x1/resume/").status_code == 400
     assert client.post("/api/runs/999999/cancel/").status_code == 404
 
