@@ -88,7 +88,9 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
     choices = [c for c in choices if c.letter in valid]
     refusals = [m for m in _REFUSAL.finditer(text) if not re.match(_OBJECT, text[m.end():], re.I)
                 or not _is_option_letter(text, m.end() + re.match(_OBJECT, text[m.end():], re.I).start("letter"))]
-    if any(c.kind != "line" for c in invalid) and choices:
+    # A labelled answer naming a letter past the options ("Answer: B … Answer: C" of two) is
+    # a second answer all the same (seen in Gemma 3's free text in the demo).
+    if any(c.kind != "line" or not c.label_line for c in invalid) and choices:
         return _unresolved("several-answers",
                            f"The answer chooses {_join(c.letter for c in invalid + choices)}, "
                            f"and {_join(c.letter for c in invalid)} is not an option.")

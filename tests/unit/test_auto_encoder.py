@@ -155,3 +155,14 @@ def test_letters_run_to_j_for_ten_options():
     ten = [f"Option number {i} with some words" for i in range(10)]
     assert encode("J", ten).code == "J" and encode("K", ten).code is None
     assert encode("I choose I.", ten).code == "I" and encode("I choose A.", ten[:2]).code == "A"
+
+
+def test_a_second_labelled_answer_past_the_options_is_a_second_answer():
+    # From the demo: Gemma 3 270M base continued the prompt with "Answer: B" and then
+    # "Answer: C" on a two-option question; C is no option, but it is a second answer.
+    options = ["Propose a joint border commission", "Send troops into the area"]
+    answer = "A\nB: Propose a joint border commission\nAnswer: B\nC: Negotiate a ceasefire\nAnswer: C\nD"
+    assert encode(answer, options).code is None
+    assert encode("Answer: B\nSome reasoning.\nAnswer: C", options).rule == "several-answers"
+    # An invented option opening the answer is still dropped when a choice follows (A.3).
+    assert encode("C: Wait and see.\nI would choose B.", options).code == "B"
