@@ -256,5 +256,6 @@ def test_zz_report_how_many_combinations_ran(capsys):
     """Run last in this module: the number of requests the product above made."""
     with capsys.disabled():
         print(f"\nfuzz: {TALLY['requests']} requests over {TALLY['routes']} routes "
-              f"(x {len(ROLES)} roles, {len(BAD_VALUES)} values per parameter, {len(BAD_IDS)} bad ids per placeholder); "
+              f"(x {len(ROLES)} roles, {len(BAD_VALUES)} values per parameter, "
+              f"{len(BAD_IDS)} bad ids per placeholder); "
               f"Django admin's empty _to_field 500s set aside: {TALLY['django admin _to_field bug']}")
