@@ -73,6 +73,7 @@ AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no "AXES: BEGIN …" banner on every manage.py command
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "accounts.signin.client_ip"
 

@@ -258,9 +258,14 @@ def _hold(task_id: int, user) -> ReviewTask:
     return task
 
 
+MAX_NOTE_CHARS = 2000
+
+
 def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
     """A reviewer's (or adjudicator's) code for the item they hold, in presented letters."""
     letter = (letter or "").strip().upper()
+    if len(note or "") > MAX_NOTE_CHARS:
+        raise CodingError(f"a note holds at most {MAX_NOTE_CHARS} characters")
     with transaction.atomic():
         task = _hold(task_id, user)
         response = Response.objects.select_for_update(of=("self",)).get(pk=task.response_id)

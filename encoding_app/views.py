@@ -9,7 +9,7 @@ in place with `textContent`: model output is never parsed as HTML.
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import permission_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import JsonResponse
@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from cfpd_site import params
 from runs_app.models import LLMModel, Run
 from scenarios_app.models import Domain
 
@@ -30,16 +31,27 @@ ADJUDICATE = "encoding_app.adjudicate_codes"
 PAGE_SIZE = 30
 
 
-def _int(value):
-    try:
-        return int(value) if value not in (None, "") else None
-    except ValueError:
+def _int(value, field="id"):
+    """An id from a filter box or a form: empty is none; anything but an id in the
+    database's range is a 400 naming the field (Django answers BadRequest with a 400)."""
+    if value in (None, ""):
         return None
+    try:
+        return params.to_int(value, field, minimum=1)
+    except params.BadParameter as error:
+        raise BadRequest(str(error)) from None
 
 
 def filters_from(request) -> services.Filters:
-    return services.Filters(run=_int(request.GET.get("run")), model=_int(request.GET.get("model")),
-                            domain=request.GET.get("domain") or None)
+    return services.Filters(run=_int(request.GET.get("run"), "run"), model=_int(request.GET.get("model"), "model"),
+                            domain=_text(request.GET, "domain") or None)
+
+
+def _text(query, field):
+    try:
+        return params.text(query, field)
+    except params.BadParameter as error:
+        raise BadRequest(str(error)) from None
 
 
 def _without_page(query):
@@ -65,7 +77,7 @@ def overview(request):
     filters = filters_from(request)
     tasks = filters.apply(ReviewTask.objects.select_related("response__model", "response__question", "leased_by",
                                                             "done_by")).order_by("status", "-id")
-    reviewer = _int(request.GET.get("reviewer"))
+    reviewer = _int(request.GET.get("reviewer"), "reviewer")
     if reviewer:
         tasks = tasks.filter(done_by_id=reviewer) | tasks.filter(leased_by_id=reviewer)
     page = Paginator(tasks, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -162,7 +174,10 @@ def code_item(request, pk):
     if not _allowed(request, queue):
         return _refused("adjudication needs the adjudicate permission", 403)
     try:
-        services.submit_code(pk, request.user, request.POST.get("code", ""), request.POST.get("note", ""))
+        note = request.POST.get("note", "")
+        if len(note) > services.MAX_NOTE_CHARS:
+            return _refused(f"note: at most {services.MAX_NOTE_CHARS} characters, got {len(note)}", 400)
+        services.submit_code(pk, request.user, request.POST.get("code", ""), note)
     except services.CodingError as error:
         return _refused(str(error))
     return _state(request, queue)
@@ -219,8 +234,8 @@ def audit(request):
 def request_judging(request):
     """An operator asks a judge model to read the unresolved answers of a run."""
     if request.method == "POST":
-        run = get_object_or_404(Run, pk=_int(request.POST.get("run")) or 0)
-        model = get_object_or_404(LLMModel, pk=_int(request.POST.get("judge")) or 0)
+        run = get_object_or_404(Run, pk=_int(request.POST.get("run"), "run") or 0)
+        model = get_object_or_404(LLMModel, pk=_int(request.POST.get("judge"), "judge") or 0)
         try:
             judge_run = judges.request_judging(run, model, request.user)
         except services.CodingError as error:

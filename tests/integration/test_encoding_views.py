@@ -142,3 +142,20 @@ def test_the_audit_page_shows_the_wilson_interval_a_suspended_rule_and_judges(cl
     assert "0.207 – 1.000" in audit
     assert "suspended" in audit and "option-text" in audit and "until an admin re-enables it" in audit
     assert "judgy" in audit and "0 of 100 compared answers needed for promotion" in audit
+
+
+def test_a_filter_id_beyond_64_bits_is_a_400_naming_the_field(client, django_user_model):
+    from django.contrib.auth.models import Group
+    user = django_user_model.objects.create_user("rev-big", password="x")
+    user.groups.add(Group.objects.get(name="reviewers"))
+    client.force_login(user)
+    for path in ("/encoding/", "/encoding/agreement/", "/encoding/audit/", "/encoding/next.json"):
+        response = client.get(path, {"run": str(2**70)})
+        assert response.status_code == 400, path
+
+
+def test_a_note_over_the_limit_is_refused_by_the_service():
+    import pytest as _pytest
+    from encoding_app import services
+    with _pytest.raises(services.CodingError, match="at most 2000"):
+        services.submit_code(0, None, "A", "x" * (services.MAX_NOTE_CHARS + 1))
