@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import csv
+from cfpd_site.csv_safety import SafeWriter
 
 from .models import Code
 from .reports import coded_responses
@@ -45,7 +45,9 @@ def history_rows(responses=None):
 
 
 def write_csv(handle, history: bool = False, responses=None) -> int:
-    writer = csv.writer(handle)
+    """Every text cell neutralised (cfpd_site.csv_safety): reviewers' notes and model names
+    are free text, and analysts open this file in a spreadsheet."""
+    writer = SafeWriter(handle)
     writer.writerow(HISTORY_COLUMNS if history else COLUMNS)
     n = 0
     for row in (history_rows(responses) if history else current_rows(responses)):

@@ -2,21 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cfpd_site.csv_safety import SafeWriter
-from encoding_app.export import COLUMNS, HISTORY_COLUMNS, current_rows, history_rows
+from encoding_app.export import write_csv
 from encoding_app.reports import coded_responses
-
-
-def write_safe_csv(handle, history: bool, responses) -> int:
-    """encoding_app.export.write_csv with every text cell neutralised: reviewers' notes and
-    model names are free text, and analysts open this file in a spreadsheet."""
-    writer = SafeWriter(handle)
-    writer.writerow(HISTORY_COLUMNS if history else COLUMNS)
-    n = 0
-    for row in (history_rows(responses) if history else current_rows(responses)):
-        writer.writerow(row)
-        n += 1
-    return n
 
 
 class Command(BaseCommand):
@@ -34,11 +21,11 @@ class Command(BaseCommand):
         if runs:
             responses = responses.filter(run_id__in=runs)
         if path == "-":
-            n = write_safe_csv(self.stdout, history, responses)
+            n = write_csv(self.stdout, history, responses)
             return
         try:
             with open(path, "w", newline="", encoding="utf-8") as handle:
-                n = write_safe_csv(handle, history, responses)
+                n = write_csv(handle, history, responses)
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
         self.stderr.write(self.style.SUCCESS(f"wrote {n} rows to {path}"))
