@@ -316,3 +316,17 @@ def test_comparisons_without_a_codified_action_are_named_by_the_comparison(analy
     # Only US was asked: no scenario for all five focus actors, no chart, and the note says why.
     robustness = board.panels["robustness"]
     assert robustness.figure is None and "nothing to set beside" in robustness.note
+
+
+def test_preference_report_leaves_out_an_earlier_launch_as_the_dashboard_does(launched_twice, tmp_path):
+    first, again = launched_twice
+    path, err = tmp_path / "default.csv", io.StringIO()
+    call_command("preference_report", "--model", "hawk", "--out", str(path), "--iterations", "200", stderr=err)
+    rows = {r["category"]: float(r["rate"]) for r in csv.DictReader(path.open())}
+    assert rows["Use of force"] == 0.0  # the newer launch only: 0 of 5, not (4 + 0) / 10
+    assert f"left out run {first.pk} for hawk: run {again.pk} asked the same selection later" in err.getvalue()
+    both = tmp_path / "both.csv"
+    call_command("preference_report", "--run", str(first.pk), "--run", str(again.pk), "--model", "hawk",
+                 "--out", str(both), "--iterations", "200", stderr=io.StringIO())
+    rows = {r["category"]: float(r["rate"]) for r in csv.DictReader(both.open())}
+    assert rows["Use of force"] == pytest.approx(0.4)  # picked: pooled, (0.8 + 0.0) / 2

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis_app.metrics import preference_table
 from cfpd_site.csv_safety import neutralise
-from analysis_app.tidy_query import AnalysisFilter, tidy_with_categories
+from analysis_app.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories
 from runs_app.models import LLMModel, Run
 
 
@@ -29,7 +29,12 @@ class Command(BaseCommand):
                 unknown_models and f"no model {', '.join(unknown_models)}"])))
         if iterations < 1:
             raise CommandError("--iterations must be at least 1")
-        filters = AnalysisFilter(runs=tuple(runs), models=tuple(models))
+        # As on the dashboard: with no --run, an earlier launch of the same selection is no
+        # repeat and is left out (named below); --run picks runs explicitly.
+        filters, superseded = latest_launches(AnalysisFilter(runs=tuple(runs), models=tuple(models)))
+        for left_out in superseded:
+            self.stderr.write(f"left out run {left_out.run} for {left_out.model}: run {left_out.newer_run} asked the "
+                              f"same selection later (pass --run to include both)")
         tidy = tidy_with_categories(filters, by_actor=False)
         table = preference_table(tidy.table, iterations, seed, tidy.categories)
         cover = tidy.coverage
