@@ -199,7 +199,10 @@ SPECTACULAR_SETTINGS = {
 # Threads for each bundled model's forward pass (torch): 1 lets the two models answer
 # side by side on 2 cores; more helps only on an otherwise idle machine.
 CFPD_LOCAL_THREADS = envint("CFPD_LOCAL_THREADS", 1)
-CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(VAR_DIR / "models")))  # assembled GGUF files and their converted safetensors
+# The bundled models' assembled and converted weights: a per-user cache (like pip's), so a
+# second checkout on the machine skips the 1-2 minute conversion.
+CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(Path(envstr("XDG_CACHE_HOME", str(Path.home() / ".cache")))
+                                                   / "cfpd-workbench" / "models")))
 CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a transient error is final
 CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)
 CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)

@@ -9,9 +9,9 @@ os.environ.setdefault("CFPD_ENV_FILE", "")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-deployment")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 _BASE = Path(__file__).resolve().parent.parent
-# Tests keep their own broker folder and SQLite files; the assembled model files are shared.
+# Tests keep their own broker folder and SQLite files; the bundled models' converted
+# weights are the user's cache, shared with the demo (settings.CFPD_MODELS_DIR).
 os.environ.setdefault("CFPD_VAR_DIR", str(_BASE / "var" / "test"))
-os.environ.setdefault("CFPD_MODELS_DIR", str(_BASE / "var" / "models"))
 
 from .settings import *  # noqa: E402,F403
 

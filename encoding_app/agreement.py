@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import krippendorff
 import numpy as np
-from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,8 @@ def cohens_kappa(first: list[str], second: list[str]) -> float | None:
         table[index[a], index[b]] += 1
     if len(labels) == 1:
         return None
-    kappa = float(_statsmodels_kappa(table, return_results=False))
+    from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa  # imported here: 1.5 s at every start-up otherwise
+    kappa = float(statsmodels_kappa(table, return_results=False))
     return None if math.isnan(kappa) else kappa
 
 
@@ -84,5 +83,10 @@ def wilson_interval(correct: int, n: int, alpha: float = 0.05) -> tuple[float, f
     30 correct of 30 gives (0.886, 1.0), not (1.0, 1.0)."""
     if n <= 0:
         return None
-    low, high = proportion_confint(correct, n, alpha=alpha, method="wilson")
+    low, high = _proportion_confint()(correct, n, alpha=alpha, method="wilson")
     return float(low), float(high)
+
+
+def _proportion_confint():
+    from statsmodels.stats.proportion import proportion_confint  # imported on first use (start-up time)
+    return proportion_confint

@@ -7,26 +7,39 @@ sorts failures into transient (retry) and permanent (record). No Django here.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
 
+from . import local_provider
+from .choice import chosen_letter, letter_grammar, option_logprobs
+from .redaction import redact
+
 # Offline, LiteLLM otherwise spends seconds per process fetching its price table.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import litellm  # noqa: E402
 
-from .choice import chosen_letter, letter_grammar, option_logprobs  # noqa: E402
-from .local_provider import HANDLER as LOCAL_HANDLER, PROVIDER as LOCAL_PROVIDER  # noqa: E402
-from .redaction import redact  # noqa: E402
+@functools.cache
+def _litellm():
+    """LiteLLM, imported on first use: it takes about 4 s, which every `manage.py`
+    command and page process paid at start-up when it was imported here."""
+    import litellm
 
-# The bundled models are a LiteLLM provider of their own (`cfpd-local/<alias>`), run in
-# this process: the engine reaches them through `litellm.completion` like any other.
-if not any(item.get("provider") == LOCAL_PROVIDER for item in litellm.custom_provider_map):
-    litellm.custom_provider_map = [*litellm.custom_provider_map,
-                                   {"provider": LOCAL_PROVIDER, "custom_handler": LOCAL_HANDLER}]
-litellm.suppress_debug_info = True
-litellm.drop_params = True  # a parameter a provider does not take (seed, top_p) is dropped, not an error
+    # The bundled models are a LiteLLM provider of their own (`cfpd-local/<alias>`), run in
+    # this process: the engine reaches them through `litellm.completion` like any other.
+    if not any(item.get("provider") == local_provider.PROVIDER for item in litellm.custom_provider_map):
+        litellm.custom_provider_map = [*litellm.custom_provider_map,
+                                       {"provider": local_provider.PROVIDER, "custom_handler": local_provider.handler()}]
+    litellm.suppress_debug_info = True
+    litellm.drop_params = True  # a parameter a provider does not take (seed, top_p) is dropped, not an error
+    return litellm
+
+
+def __getattr__(name):  # `llm.litellm` for callers that need LiteLLM itself (PEP 562)
+    if name == "litellm":
+        return _litellm()
+    raise AttributeError(name)
 
 
 @dataclass
@@ -98,6 +111,7 @@ def classify(exc: Exception) -> LLMError:
     """Map a LiteLLM exception to an error kind and whether to retry."""
     # Redacted before it is cut, so that no key is left half-visible at the cut.
     message = redact(f"{exc.__class__.__name__}: {str(exc)[:5000]}")[:500]
+    litellm = _litellm()
     if isinstance(exc, litellm.ContextWindowExceededError):
         return LLMError("context", message, transient=False)
     if isinstance(exc, litellm.RateLimitError):
@@ -124,7 +138,7 @@ def _cost(request: LLMRequest, response, prompt_tokens, completion_tokens) -> fl
         return ((prompt_tokens or 0) * (request.input_cost_per_token or 0)
                 + (completion_tokens or 0) * (request.output_cost_per_token or 0))
     try:
-        return float(litellm.completion_cost(completion_response=response))
+        return float(_litellm().completion_cost(completion_response=response))
     except Exception:  # no price in LiteLLM's table (local and custom models)
         return None
 
@@ -146,7 +160,7 @@ def complete(request: LLMRequest) -> LLMResult:
     """Send one request; raise LLMError (with `.transient`) on failure."""
     started = time.perf_counter()
     try:
-        response = litellm.completion(**request.call_kwargs())
+        response = _litellm().completion(**request.call_kwargs())
     except Exception as exc:  # LiteLLM wraps provider errors in its own classes
         raise classify(exc) from exc
     latency_ms = int((time.perf_counter() - started) * 1000)

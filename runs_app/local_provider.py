@@ -9,13 +9,11 @@ Choice mode is recognised the way a vLLM server recognises it: `extra_body.guide
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
 from pathlib import Path
-
-from litellm.llms.custom_llm import CustomLLM, CustomLLMError
-from litellm.types.utils import ChatCompletionTokenLogprob, ChoiceLogprobs, TopLogprob, Usage
 
 from .local_runtime import LocalModelError, LocalRuntime
 
@@ -53,40 +51,44 @@ def choice_letters(optional_params: dict) -> list[str] | None:
     return None
 
 
-def _choice_logprobs(result: dict) -> ChoiceLogprobs:
-    top = [TopLogprob(token=token, logprob=value, bytes=None) for token, value in result["token_logprobs"]]
-    chosen = result["letter"]
-    return ChoiceLogprobs(content=[ChatCompletionTokenLogprob(
-        token=chosen, logprob=result["letter_logprobs"][chosen], bytes=None, top_logprobs=top)])
+@functools.cache
+def handler():
+    """The LiteLLM handler, built on first use (LiteLLM is imported lazily, see llm.py)."""
+    from litellm.llms.custom_llm import CustomLLM, CustomLLMError
+    from litellm.types.utils import ChatCompletionTokenLogprob, ChoiceLogprobs, TopLogprob, Usage
 
+    def choice_logprobs(result: dict) -> ChoiceLogprobs:
+        top = [TopLogprob(token=token, logprob=value, bytes=None) for token, value in result["token_logprobs"]]
+        chosen = result["letter"]
+        return ChoiceLogprobs(content=[ChatCompletionTokenLogprob(
+            token=chosen, logprob=result["letter_logprobs"][chosen], bytes=None, top_logprobs=top)])
 
-class LocalProvider(CustomLLM):
-    def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose, encoding,
-                   api_key, logging_obj, optional_params, *args, **kwargs):
-        try:
-            loaded = runtime().model(model.split("/", 1)[-1])
-            letters = choice_letters(optional_params)
-            if letters:
-                result = loaded.choice(messages, letters)
-                text, completion_tokens, finish = result["letter"], 1, "stop"
-                logprobs = _choice_logprobs(result)
-            else:
-                result = loaded.generate(messages, max_tokens=optional_params.get("max_tokens") or 256,
-                                         temperature=optional_params.get("temperature") or 0.0,
-                                         top_p=optional_params.get("top_p"), seed=optional_params.get("seed"))
-                text, completion_tokens, finish = result["text"], result["completion_tokens"], result["finish_reason"]
-                logprobs = None
-        except LocalModelError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from exc
-        model_response.model = f"{PROVIDER}/{loaded.alias}"
-        choice = model_response.choices[0]
-        choice.message.content = text
-        choice.finish_reason = finish
-        if logprobs is not None:
-            choice.logprobs = logprobs
-        model_response.usage = Usage(prompt_tokens=result["prompt_tokens"], completion_tokens=completion_tokens,
-                                     total_tokens=result["prompt_tokens"] + completion_tokens)
-        return model_response
+    class LocalProvider(CustomLLM):
+        def completion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
+                       encoding, api_key, logging_obj, optional_params, *args, **kwargs):
+            try:
+                loaded = runtime().model(model.split("/", 1)[-1])
+                letters = choice_letters(optional_params)
+                if letters:
+                    result = loaded.choice(messages, letters)
+                    text, completion_tokens, finish = result["letter"], 1, "stop"
+                    logprobs = choice_logprobs(result)
+                else:
+                    result = loaded.generate(messages, max_tokens=optional_params.get("max_tokens") or 256,
+                                             temperature=optional_params.get("temperature") or 0.0,
+                                             top_p=optional_params.get("top_p"), seed=optional_params.get("seed"))
+                    text, completion_tokens = result["text"], result["completion_tokens"]
+                    finish, logprobs = result["finish_reason"], None
+            except LocalModelError as exc:
+                raise CustomLLMError(status_code=400, message=str(exc)) from exc
+            model_response.model = f"{PROVIDER}/{loaded.alias}"
+            choice = model_response.choices[0]
+            choice.message.content = text
+            choice.finish_reason = finish
+            if logprobs is not None:
+                choice.logprobs = logprobs
+            model_response.usage = Usage(prompt_tokens=result["prompt_tokens"], completion_tokens=completion_tokens,
+                                         total_tokens=result["prompt_tokens"] + completion_tokens)
+            return model_response
 
-
-HANDLER = LocalProvider()
+    return LocalProvider()
