@@ -80,7 +80,14 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
     labels = {a or b for a, b in _LABEL_LETTER.findall(text)}
     listing = len(labels) >= 2
     if listing:
-        choices = [c for c in choices if not c.label_line]
+        # A letter alone on its line is an answer, not an item of the list ("A\nB: …\nAnswer: B"
+        # holds two answers, A and B: seen in Gemma 3's free text in the demo).
+        choices = [c for c in choices if not c.label_line or _alone_on_line(text, c.start)]
+    opening = re.match(r"\s*((?:[A-Z][\s,.;:/)|-]*){2,})$", text.split("\n", 1)[0])
+    if opening and len(set(re.findall(r"[A-Z]", opening.group(1)))) >= 2 and \
+            re.fullmatch(r"(?:[A-Z][\s,.;:/)|-]*)+", opening.group(1).strip()):
+        return _unresolved("lists-options", f"The answer opens with the letters {opening.group(1).strip()} "
+                                            f"rather than one choice.")
 
     # An invented option opening the answer (A.3: "E: … I would choose B") is dropped when
     # something else decides; alone, it is a letter that is not an option.
@@ -214,6 +221,12 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
     if negated_letters:
         return _negated_choice(text, mentions, sorted(negated_letters)[0])
     return _unresolved("unresolved", "No choice, option wording or refusal was recognised.")
+
+
+def _alone_on_line(text: str, pos: int) -> bool:
+    start, end = text.rfind("\n", 0, pos) + 1, text.find("\n", pos)
+    line = text[start:end if end != -1 else len(text)]
+    return re.fullmatch(r"[\s\"'“”‘’«»\[\](){}.,:;!*_-]*[A-Z][\s\"'“”‘’«»\[\](){}.,:;!*_-]*", line) is not None
 
 
 def _negated_choice(text: str, mentions: list[_Mention], letter: str) -> Encoding:

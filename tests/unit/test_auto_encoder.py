@@ -166,3 +166,19 @@ def test_a_second_labelled_answer_past_the_options_is_a_second_answer():
     assert encode("Answer: B\nSome reasoning.\nAnswer: C", options).rule == "several-answers"
     # An invented option opening the answer is still dropped when a choice follows (A.3).
     assert encode("C: Wait and see.\nI would choose B.", options).code == "B"
+
+
+def test_a_letter_alone_on_a_line_then_another_answer_is_two_answers():
+    # From the demo's audit: Gemma 3 270M base wrote "A", then option B's wording and
+    # "Answer: B"; and another answer opened with "A B C D". Neither is one clear choice.
+    options = ["Provide no assistance", "Pledge substantial humanitarian funding"]
+    two = "A\nB: Pledge substantial humanitarian funding\nAnswer: B\nC: Provide no assistance"
+    assert encode(two, options).code is None
+    four = ["Send a brigade", "Decline", "Contribute observers"]
+    assert encode("A B C D\n\n2. The following is a question", four).rule == "lists-options"
+    # The options written out, then one letter alone: that letter is the answer.
+    assert encode("A: Send a brigade\nB: Decline\nB", four).code == "B"
+    # Plain answers are untouched.
+    assert encode("B: Decline", four).code == "B"
+    assert encode("A", four).code == "A"
+    assert encode("A. Send a brigade, because it protects civilians.", four).code == "A"
