@@ -191,3 +191,164 @@ def complete(request: LLMRequest) -> LLMResult:
                            transient=False)
         result.option_logprobs, result.chosen_letter = logprobs, letter
     return result
+
+
+# -- rank classification -------------------------------------------------------------------
+# The log-probability of each option's text as the continuation of the question, read
+# from an OpenAI-compatible completions endpoint that echoes the prompt with its tokens'
+# log-probabilities (`echo=True`, `logprobs`, `max_tokens=0`): vLLM since 0.2.4 (for
+# `max_tokens == 0` with echo it answers the prompt alone: `echo_without_generation` in
+# vllm/entrypoints/openai/serving_completion.py), and the bundled models. Not llama.cpp's
+# server (its completions return log-probabilities of generated tokens only, ggml-org/
+# llama.cpp#27174) nor OpenAI's chat models: no echoed log-probabilities, error "no_logprobs".
+
+
+@dataclass
+class ContinuationScore:
+    text: str
+    logprob: float  # sum of the continuation's token log-probabilities
+    tokens: int
+    mean_logprob: float  # logprob / tokens, the length-normalised variant
+
+
+@dataclass
+class ContinuationScores:
+    prompt: str
+    scores: list[ContinuationScore]
+    winner: int  # index of the highest sum; a tie goes to the first
+    resolved_model: str
+    params: dict  # the parameters sent, for the record (no prompts, no key)
+    latency_ms: int = 0
+    prompt_tokens: int | None = None  # every echoed prompt's tokens, as the server counts them
+    cost: float | None = None
+
+    @property
+    def winner_text(self) -> str:
+        return self.scores[self.winner].text
+
+
+def echo_offsets(tokens: list[str] | None, text_offset: list[int], text_chars: int) -> list[int]:
+    """The server's `text_offset`, made relative to the text it echoed (`text_chars` long).
+
+    vLLM decodes the first prompt token, which has no log-probability, with its special
+    tokens, so a `<bos>` (Gemma) or `<s>` (Llama) that the echoed text does not contain adds
+    its length to every later offset (`_create_completion_logprobs` sums the decoded tokens'
+    lengths). Recognised narrowly: the tokens' lengths overshoot the text by exactly the
+    first token's length, and the first token is such a marker (`<…>`)."""
+    offsets = [int(offset) for offset in text_offset]
+    if not tokens or not offsets or len(tokens) != len(offsets):
+        return offsets
+    first = tokens[0] or ""
+    overshoot = offsets[-1] + len(tokens[-1] or "") - text_chars
+    if first.startswith("<") and first.endswith(">") and overshoot == len(first) > 0:
+        return [0] + [offset - overshoot for offset in offsets[1:]]
+    return offsets
+
+
+def continuation_logprobs(text_offset: list[int], token_logprobs: list, start: int, end: int) -> list[float]:
+    """The log-probabilities of the tokens that begin in [start, end) of the echoed text:
+    the continuation's, when start = len(prompt) and end = start + len(continuation) (a
+    token that begins inside the prompt belongs to the prompt; `end` leaves out any
+    generated token). ValueError when there are none, or one of them has none."""
+    values = [value for offset, value in zip(text_offset, token_logprobs) if start <= offset < end]
+    if not values:
+        raise ValueError(f"no token begins between characters {start} and {end} of the echoed text")
+    if any(value is None for value in values):
+        raise ValueError("the server gave no log-probability for a token of the continuation")
+    return [float(value) for value in values]
+
+
+def winner(sums: list[float]) -> int:
+    """The index of the highest sum; the first of equal ones."""
+    return max(range(len(sums)), key=lambda index: (sums[index], -index))
+
+
+def rank_call_kwargs(request: LLMRequest, prompt: str, continuations: list[str]) -> dict:
+    """`litellm.text_completion`'s arguments: one request, one prompt per continuation.
+    The request's messages, mode and sampling parameters do not apply."""
+    model = request.model
+    if model.startswith("openai/"):
+        # LiteLLM's text_completion sends `openai/NAME` to the chat endpoint when NAME is one
+        # of OpenAI's chat models (main.text_completion checks open_ai_chat_completion_models),
+        # where echo is not a parameter; `text-completion-openai/` always means /v1/completions.
+        model = "text-completion-openai/" + model.removeprefix("openai/")
+    # LiteLLM passes echo, logprobs and max_tokens=0 through unchanged, and a list of
+    # prompts as one request's `prompt` list (llms/openai/completion/utils._transform_prompt);
+    # the answer is a TextCompletionResponse whose choices carry OpenAI's completions
+    # `logprobs` (tokens, token_logprobs, text_offset): checked against the fake server.
+    kwargs = {"model": model, "prompt": [prompt + continuation for continuation in continuations],
+              "echo": True, "logprobs": 1, "max_tokens": 0, "temperature": 0,
+              "timeout": request.timeout, "num_retries": 0}
+    if request.api_base:
+        kwargs["api_base"] = request.api_base
+        kwargs["api_key"] = os.environ.get("CFPD_LOCAL_API_KEY", "no-key-needed")
+    if model.startswith(f"{local_provider.PROVIDER}/"):
+        kwargs["extra_body"] = {"logprobs_from": len(_scored_split(prompt)[0])}
+    return kwargs
+
+
+def _scored_split(prompt: str) -> tuple[str, str]:
+    """The prompt without its trailing spaces, and those spaces, which are scored with each
+    continuation: BPE and SentencePiece tokenizers join a space to the word after it
+    (" China"), so a token that began in the prompt would take the continuation's first word."""
+    kept = prompt.rstrip(" ")
+    return kept, prompt[len(kept):]
+
+
+def _field(item, name):
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def _read_continuation(choice, prompt: str, continuation: str) -> ContinuationScore:
+    logprobs = _field(choice, "logprobs")
+    text_offset = _field(logprobs, "text_offset") if logprobs is not None else None
+    token_logprobs = _field(logprobs, "token_logprobs") if logprobs is not None else None
+    if not text_offset or not token_logprobs:
+        raise LLMError("no_logprobs", "the answer has no log-probabilities of the echoed prompt: rank "
+                                      "classification needs a completions endpoint that echoes them (vLLM, the "
+                                      "bundled models; not llama.cpp's server, not chat models)", transient=False)
+    start = len(prompt)
+    offsets = echo_offsets(_field(logprobs, "tokens"), text_offset, start + len(continuation))
+    try:
+        values = continuation_logprobs(offsets, token_logprobs, start, start + len(continuation))
+    except ValueError as exc:
+        raise LLMError("no_logprobs", f"continuation {continuation!r}: {exc}", transient=False) from exc
+    total = sum(values)
+    return ContinuationScore(text=continuation, logprob=total, tokens=len(values), mean_logprob=total / len(values))
+
+
+def score_continuations(request: LLMRequest, prompt: str, continuations: list[str]) -> ContinuationScores:
+    """Rank classification: log P(continuation | prompt) for each continuation, in one
+    call through LiteLLM; the highest sum wins. Uses the request's model, api_base,
+    timeout and prices. Raises LLMError (with `.transient`) on failure, as `complete` does.
+    Spaces at the end of the prompt are scored as the start of each continuation: "... of"
+    + " China" and "... of " + "China" send the same text and score the same tokens."""
+    if not continuations or any(not continuation for continuation in continuations):
+        raise LLMError("bad_request", "rank classification needs one or more non-empty continuations",
+                       transient=False)
+    kwargs = rank_call_kwargs(request, prompt, continuations)
+    litellm = _litellm()  # imported before the clock starts: the first import takes seconds
+    started = time.perf_counter()
+    try:
+        response = litellm.text_completion(**kwargs)
+    except Exception as exc:  # LiteLLM wraps provider errors in its own classes
+        raise classify(exc) from exc
+    latency_ms = int((time.perf_counter() - started) * 1000)
+    try:
+        choices = sorted(response.choices, key=lambda choice: _field(choice, "index") or 0)
+        usage = getattr(response, "usage", None)
+        prompt_tokens = _field(usage, "prompt_tokens") if usage is not None else None
+    except (AttributeError, TypeError) as exc:
+        raise LLMError("malformed", f"unexpected response shape: {exc}", transient=True) from exc
+    if len(choices) != len(continuations):
+        raise LLMError("malformed", f"{len(choices)} choices for {len(continuations)} prompts", transient=True)
+    kept, spaces = _scored_split(prompt)
+    scores = [_read_continuation(choice, kept, spaces + continuation)
+              for choice, continuation in zip(choices, continuations)]
+    for score, continuation in zip(scores, continuations):
+        score.text = continuation
+    return ContinuationScores(
+        prompt=prompt, scores=scores, winner=winner([score.logprob for score in scores]),
+        resolved_model=getattr(response, "model", None) or request.model,
+        params={k: v for k, v in kwargs.items() if k not in ("prompt", "api_key", "model")},
+        latency_ms=latency_ms, prompt_tokens=prompt_tokens, cost=_cost(request, response, prompt_tokens, 0))

@@ -12,8 +12,9 @@ Three things are asked of a loaded model, all through one forward pass over the 
   with the highest one — exact, constrained to the letters, no sampling;
 - `generate`: free text, sampled with the request's temperature and seed;
 - `score_continuations`: the log-probability of each given continuation after a prompt
-  (sum over its tokens, and the token count for the length-normalised variant), for
-  rank classification; only the continuation positions' logits are computed.
+  (sum over its tokens, the token count for the length-normalised variant, and each
+  token's value and character offset), for rank classification; only the continuation
+  positions' logits are computed.
 """
 
 from __future__ import annotations
@@ -243,9 +244,17 @@ class LoadedModel:
         logprobs = torch.log_softmax(logits.float(), dim=-1)
         scores = []
         for row, cont in enumerate(conts):
-            total = sum(logprobs[row, i, token].item() for i, token in enumerate(cont))
-            scores.append({"logprob": total, "tokens": len(cont), "mean_logprob": total / len(cont)})
+            values = [logprobs[row, i, token].item() for i, token in enumerate(cont)]
+            total = sum(values)
+            scores.append({"logprob": total, "tokens": len(cont), "mean_logprob": total / len(cont),
+                           "token_logprobs": values, "token_offsets": self.token_offsets(cont)})
         return scores
+
+    def token_offsets(self, token_ids: list[int]) -> list[int]:
+        """Where each token begins in the decoded text, in characters (a completions
+        endpoint's `text_offset`). A character spread over several byte tokens counts once
+        it is whole: the U+FFFD that a partial decoding ends with is not a character."""
+        return [len(self.tokenizer.decode(token_ids[:i]).rstrip("\ufffd")) for i in range(len(token_ids))]
 
 
 class LocalRuntime:

@@ -1,4 +1,4 @@
-"""A fake OpenAI-compatible chat-completions server for tests and benchmarks.
+"""A fake OpenAI-compatible server (chat and text completions) for tests and benchmarks.
 
 No Django here; only aiohttp. Two ways to run it:
 
@@ -23,6 +23,18 @@ Endpoints:
   is sha1(last user message) mod the number of option lines (``A: ...``, ``B: ...``; 2
   when there are none), so it is the same for the same prompt. ``logprobs: true`` adds
   the first token's top log-probabilities over the option letters (the chosen highest).
+* ``POST /v1/completions`` (also ``/completions``): a ``text_completion`` answer, one
+  choice per prompt (``prompt`` a string or a list of strings), for rank classification.
+  Tokens are the text's words with their leading whitespace (``fake_tokens``), each
+  word's log-probability from the ``word_logprobs`` setting (keyed on the bare word) or
+  else from sha1(word) (``word_logprob``); the first token of a text has none, as at
+  OpenAI. ``echo: true`` puts the prompt's tokens (with ``text_offset``) before the
+  generated ones; ``max_tokens: 0`` generates nothing (so ``echo`` returns the prompt
+  alone, as vLLM does); otherwise ``max_tokens`` (default 16) words `` yes`` follow.
+  ``logprobs: N`` adds ``tokens``, ``token_logprobs``, ``text_offset`` and
+  ``top_logprobs`` (each token alone). With ``echo_bos`` set (say ``<bos>``), an echo's
+  tokens start with that token, which the text does not contain but every later offset
+  counts, as vLLM reports the first token of Gemma and Llama prompts.
 * ``GET /v1/models``: one model, ``fake``.
 * ``GET /control`` / ``POST /control`` (JSON body): read / change the settings (`DEFAULTS`).
 * ``GET /stats`` / ``POST /stats/reset``: the counters.
@@ -30,14 +42,15 @@ Endpoints:
 Faults. For each request, in this order:
 
 1. ``fail_first_n_per_prompt``: the first N requests for each distinct prompt (all message
-   contents; counted since the last stats reset) fail with a 500 (counted as
-   ``fail_first_n``).
+   contents, or a completion's prompts; counted since the last stats reset) fail with a 500
+   (counted as ``fail_first_n``).
 2. ``fault_rate``: a seeded ``random.Random(seed)`` decides whether the request fails and
    picks the kind uniformly from ``fault_kinds``: ``"429"`` (with ``Retry-After:
    retry_after``), ``"500"``, ``"400"``, ``"timeout"`` (sleep ``timeout_sleep`` seconds, then
    answer normally; the client should have given up by then), ``"malformed"`` (HTTP 200 whose
    body is not JSON), ``"401_echo"`` (opt-in, never a default: a 401 whose message repeats the
-   key the client sent, as careless providers do, to test that keys are redacted). Draws happen in arrival order, so a sequential run is reproducible;
+   key the client sent, as careless providers do, to test that keys are redacted). Both
+   endpoints draw from the same generator. Draws happen in arrival order, so a sequential run is reproducible;
    setting ``seed`` or resetting the stats re-seeds the generator.
 
 Every request (faulty or not) first waits ``latency`` seconds (``asyncio.sleep``, so many
@@ -74,6 +87,8 @@ DEFAULTS = {
     "timeout_sleep": 30.0,  # seconds a "timeout" fault sleeps before answering
     "fail_first_n_per_prompt": 0,  # the first N requests of each prompt fail with a 500
     "model_id": "fake",  # the one model GET /v1/models lists
+    "word_logprobs": {},  # /v1/completions: a word's log-probability (bare word -> value <= 0); else sha1
+    "echo_bos": "",  # /v1/completions: an echo starts with this unscored token, counted in later offsets (vLLM's <bos>)
 }
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
@@ -138,6 +153,40 @@ def _word_count(messages: list) -> int:
     return sum(len(_text(m.get("content")).split()) for m in messages if isinstance(m, dict))
 
 
+_TOKEN = re.compile(r"\s*\S+|\s+")
+_GENERATED_WORD = " yes"
+
+
+def fake_tokens(text: str) -> list[tuple[str, int]]:
+    """The fake tokenizer: (token, character offset) for each word with the whitespace
+    before it (" China" is one token, as in byte-level BPE); trailing whitespace is a
+    token of its own. The tokens put together give the text back."""
+    return [(match.group(), match.start()) for match in _TOKEN.finditer(text)]
+
+
+def word_logprob(token: str, table: dict | None = None) -> float:
+    """A token's log-probability: the table's value for the bare word, else
+    -(1 + (sha1(word) mod 1000) / 100), in [-10.99, -1]."""
+    word = token.strip()
+    if table and word in table:
+        return float(table[word])
+    digest = int.from_bytes(hashlib.sha1(word.encode("utf-8")).digest()[:8], "big")
+    return -(1 + (digest % 1000) / 100)
+
+
+def text_logprobs(text: str, table: dict | None = None, start: int = 0, after_context: bool = False) -> dict:
+    """OpenAI's completions ``logprobs`` object for a text at character offset ``start``
+    of the choice's text. The first token of a text with nothing before it (an echoed
+    prompt, ``after_context`` false) has no log-probability, as at OpenAI and vLLM."""
+    tokens, offsets, values = [], [], []
+    for token, offset in fake_tokens(text):
+        tokens.append(token)
+        offsets.append(start + offset)
+        values.append(word_logprob(token, table) if offset or after_context else None)
+    return {"tokens": tokens, "token_logprobs": values, "text_offset": offsets,
+            "top_logprobs": [None if value is None else {token: value} for token, value in zip(tokens, values)]}
+
+
 def _validate(settings: dict) -> dict:
     """The settings checked and normalised; ValueError on a bad or unknown one."""
     unknown = set(settings) - set(DEFAULTS)
@@ -162,8 +211,14 @@ def _validate(settings: dict) -> dict:
                 value = [str(kind) for kind in value]
                 if not value or any(kind not in FAULT_KINDS for kind in value):
                     raise ValueError
-            elif name == "model_id":
+            elif name in ("model_id", "echo_bos"):
                 value = str(value)
+            elif name == "word_logprobs":
+                if not isinstance(value, dict):
+                    raise ValueError
+                value = {str(word): float(lp) for word, lp in value.items()}
+                if any(lp > 0 or math.isnan(lp) for lp in value.values()):
+                    raise ValueError
         except (TypeError, ValueError):
             raise ValueError(f"bad value for {name}: {value!r}") from None
         clean[name] = value
@@ -180,7 +235,7 @@ class FakeState:
     """Settings and counters. Only touched from the server's event loop."""
 
     def __init__(self, **settings):
-        self.settings = dict(DEFAULTS, fault_kinds=list(DEFAULTS["fault_kinds"]))
+        self.settings = dict(DEFAULTS, fault_kinds=list(DEFAULTS["fault_kinds"]), word_logprobs={})
         self.settings.update(_validate(settings))
         self.rng = random.Random(self.settings["seed"])
         self.reset_stats()
@@ -269,7 +324,73 @@ def _completion(body: dict, messages: list) -> dict:
     }
 
 
+def _text_completion(body: dict, prompts: list[str], table: dict, bos: str = "") -> dict:
+    limit = body.get("max_tokens")
+    limit = 16 if limit is None else min(limit, 256)
+    echo = bool(body.get("echo"))
+    choices, prompt_tokens, completion_tokens = [], 0, 0
+    for index, prompt in enumerate(prompts):
+        generated = _GENERATED_WORD * limit
+        choice = {"index": index, "text": (prompt if echo else "") + generated, "logprobs": None,
+                  "finish_reason": "length"}
+        if body.get("logprobs") is not None:
+            logprobs = text_logprobs(prompt, table) if echo else {
+                "tokens": [], "token_logprobs": [], "text_offset": [], "top_logprobs": []}
+            after = text_logprobs(generated, table, start=len(prompt) if echo else 0, after_context=True)
+            for name in logprobs:
+                logprobs[name] += after[name]
+            if echo and bos:
+                logprobs = {"tokens": [bos, *logprobs["tokens"]], "token_logprobs": [None, *logprobs["token_logprobs"]],
+                            "text_offset": [0, *(offset + len(bos) for offset in logprobs["text_offset"])],
+                            "top_logprobs": [None, *logprobs["top_logprobs"]]}
+            choice["logprobs"] = logprobs
+        choices.append(choice)
+        prompt_tokens += len(fake_tokens(prompt))
+        completion_tokens += limit
+    return {
+        "id": f"cmpl-fake-{uuid.uuid4().hex[:24]}",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": str(body.get("model") or "fake"),
+        "choices": choices,
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def _read_chat(body) -> tuple[str, object]:
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        raise ValueError
+    return prompt_key(messages), messages
+
+
+def _read_completion(body) -> tuple[str, object]:
+    prompt = body.get("prompt") if isinstance(body, dict) else None
+    prompts = [prompt] if isinstance(prompt, str) else prompt
+    if not isinstance(prompts, list) or not prompts or not all(isinstance(p, str) for p in prompts):
+        raise ValueError
+    limit = body.get("max_tokens")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError
+    return hashlib.sha1("\n".join(prompts).encode("utf-8")).hexdigest()[:12], prompts
+
+
 async def _chat_completions(request: web.Request) -> web.StreamResponse:
+    return await _answer(request, _read_chat, lambda body, messages, state: _completion(body, messages),
+                         "the body must be JSON with a 'messages' list")
+
+
+async def _completions(request: web.Request) -> web.StreamResponse:
+    return await _answer(request, _read_completion,
+                         lambda body, prompts, state: _text_completion(body, prompts, state.settings["word_logprobs"],
+                                                                       state.settings["echo_bos"]),
+                         "the body must be JSON with a 'prompt' string or list of strings and a whole "
+                         "'max_tokens' >= 0")
+
+
+async def _answer(request: web.Request, read, make_answer, invalid: str) -> web.StreamResponse:
+    """Count, inject the configured fault or answer: the same for both endpoints."""
     state: FakeState = request.app[STATE]
     settings = state.settings
     state.total += 1
@@ -279,17 +400,13 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
     try:
         try:
             body = await request.json()
-            messages = body.get("messages") if isinstance(body, dict) else None
-            if not isinstance(messages, list):
-                raise ValueError
+            key, prompt = read(body)
         except (ValueError, KeyError, TypeError):
-            return _error(state, "invalid_request", 400, "the body must be JSON with a 'messages' list",
-                          "invalid_request_error")
+            return _error(state, "invalid_request", 400, invalid, "invalid_request_error")
         if body.get("stream"):
             return _error(state, "invalid_request", 400, "the fake server does not support stream=true",
                           "invalid_request_error")
 
-        key = prompt_key(messages)
         seen = state.per_prompt[key] = state.per_prompt.get(key, 0) + 1
 
         kind = None
@@ -303,7 +420,7 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
 
         if kind is None:
             state.successes += 1
-            return _json(_completion(body, messages))
+            return _json(make_answer(body, prompt, state))
         if kind == "fail_first_n":
             return _error(state, kind, 500, f"injected failure {seen} of the first "
                           f"{settings['fail_first_n_per_prompt']} for this prompt", "server_error")
@@ -327,7 +444,7 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
         # "timeout": the client gives up first; if it is still there, it gets a normal answer
         state.fail(kind)
         await asyncio.sleep(settings["timeout_sleep"])
-        return _json(_completion(body, messages))
+        return _json(make_answer(body, prompt, state))
     finally:
         state.in_flight -= 1
 
@@ -367,6 +484,8 @@ def make_app(state: FakeState) -> web.Application:
     app[STATE] = state
     app.router.add_post("/v1/chat/completions", _chat_completions)
     app.router.add_post("/chat/completions", _chat_completions)
+    app.router.add_post("/v1/completions", _completions)
+    app.router.add_post("/completions", _completions)
     app.router.add_get("/v1/models", _models)
     app.router.add_get("/models", _models)
     app.router.add_get("/control", _get_control)

@@ -18,7 +18,8 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import litellm  # noqa: E402
 
-from tests.fakes.fake_openai import DEFAULTS, FakeOpenAI, choose_letter, prompt_key  # noqa: E402
+from tests.fakes.fake_openai import (DEFAULTS, FakeOpenAI, choose_letter, fake_tokens, prompt_key,  # noqa: E402
+                                     word_logprob)
 
 litellm.suppress_debug_info = True
 
@@ -236,3 +237,75 @@ def test_runs_as_a_separate_process():
     finally:
         process.terminate()
         assert process.wait(timeout=5) == 0
+
+
+# -- /v1/completions (rank classification) ---------------------------------------------------
+
+def text_call(fake, prompt, **kwargs):
+    return litellm.text_completion(model="text-completion-openai/fake", api_base=fake.base_url, api_key="x",
+                                   num_retries=0, prompt=prompt, **kwargs)
+
+
+def test_completions_echo_the_prompts_with_their_tokens_log_probabilities(fake):
+    fake.configure(word_logprobs={"China": -0.25})
+    prompts = ["Whose are the islands? Answer: China", "Whose are the islands? Answer: Vietnam"]
+    response = text_call(fake, prompts, echo=True, logprobs=1, max_tokens=0)
+    assert [choice.index for choice in response.choices] == [0, 1]
+    for choice, prompt in zip(response.choices, prompts):
+        assert choice.text == prompt  # max_tokens=0: the prompt alone, as vLLM answers
+        logprobs = choice.logprobs
+        assert logprobs.tokens == [token for token, _ in fake_tokens(prompt)]
+        assert "".join(logprobs.tokens) == prompt
+        assert logprobs.text_offset == [offset for _, offset in fake_tokens(prompt)]
+        assert logprobs.token_logprobs[0] is None  # nothing came before the first token
+        assert logprobs.token_logprobs[1:] == [word_logprob(token) if token.strip() != "China" else -0.25
+                                               for token in logprobs.tokens[1:]]
+    first = response.choices[0].logprobs
+    assert (first.tokens[-1], first.token_logprobs[-1]) == (" China", -0.25)
+    # Without the table a word's value comes from sha1: -(1 + (sha1 mod 1000) / 100), in [-10.99, -1].
+    assert -10.99 <= word_logprob(" Vietnam") <= -1 and word_logprob(" Vietnam") == word_logprob("Vietnam")
+    assert response.usage.prompt_tokens == sum(len(fake_tokens(p)) for p in prompts)
+    assert response.usage.completion_tokens == 0
+
+
+def test_completions_generate_after_the_echo(fake):
+    response = text_call(fake, "Answer: China", echo=True, logprobs=1, max_tokens=2)
+    choice = response.choices[0]
+    assert choice.text == "Answer: China yes yes"
+    assert choice.logprobs.text_offset == [0, 7, 13, 17]
+    assert choice.logprobs.token_logprobs[2:] == [word_logprob(" yes")] * 2
+    plain = text_call(fake, "Answer: China", max_tokens=1).choices[0]
+    assert plain.text == " yes" and plain.logprobs is None
+
+
+def test_completions_can_count_a_bos_marker_in_their_offsets(fake):
+    fake.configure(echo_bos="<bos>")
+    logprobs = text_call(fake, "Answer: China", echo=True, logprobs=1, max_tokens=0).choices[0].logprobs
+    # as vLLM reports Gemma's first token: "<bos>" 0, "Answer:" 5, " China" 12 (not 7)
+    assert logprobs.tokens == ["<bos>", "Answer:", " China"]
+    assert logprobs.text_offset == [0, 5, 12]
+    assert logprobs.token_logprobs[:2] == [None, None]
+
+
+def test_completions_have_the_same_faults(fake):
+    fake.configure(fault_rate=1, fault_kinds=["429"], retry_after=0.25)
+    with pytest.raises(litellm.RateLimitError) as caught:
+        text_call(fake, "Answer: China", echo=True, logprobs=1, max_tokens=0)
+    assert caught.value.litellm_response_headers["retry-after"] == "0.25"
+    fake.configure(fault_rate=1, fault_kinds=["malformed"])
+    with pytest.raises(litellm.InternalServerError):
+        text_call(fake, "Answer: China", echo=True, logprobs=1, max_tokens=0)
+    fake.configure(fault_rate=0, fail_first_n_per_prompt=1)
+    with pytest.raises(litellm.InternalServerError):
+        text_call(fake, "Answer: Vietnam", max_tokens=0)
+    assert text_call(fake, "Answer: Vietnam", max_tokens=0).choices[0].text == ""
+    assert fake.stats()["failures"] == {"429": 1, "malformed": 1, "fail_first_n": 1}
+
+
+def test_completions_refuse_a_body_without_prompts(fake):
+    assert http(f"{fake.base_url}/completions", {"model": "m"})[0] == 400
+    assert http(f"{fake.base_url}/completions", {"model": "m", "prompt": [1, 2]})[0] == 400
+    assert http(f"{fake.base_url}/completions", {"model": "m", "prompt": "x", "max_tokens": -1})[0] == 400
+    status, body = http(f"{fake.url}/completions", {"model": "m", "prompt": "x y", "max_tokens": 0, "echo": True})
+    assert status == 200 and body["choices"][0]["text"] == "x y" and body["object"] == "text_completion"
+    assert http(f"{fake.url}/control", {"word_logprobs": {"China": 0.5}})[0] == 400  # a log-probability is <= 0
