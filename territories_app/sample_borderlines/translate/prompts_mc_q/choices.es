@@ -1,0 +1,3 @@
+["Reino Unido", "España"]
+["Argentina", "Reino Unido"]
+["Venezuela", "Guyana"]
