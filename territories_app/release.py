@@ -30,6 +30,9 @@ write_release(release, path): the same layout back. read -> write -> read gives 
     Release, and a directory in the layout's own formatting (CSV with minimal quoting and
     \\n line ends, countries indented by 2, JSON lists as json.dumps writes them, UTF-8
     without escapes) comes back byte for byte.
+The dataclasses (Release, Territory, Country, Query, Flaw, LeftOut) live in release_model,
+the reading of single files in release_files, the checks across files in release_checks;
+import them all from here.
 
 Scope of a flaw, which decides what sound() leaves out
 ------------------------------------------------------

@@ -19,8 +19,29 @@ def _offer_problem(text: str, choices: tuple[str, ...]) -> str | None:
     return f"the query does not offer {', '.join(missing)}" if missing else None
 
 
+def _name_problems(language: str, territory: Territory, names: tuple[str, ...], line: int,
+                   known_terms: dict[str, str] | None, first_seen: dict[str, tuple[str, int]]) -> list[str]:
+    """Choices that differ from the claimant's known name in this language: the terms
+    file's, or else the first line that named it (English names are themselves)."""
+    problems = []
+    for letter, claimant, shown in zip(LETTERS, territory.claimants, names):
+        if language == CONTROL_LANGUAGE and known_terms is None:
+            expected, source = claimant, "English"
+        elif known_terms is not None and claimant in known_terms:
+            expected, source = known_terms[claimant], f"terms_gt.{language}.json"
+        elif claimant in first_seen:
+            expected, source = first_seen[claimant][0], f"line {first_seen[claimant][1]}"
+        else:
+            expected, source = None, None
+        if expected is not None and shown != expected:
+            problems.append(f"choice {letter}) {shown!r} for {claimant} differs from {expected!r} in {source}")
+        first_seen.setdefault(claimant, (shown, line))
+    return problems
+
+
 def read_language(reader: Reader, language: str, territories: list[Territory], countries: dict[str, Country],
-                   terms: dict[str, dict[str, str]]) -> tuple[Query, ...]:
+                  terms: dict[str, dict[str, str]]) -> tuple[Query, ...]:
+    """The queries of one language, each checked against its territory's row."""
     prompts_text = reader.text(prompts_file(language), language)
     choices_text = reader.text(choices_file(language), language)
     indexes, indexes_read = read_line_inds(reader, language)
@@ -73,19 +94,8 @@ def read_language(reader: Reader, language: str, territories: list[Territory], c
             flaw(choices_file(language), f"{len(names)} choice{'s' * (len(names) != 1)} for {name}, which has "
                                          f"{len(territory.claimants)} claimants ({', '.join(territory.claimants)})")
             continue
-        for letter, claimant, shown in zip(LETTERS, territory.claimants, names):
-            if language == CONTROL_LANGUAGE and known_terms is None:
-                expected, source = claimant, "English"
-            elif known_terms is not None and claimant in known_terms:
-                expected, source = known_terms[claimant], f"terms_gt.{language}.json"
-            elif claimant in first_seen:
-                expected, source = first_seen[claimant][0], f"line {first_seen[claimant][1]}"
-            else:
-                expected = None
-            if expected is not None and shown != expected:
-                flaw(choices_file(language), f"choice {letter}) {shown!r} for {claimant} differs from "
-                                             f"{expected!r} in {source}")
-            first_seen.setdefault(claimant, (shown, line))
+        for problem in _name_problems(language, territory, names, line, known_terms, first_seen):
+            flaw(choices_file(language), problem)
         problem = _offer_problem(text, names)
         if problem:
             flaw(prompts_file(language), problem)
@@ -93,6 +103,7 @@ def read_language(reader: Reader, language: str, territories: list[Territory], c
 
 
 def read_controls(reader: Reader, territories: list[Territory]) -> tuple[Query, ...]:
+    """The English control queries, line i for row i of the table."""
     prompts_text = reader.text(CONTROL_PROMPTS)
     choices_text = reader.text(CONTROL_CHOICES)
     if prompts_text is None or choices_text is None:
@@ -127,8 +138,8 @@ def read_controls(reader: Reader, territories: list[Territory]) -> tuple[Query, 
         if names != territory.claimants:
             reader.flaw(CONTROL_CHOICES, line, f"choices {list(names)} are not the claimants of {name} "
                                                f"{list(territory.claimants)}", name)
-        elif _offer_problem(text, names):
-            reader.flaw(CONTROL_PROMPTS, line, _offer_problem(text, names), name)
+        elif problem := _offer_problem(text, names):
+            reader.flaw(CONTROL_PROMPTS, line, problem, name)
         if territory.query and text != territory.query:
             reader.flaw(CONTROL_PROMPTS, line, f"differs from the Query of {name} ({TABLE}:{territory.line})", name)
     return tuple(controls)
