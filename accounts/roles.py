@@ -12,9 +12,14 @@ OPERATORS = "operators"
 ROLES = [AUTHORS, REVIEWERS, ANALYSTS, OPERATORS]
 
 _SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actor", "actorset",
-                    "actorsetmember", "benchmark"]
-_READ_ONLY_MODELS = ["question", "domain", "actioncategory", "codifiedaction", "subdimension",
+                    "actorsetmember"]
+_READ_ONLY_MODELS = ["scenarioquestion", "domain", "actioncategory", "codifiedaction", "subdimension",
                      "codifiedcomparison", "comparisoncategory"]
+# benchmarks_app: authors write benchmarks and conditions; questions are written by the families.
+_AUTHORING_SHARED = (["benchmarks_app." + p for p in ["add_benchmark", "change_benchmark", "delete_benchmark",
+                                                      "view_benchmark", "add_condition", "change_condition",
+                                                      "delete_condition", "view_condition", "view_question"]])
+_READING_SHARED = ["benchmarks_app.view_benchmark", "benchmarks_app.view_condition", "benchmarks_app.view_question"]
 
 
 def _perms(app, models, actions):
@@ -26,16 +31,16 @@ _RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
 
 ROLE_PERMISSIONS = {
     AUTHORS: _perms("scenarios_app", _SCENARIO_MODELS, ["add", "change", "delete", "view"])
-    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]),
+    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]) + _AUTHORING_SHARED,
     # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
     # read agreement and the encoder's audit.
-    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ
+    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED + _RUN_READ
     + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
     + _perms("encoding_app", ["code", "reviewtask", "codingpolicy"], ["view"]),
-    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _RUN_READ
+    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED + _RUN_READ
     + ["analysis_app.view_dashboard"],
     # Operators launch, cancel and resume runs and register models.
-    OPERATORS: _perms("scenarios_app", ["benchmark", "question"], ["view"])
+    OPERATORS: list(_READING_SHARED)
     + _perms("runs_app", ["llmmodel"], ["add", "change", "view"]) + _perms("runs_app", ["run"], ["add", "change", "view"])
     + _perms("runs_app", ["response"], ["view"]),
 }

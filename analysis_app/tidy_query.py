@@ -23,8 +23,8 @@ from django.db.models import Count, Min, Q
 
 from analysis_app.metrics.tidy import COLUMNS
 from runs_app.models import LLMModel, Response, Run
-from scenarios_app.models import ActionCategory, Actor, Domain, Question, Scenario
-from scenarios_app.prompting import LETTERS
+from scenarios_app.models import ActionCategory, Actor, Domain, Scenario, ScenarioQuestion
+from benchmarks_app.lettering import LETTERS
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,14 @@ class AnalysisFilter:
     domains: tuple[str, ...] = ()  # domain slugs
     choice_counts: tuple[int, ...] = ()
     actors: tuple[str, ...] = ()  # qualified actors, ISO codes; also the per-country panel's actors
+    conditions: tuple[str, ...] = ()  # condition names; empty: every condition
     focus_complete: bool = False  # only scenarios asked for all five focus actors (robustness, 4.3)
     # (run id, model id) pairs left out: earlier launches of a selection (`latest_launches`).
     superseded: tuple[tuple[int, int], ...] = ()
 
     def responses(self):
         # A judge unit (a judge model reading another model's answer) is not a CFPD answer.
-        responses = Response.objects.filter(question__choice_count__gt=0, question__scenario__isnull=False,
+        responses = Response.objects.filter(question__choice_count__gt=0, question__cfpd__isnull=False,
                                             judge_request__isnull=True)
         if self.runs:
             responses = responses.filter(run_id__in=self.runs)
@@ -54,11 +55,13 @@ class AnalysisFilter:
         if self.models:
             responses = responses.filter(model__name__in=self.models)
         if self.domains:
-            responses = responses.filter(question__domain__slug__in=self.domains)
+            responses = responses.filter(question__cfpd__domain__slug__in=self.domains)
         if self.choice_counts:
             responses = responses.filter(question__choice_count__in=self.choice_counts)
+        if self.conditions:
+            responses = responses.filter(condition__name__in=self.conditions)
         if self.actors:
-            responses = responses.filter(question__qualified_actor__code__in=self.actors)
+            responses = responses.filter(question__cfpd__qualified_actor__code__in=self.actors)
         return responses
 
 
@@ -121,7 +124,7 @@ def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Super
 def _grouped(filters: AnalysisFilter, extra: list[str]):
     """(…keys, code, code_source, status, n) counted in the database; unanswered units
     included (status pending or running) so coverage comes from the same scan."""
-    keys = ["model_id", "question__scenario_id", "question__variant", *extra, "code", "code_source", "status"]
+    keys = ["model_id", "question__cfpd__scenario_id", "question__cfpd__variant", *extra, "code", "code_source", "status"]
     rows = filters.responses().values(*keys).annotate(n=Count("id")).order_by()
     with transaction.atomic():
         if connection.vendor == "postgresql":
@@ -160,11 +163,11 @@ def _lookups(scenario_ids: list[int]) -> dict:
     domains = dict(Domain.objects.values_list("pk", "name"))
     categories = dict(ActionCategory.objects.values_list("slug", "name"))
     # One question per (scenario, variant) tells which category each code stands for.
-    firsts = (Question.objects.filter(scenario_id__in=scenario_ids).values("scenario_id", "variant")
-              .annotate(first=Min("id")).values_list("first", flat=True))
+    firsts = (ScenarioQuestion.objects.filter(scenario_id__in=scenario_ids).values("scenario_id", "variant")
+              .annotate(first=Min("question_id")).values_list("first", flat=True))
     letter_category = {}
-    for scenario_id, variant, options in Question.objects.filter(pk__in=list(firsts)).values_list(
-            "scenario_id", "variant", "options"):
+    for scenario_id, variant, options in ScenarioQuestion.objects.filter(pk__in=list(firsts)).values_list(
+            "scenario_id", "variant", "question__options"):
         for index, option in enumerate(options):
             letter_category[(scenario_id, variant, LETTERS[index])] = categories.get(option.get("category"),
                                                                                       option.get("category"))
@@ -179,7 +182,7 @@ def _add_outcomes(out: pd.DataFrame, frame: pd.DataFrame, look: dict):
     letter_category = look["letter_category"]
     table = pd.DataFrame(list(letter_category), columns=["scenario", "variant", "code"])
     table["category"] = list(letter_category.values())
-    sid, variant, code = frame["question__scenario_id"], frame["question__variant"], frame["code"]
+    sid, variant, code = frame["question__cfpd__scenario_id"], frame["question__cfpd__variant"], frame["code"]
     out["choice_count"] = (table.groupby(["scenario", "variant"]).size()
                            .reindex(pd.MultiIndex.from_arrays([sid, variant])).fillna(0).astype("int64").to_numpy())
     outcome = np.select([code.isin(list(LETTERS)).to_numpy(), (code == "R").to_numpy(),
@@ -201,13 +204,13 @@ def _tidy_frame(frame: pd.DataFrame, look: dict) -> pd.DataFrame:
     """The tidy columns from grouped or per-answer response rows: the columns the rows lack
     (run and repeat, actors, question key) are pooled: 0 or ""."""
     scenarios = look["scenarios"].set_index("scenario_id")
-    sid, variant = frame["question__scenario_id"], frame["question__variant"]
+    sid, variant = frame["question__cfpd__scenario_id"], frame["question__cfpd__variant"]
     pooled = pd.Series(0, index=frame.index)
 
     def column(name, default):
         return frame[name] if name in frame else default
 
-    qualified = column("question__qualified_actor_id", None)
+    qualified = column("question__cfpd__qualified_actor_id", None)
     out = pd.DataFrame({
         "model": frame["model_id"].map(look["models"]),
         "run": column("run_id", pooled),
@@ -220,8 +223,8 @@ def _tidy_frame(frame: pd.DataFrame, look: dict) -> pd.DataFrame:
         "opposing_actor": "",
         "repeat": column("repeat", pooled),
     })
-    if "question__actor_a_id" in frame:
-        a, b = frame["question__actor_a_id"], frame["question__actor_b_id"]
+    if "question__cfpd__actor_a_id" in frame:
+        a, b = frame["question__cfpd__actor_a_id"], frame["question__cfpd__actor_b_id"]
         out["opposing_actor"] = b.where(a == qualified, a).map(look["actors"]).fillna("")
     _add_outcomes(out, frame, look)
     return out
@@ -230,11 +233,11 @@ def _tidy_frame(frame: pd.DataFrame, look: dict) -> pd.DataFrame:
 def answer_frames(filters: AnalysisFilter = AnalysisFilter(), chunk: int = 100_000):
     """The tidy table one row per answer (with question_key, run, repeat, opposing actor,
     code and its source), in chunks: for the CSV and Parquet downloads."""
-    keys = ["pk", "model_id", "run_id", "repeat", "question__key", "question__scenario_id", "question__variant",
-            "question__qualified_actor_id", "question__actor_a_id", "question__actor_b_id", "code", "code_source",
+    keys = ["pk", "model_id", "run_id", "repeat", "question__key", "question__cfpd__scenario_id", "question__cfpd__variant",
+            "question__cfpd__qualified_actor_id", "question__cfpd__actor_a_id", "question__cfpd__actor_b_id", "code", "code_source",
             "status"]
     responses = filters.responses().exclude(status__in=NOT_ANSWERED)
-    look = _lookups(list(responses.values_list("question__scenario_id", flat=True).distinct().order_by()))
+    look = _lookups(list(responses.values_list("question__cfpd__scenario_id", flat=True).distinct().order_by()))
     last = 0
     while True:
         rows = list(responses.filter(pk__gt=last).order_by("pk").values_list(*keys)[:chunk])
@@ -286,15 +289,15 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
     """`tidy_counts` with the `offered_categories` of its scenarios and its `coverage`.
     `by_actor=False` leaves qualified_actor empty and pools over it: fewer rows, for the
     panels that do not look at countries."""
-    actor = ["question__qualified_actor_id"] if by_actor or by_dyad else []
+    actor = ["question__cfpd__qualified_actor_id"] if by_actor or by_dyad else []
     extra = actor + (["run_id", "repeat"] if by_repeat else []) + (
-        ["question__actor_a_id", "question__actor_b_id"] if by_dyad else [])
+        ["question__cfpd__actor_a_id", "question__cfpd__actor_b_id"] if by_dyad else [])
     frame = _grouped(filters, extra)
     cover = coverage_of(frame)
     frame = frame[~frame["status"].isin(NOT_ANSWERED)].reset_index(drop=True)
     if frame.empty:
         return Tidy(_empty_table(), {}, cover)
-    look = _lookups(frame["question__scenario_id"].unique().tolist())
+    look = _lookups(frame["question__cfpd__scenario_id"].unique().tolist())
     out = _tidy_frame(frame, look)
     out["n"] = frame["n"].astype("int64")
     tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()

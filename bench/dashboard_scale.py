@@ -369,7 +369,7 @@ def vectorised_add_outcomes(out, frame, look):
     table["category"] = list(letter_category.values())
     choice_count = table.groupby(["scenario", "variant"]).size()
     category = table.set_index(["scenario", "variant", "code"])["category"]
-    sid, variant, code = frame["question__scenario_id"], frame["question__variant"], frame["code"]
+    sid, variant, code = frame["question__cfpd__scenario_id"], frame["question__cfpd__variant"], frame["code"]
     forms = pd.MultiIndex.from_arrays([sid, variant])
     out["choice_count"] = choice_count.reindex(forms).fillna(0).astype("int64").to_numpy()
     outcome = np.select([code.isin(list(LETTERS)).to_numpy(), (code == "R").to_numpy(),

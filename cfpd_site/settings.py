@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "axes",  # sign-in throttling (see AXES_* below)
     "accounts",
+    "benchmarks_app",
     "scenarios_app",
     "runs_app",
     "encoding_app",

@@ -13,7 +13,7 @@ urlpatterns = [
     path("", home, name="home"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("benchmarks/", include("scenarios_app.urls")),
+    path("benchmarks/", include("benchmarks_app.urls")),
     path("runs/", include("runs_app.urls")),
     path("encoding/", include("encoding_app.urls")),
     path("analysis/", include("analysis_app.urls")),

@@ -18,5 +18,5 @@ class Filters:
         if self.model:
             queryset = queryset.filter(**{f"{to_response}model_id": self.model})
         if self.domain:
-            queryset = queryset.filter(**{f"{to_response}question__domain__slug": self.domain})
+            queryset = queryset.filter(**{f"{to_response}question__cfpd__domain__slug": self.domain})
         return queryset

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from scenarios_app.prompting import LETTERS
+from benchmarks_app.lettering import LETTERS
 
 FRAGMENT_WORDS = 4  # this many consecutive words of an option's text count as quoting it
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from scenarios_app.prompting import LETTERS
+from benchmarks_app.lettering import LETTERS
 REFUSAL = "R"
 
 

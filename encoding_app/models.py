@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from scenarios_app.prompting import LETTERS
+from benchmarks_app.lettering import LETTERS
 
 
 class Source(models.TextChoices):

@@ -97,6 +97,9 @@ class LaunchSerializer(serializers.Serializer):
     repeats = serializers.IntegerField(default=services.SAMPLING_REPEATS,
                                        help_text="Answers per question from each generate-mode model (1 to "
                                                  "CFPD_MAX_REPEATS, 50 by default); choice-mode models answer once.")
+    conditions = serializers.ListField(child=serializers.CharField(), required=False, default=list,
+                                       help_text="Condition names (prompt strategies, temperatures); empty: the "
+                                                 "default condition.")
     domains = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     choice_counts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
     qualified_actors = serializers.ListField(child=serializers.CharField(), required=False, default=list)

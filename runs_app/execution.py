@@ -19,7 +19,8 @@ from django.db import connection
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
-from scenarios_app.prompting import chat_messages, option_letters
+from benchmarks_app.lettering import option_letters
+from benchmarks_app.services import render_messages
 
 from . import llm, local_provider
 from .launch_plan import budget_reached
@@ -36,13 +37,16 @@ class Outcome:
 
 
 def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
-    question = response.question
+    """The request of one unit: the messages as the question's family renders them under
+    the unit's condition (kept on the row once sent, so a retry asks the same), and the
+    model's parameters with the condition's temperature where it sets one."""
+    question, condition = response.question, response.condition
     options = question.option_texts()
-    messages = response.messages or (chat_messages(question.text, options, response.option_order,
-                                                    run.system_prompt or None)
-                                      if options else [{"role": "user", "content": question.text}])
+    messages = response.messages or render_messages(question, response.option_order, condition, run.system_prompt)
     mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
     params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
+    if params and condition.temperature is not None:
+        params["temperature"] = condition.temperature
     if model.is_bundled:
         local_provider.configure(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
     return llm.LLMRequest(
@@ -126,7 +130,8 @@ def _give_back(response_id: int, token: str, **fields) -> bool:
 
 
 def execute(response_id: int) -> Outcome:
-    response = (Response.objects.select_related("run", "model", "question").filter(pk=response_id).first())
+    response = (Response.objects.select_related("run", "model", "question__benchmark", "condition")
+                .filter(pk=response_id).first())
     if response is None:
         return Outcome("skipped")
     run, model = response.run, response.model

@@ -4,7 +4,8 @@ from django import forms
 from django.conf import settings
 from django.db.models import Count, Q
 
-from scenarios_app.models import Benchmark, Domain
+from benchmarks_app.models import Benchmark, Condition
+from scenarios_app.models import Domain
 from scenarios_app.prompting import SYSTEM_PROMPT
 
 from . import launch_plan, services
@@ -46,14 +47,18 @@ class LaunchForm(forms.Form):
         help_text=f"Answers per question from each generate-mode (sampling) model; 5 as in the paper, at most "
                   f"{settings.CFPD_MAX_REPEATS}. Choice-mode models answer once: at temperature 0 their letter "
                   "does not change.")
+    conditions = forms.ModelMultipleChoiceField(
+        queryset=Condition.objects.none(), to_field_name="name", required=False, widget=forms.CheckboxSelectMultiple,
+        help_text="How each question is asked (prompt strategies, temperatures): every unit once per condition "
+                  "ticked. None ticked: as the benchmark's family writes it.")
     domains = forms.ModelMultipleChoiceField(
         queryset=Domain.objects.none(), to_field_name="slug", required=False, widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked: every domain.")
+        label="Domains (CFPD)", help_text="None ticked: every domain.")
     choice_counts = forms.TypedMultipleChoiceField(
-        choices=[(2, "2 options"), (3, "3 options")], coerce=int, required=False,
-        widget=forms.CheckboxSelectMultiple, label="Choice counts", help_text="None ticked: both.")
+        choices=[(n, f"{n} options") for n in range(2, 11)], coerce=int, required=False,
+        widget=forms.CheckboxSelectMultiple, label="Choice counts", help_text="None ticked: all.")
     qualified_actors = forms.CharField(
-        required=False, label="Qualified actors",
+        required=False, label="Qualified actors (CFPD)",
         widget=forms.TextInput(attrs={"placeholder": "US,CN", "autocomplete": "off"}),
         help_text="Comma-separated actor codes; empty: every actor.")
     sample = forms.CharField(
@@ -83,10 +88,11 @@ class LaunchForm(forms.Form):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.fields["benchmark"].queryset = Benchmark.objects.annotate(
-            question_count=Count("questions", filter=Q(questions__scenario__is_current=True), distinct=True)
+            question_count=Count("questions", filter=Q(questions__is_current=True), distinct=True)
         ).order_by("name")
         self.fields["models"].queryset = LLMModel.objects.filter(is_external=False)
         self.fields["domains"].queryset = Domain.objects.all()
+        self.fields["conditions"].queryset = Condition.objects.all()
         self.launch_request = None
 
     def clean(self):
@@ -97,6 +103,7 @@ class LaunchForm(forms.Form):
             self.launch_request = services.read_launch({
                 "benchmark": data["benchmark"], "models": list(data["models"]), "repeats": data["repeats"],
                 "sample": data["sample"], "seed": data["seed"], "domains": [d.slug for d in data["domains"]],
+                "conditions": list(data["conditions"]),
                 "choice_counts": data["choice_counts"], "qualified_actors": data["qualified_actors"],
                 "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],

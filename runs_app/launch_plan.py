@@ -27,6 +27,8 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from benchmarks_app.lettering import MAX_OPTIONS
+
 MAX_SEED = 2**31 - 1  # Run.permutation_seed is a 32-bit integer column
 MAX_WHOLE = 2**31 - 1  # any other count stored or compared in the database
 MAX_BUDGET_USD = Decimal("100000000")  # Run.budget_usd: 12 digits, 4 after the point
@@ -139,7 +141,7 @@ def check_settings(data: dict, limits: Limits) -> RunSettings:
         errors.setdefault("system_prompt", []).append("contains a NUL character")
     counts = []
     for raw in data.get("choice_counts") or []:
-        count = whole_number(raw, "choice_counts", 2, 3, errors)
+        count = whole_number(raw, "choice_counts", 2, MAX_OPTIONS, errors)
         if count is not None and count not in counts:
             counts.append(count)
     budget_usd = money(data.get("budget_usd"), "budget_usd", errors)

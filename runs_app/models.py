@@ -4,7 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from scenarios_app.prompting import LETTERS
+from benchmarks_app.lettering import LETTERS
+from benchmarks_app.models import DEFAULT_CONDITION_ID
 
 
 class LLMModel(models.Model):
@@ -71,8 +72,10 @@ class Run(models.Model):
         DONE = "done", "Done"
         CANCELLED = "cancelled", "Cancelled"
 
-    benchmark = models.ForeignKey("scenarios_app.Benchmark", on_delete=models.PROTECT, related_name="runs")
+    benchmark = models.ForeignKey("benchmarks_app.Benchmark", on_delete=models.PROTECT, related_name="runs")
     llm_models = models.ManyToManyField(LLMModel, related_name="runs")
+    conditions = models.ManyToManyField("benchmarks_app.Condition", related_name="runs",
+                                        help_text="How each question is asked: every unit is asked once per condition.")
     selection = models.JSONField(default=dict, help_text="Filter: domains, choice counts, qualified actors, sample, seed.")
     repeats = models.PositiveSmallIntegerField(default=1)
     system_prompt = models.TextField(blank=True, help_text="Empty: the paper's A.4 system prompt.")
@@ -100,7 +103,8 @@ class Run(models.Model):
 
 
 class Response(models.Model):
-    """One unit of work and its result: a question asked of a model, once per repeat."""
+    """One unit of work and its result: a question asked of a model under a condition,
+    once per repeat."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -123,8 +127,10 @@ class Response(models.Model):
         OTHER = "other", "Other"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses")
-    question = models.ForeignKey("scenarios_app.Question", on_delete=models.PROTECT, related_name="responses")
+    question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="responses")
     model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="responses")
+    condition = models.ForeignKey("benchmarks_app.Condition", on_delete=models.PROTECT, related_name="responses",
+                                  default=DEFAULT_CONDITION_ID)
     repeat = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     option_order = models.JSONField(default=list, help_text="Canonical option indexes in the order lettered A, B, C.")
@@ -156,7 +162,8 @@ class Response(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["run", "question", "model", "repeat"], name="one_response_per_unit"),
+            models.UniqueConstraint(fields=["run", "question", "model", "condition", "repeat"],
+                                    name="one_response_per_unit"),
         ]
         indexes = [
             # Progress counts and recovery sweeps: responses of a run by status.

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.db.models import Avg, Count, F, Min, Q, Sum
 from django.utils import timezone
 
-from scenarios_app import services as authoring
-from scenarios_app.models import Actor, Benchmark, Domain, Question, Scenario
-from scenarios_app.prompting import chat_messages
+from benchmarks_app import families
+from benchmarks_app import services as questions_service
+from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
 from . import launch_plan
 from .execution import finish_run_if_complete, spent
@@ -35,7 +35,8 @@ class LaunchInvalid(launch_plan.LaunchInvalid, RunError):
 
 @dataclass
 class Selection:
-    """Which questions of a benchmark a run asks."""
+    """Which questions of a benchmark a run asks. Choice counts, sample and seed are the
+    engine's; domains and qualified actors are read by the CFPD family's filter."""
 
     domains: list[str] = field(default_factory=list)  # domain slugs
     choice_counts: list[int] = field(default_factory=list)
@@ -49,13 +50,10 @@ class Selection:
 
 
 def select_questions(benchmark: Benchmark, selection: Selection) -> list[int]:
-    questions = authoring.current_questions(benchmark)
-    if selection.domains:
-        questions = questions.filter(domain__slug__in=selection.domains)
+    questions = questions_service.current_questions(benchmark)
     if selection.choice_counts:
         questions = questions.filter(choice_count__in=selection.choice_counts)
-    if selection.qualified_actors:
-        questions = questions.filter(qualified_actor__code__in=selection.qualified_actors)
+    questions = families.family(benchmark.family).filter_questions(questions, selection)
     return sample_ids(list(questions.values_list("id", flat=True)), selection.sample, selection.seed)
 
 
@@ -103,6 +101,7 @@ class LaunchRequest:
     benchmark: Benchmark
     models: list[LLMModel]
     selection: Selection
+    conditions: list[Condition] = field(default_factory=list)  # empty: the default condition
     repeats: int = SAMPLING_REPEATS
     system_prompt: str = ""
     permute_options: bool = False
@@ -127,7 +126,7 @@ def read_launch(data: dict) -> LaunchRequest:
 
     `data` holds benchmark (a Benchmark or its name), models (LLMModel objects or names),
     repeats, sample, seed, domains (slugs), choice_counts, qualified_actors (codes),
-    system_prompt, permute_options, use_cache, budget_usd, budget_units and note, as the
+    conditions (Condition objects or names; none means the default), system_prompt, permute_options, use_cache, budget_usd, budget_units and note, as the
     caller had them (strings, numbers). Every problem is reported at once in
     LaunchInvalid.errors, keyed by field, with the limits of settings (CFPD_MAX_*)."""
     errors: dict[str, list[str]] = {}
@@ -162,14 +161,17 @@ def read_launch(data: dict) -> LaunchRequest:
     if not wanted:
         errors["models"] = ["choose at least one model"]
     domains = [str(d) for d in _names(data.get("domains"))]
-    known = set(Domain.objects.filter(slug__in=domains).values_list("slug", flat=True))
-    if set(domains) - known:
-        errors["domains"] = [f"unknown domain(s): {', '.join(sorted(set(domains) - known))}"]
     actors = list(dict.fromkeys(str(a).upper() for a in _names(data.get("qualified_actors"))))
-    known = set(Actor.objects.filter(code__in=actors).values_list("code", flat=True))
-    unknown = [a for a in actors if a not in known]
-    if unknown:
-        errors["qualified_actors"] = [f"unknown actor code(s): {', '.join(a[:20] for a in unknown[:20])}"]
+    if domains or actors:
+        # Domains and qualified actors are CFPD's keys: checked by the benchmark's family,
+        # or by CFPD's when the benchmark is not known, so every problem is named at once.
+        try:
+            family = families.family(benchmark.family if benchmark is not None else "cfpd")
+        except families.UnknownFamily as exc:
+            errors["benchmark"] = [str(exc)]
+        else:
+            errors.update(family.check_selection(Selection(domains=domains, qualified_actors=actors)))
+    conditions = _conditions(_names(data.get("conditions")), errors)
     note = data.get("note") or ""
     if not isinstance(note, str) or len(note) > 200:
         errors["note"] = ["must be text of at most 200 characters"]
@@ -180,10 +182,31 @@ def read_launch(data: dict) -> LaunchRequest:
         raise LaunchInvalid(errors)
     selection = Selection(domains=domains, choice_counts=checked.choice_counts, qualified_actors=actors,
                           sample=checked.sample, seed=checked.seed)
-    return LaunchRequest(benchmark=benchmark, models=models, selection=selection, repeats=checked.repeats,
+    return LaunchRequest(benchmark=benchmark, models=models, selection=selection, conditions=conditions,
+                         repeats=checked.repeats,
                          system_prompt=checked.system_prompt, permute_options=checked.permute_options,
                          use_cache=use_cache, budget_usd=checked.budget_usd, budget_units=checked.budget_units,
                          note=note)
+
+
+def _conditions(wanted: list, errors: dict) -> list[Condition]:
+    """The conditions named (objects or names), in the order given, once each."""
+    names = [c for c in wanted if isinstance(c, str)]
+    found = {c.name: c for c in Condition.objects.filter(name__in=names)} if names else {}
+    unknown = [str(c)[:80] for c in wanted if not isinstance(c, Condition) and c not in found]
+    if unknown:
+        known = ", ".join(Condition.objects.values_list("name", flat=True)[:30])
+        errors["conditions"] = [f"unknown condition(s): {', '.join(unknown[:20])} (known: {known})"]
+    chosen = []
+    for item in wanted:
+        condition = item if isinstance(item, Condition) else found.get(item)
+        if condition is not None and condition not in chosen:
+            chosen.append(condition)
+    return chosen
+
+
+def conditions_of(request: LaunchRequest) -> list[Condition]:
+    return request.conditions or [Condition.objects.get(pk=DEFAULT_CONDITION_ID)]
 
 
 def _selected_questions(request: LaunchRequest) -> list[int]:
@@ -192,8 +215,8 @@ def _selected_questions(request: LaunchRequest) -> list[int]:
     if not question_ids:
         raise RunError(f"no questions of benchmark {request.benchmark.name!r} match the selection")
     try:
-        launch_plan.check_units(len(question_ids) * sum(repeats_for(m, request.repeats) for m in request.models),
-                                launch_limits())
+        launch_plan.check_units(len(question_ids) * len(conditions_of(request))
+                                * sum(repeats_for(m, request.repeats) for m in request.models), launch_limits())
     except launch_plan.LaunchInvalid as exc:
         raise LaunchInvalid(exc.errors) from None
     return question_ids
@@ -230,11 +253,11 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     """What a launch would ask and cost, writing nothing: units per model, estimated
     tokens, money and time at each model's limits (see `launch_plan`)."""
     question_ids = _selected_questions(request)
-    system_prompt = request.system_prompt or None
-    prompt_chars = [
-        sum(len(m["content"]) for m in chat_messages(text, [o["text"] for o in options], None, system_prompt))
-        if options else len(text)
-        for text, options in Question.objects.filter(pk__in=question_ids).values_list("text", "options").iterator()]
+    conditions = conditions_of(request)
+    questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
+    prompt_chars = [sum(len(m["content"]) for m in questions_service.render_messages(
+                        q, q.option_order or None, condition, request.system_prompt))
+                    for q in questions.iterator(chunk_size=2000) for condition in conditions]
     specs = []
     for model in request.models:
         input_price, output_price, source = model_prices(model)
@@ -264,23 +287,26 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
                              permutation_seed=selection.seed, use_cache=request.use_cache, launched_by=launched_by,
                              note=request.note, budget_usd=request.budget_usd, budget_units=request.budget_units)
     models = request.models
+    conditions = conditions_of(request)
     run.llm_models.set(models)
+    run.conditions.set(conditions)
     questions = Question.objects.filter(pk__in=question_ids).only("id", "key", "choice_count")
     rows = [
-        Response(run=run, question=q, model=m, repeat=r,
+        Response(run=run, question=q, model=m, condition=c, repeat=r,
                  option_order=option_order(q.choice_count, request.permute_options, selection.seed,
-                                           f"{q.key}/{m.pk}/{r}"))
-        for q in questions for m in models for r in range(repeats_for(m, request.repeats))
+                                           f"{q.key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID
+                                           else f"{q.key}/{m.pk}/{c.name}/{r}"))
+        for q in questions for m in models for c in conditions for r in range(repeats_for(m, request.repeats))
     ]
     Response.objects.bulk_create(rows, batch_size=2000)
-    authoring.freeze(Scenario.objects.filter(questions__id__in=question_ids).distinct())
+    families.family(request.benchmark.family).mark_asked(question_ids)
     enqueue(list(run.responses.values_list("id", flat=True)))
     schedule_sweep(run.pk)
     return run
 
 
 def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
-               repeats: int = SAMPLING_REPEATS,
+               repeats: int = SAMPLING_REPEATS, conditions: list | None = None,
                system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
                launched_by=None, note: str = "", budget_usd=None, budget_units=None) -> Run:
     """`start_run` for callers holding objects (tests, scripts): read through `read_launch`
@@ -289,7 +315,8 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
     request = read_launch({
         "benchmark": benchmark, "models": list(models), "repeats": repeats, "sample": selection.sample,
         "seed": selection.seed, "domains": selection.domains, "choice_counts": selection.choice_counts,
-        "qualified_actors": selection.qualified_actors, "system_prompt": system_prompt,
+        "qualified_actors": selection.qualified_actors, "conditions": list(conditions or []),
+        "system_prompt": system_prompt,
         "permute_options": permute_options, "use_cache": use_cache, "note": note,
         "budget_usd": budget_usd, "budget_units": budget_units})
     return start_run(request, launched_by=launched_by)
@@ -479,7 +506,7 @@ def key_status(model: LLMModel) -> dict:
 
 # --- answers produced elsewhere ----------------------------------------------------
 
-IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]
+IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]  # and an optional `condition` (a name)
 
 
 @dataclass
@@ -512,15 +539,20 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
         if not key or not model:
             problems.append(f"line {line}: question_key and model are required")
             continue
-        rows.append((line, key, model, repeat, record.get("output") or ""))
+        rows.append((line, key, model, repeat, record.get("output") or "",
+                     (record.get("condition") or "").strip() or "default"))
     questions = {q.key: q for q in Question.objects.filter(key__in={r[1] for r in rows}).select_related("benchmark")}
+    conditions = {c.name: c for c in Condition.objects.filter(name__in={r[5] for r in rows})}
     seen = {}
-    for line, key, model, repeat, _ in rows:
+    for line, key, model, repeat, _, condition in rows:
         if key not in questions:
             problems.append(f"line {line}: no question with key {key!r} (keys are as export_questions writes them)")
-        if (key, model, repeat) in seen:
-            problems.append(f"line {line}: ({key}, {model}, repeat {repeat}) repeats line {seen[(key, model, repeat)]}")
-        seen.setdefault((key, model, repeat), line)
+        if condition not in conditions:
+            problems.append(f"line {line}: no condition named {condition[:80]!r}")
+        unit = (key, model, condition, repeat)
+        if unit in seen:
+            problems.append(f"line {line}: ({key}, {model}, {condition}, repeat {repeat}) repeats line {seen[unit]}")
+        seen.setdefault(unit, line)
     benchmarks = {q.benchmark for q in questions.values()}
     if len(benchmarks) > 1:
         problems.append("the file mixes questions of several benchmarks: " + ", ".join(sorted(b.name for b in benchmarks)))
@@ -539,14 +571,15 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
                                  started_at=timezone.now(), finished_at=timezone.now(),
                                  selection={"imported": True})
         run.llm_models.set(models.values())
+        run.conditions.set({conditions[r[5]] for r in rows})
         now = timezone.now()
         Response.objects.bulk_create([
-            Response(run=run, question=questions[key], model=models[model], repeat=repeat, status=Response.Status.DONE,
-                     raw_output=output, resolved_model=model, option_order=list(range(questions[key].choice_count)),
-                     answered_at=now)
-            for _, key, model, repeat, output in rows
+            Response(run=run, question=questions[key], model=models[model], condition=conditions[condition],
+                     repeat=repeat, status=Response.Status.DONE, raw_output=output, resolved_model=model,
+                     option_order=list(range(questions[key].choice_count)), answered_at=now)
+            for _, key, model, repeat, output, condition in rows
         ], batch_size=2000)
-        authoring.freeze(Scenario.objects.filter(questions__key__in=list(questions)).distinct())
+        families.family(benchmark.family).mark_asked([q.pk for q in questions.values()])
         # Coded in the same transaction: an import is whole, codes and review tasks included.
         responses_imported.send(sender=Run, run_id=run.pk)
     return ResponseImport(run, len(rows), [])

@@ -187,7 +187,9 @@ def _selection_summary(run):
     counts = selection.get("choice_counts") or []
     actors = selection.get("qualified_actors") or []
     sample = selection.get("sample")
+    conditions = list(run.conditions.values_list("name", flat=True))
     return [
+        ("Conditions", ", ".join(conditions) or "default"),
         ("Domains", ", ".join(domains) or "all"),
         ("Choice counts", ", ".join(str(c) for c in counts) or "all"),
         ("Qualified actors", ", ".join(actors) or "all"),

@@ -11,12 +11,14 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from cfpd_site.admin_tools import ReadOnlyAdminMixin
+from cfpd_site.params import MAX_INT
 
 from . import services
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
 from .models import (
     ActionCategory, Actor, ActorSet, ActorSetMember, Benchmark, CodifiedAction, CodifiedComparison,
-    ComparisonCategory, Domain, Question, ResponseOption, Scenario, ScenarioDyad, ScenarioReview, SubDimension,
+    ComparisonCategory, Domain, ResponseOption, Scenario, ScenarioDyad, ScenarioQuestion, ScenarioReview,
+    SubDimension,
 )
 from .prompting import chat_messages, render_transcript
 from .transfer import ImportFileError, decode_upload, detect_format, import_scenarios
@@ -125,7 +127,7 @@ class ScenarioAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(
-            _dyads=Count("dyads", distinct=True), _questions=Count("questions", distinct=True))
+            _dyads=Count("dyads", distinct=True), _questions=Count("cfpd_questions", distinct=True))
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
@@ -277,31 +279,6 @@ class ScenarioAdmin(admin.ModelAdmin):
         return redirect(reverse("admin:scenarios_app_scenario_change", args=[successor.pk]))
 
 
-@admin.register(Benchmark)
-class BenchmarkAdmin(admin.ModelAdmin):
-    list_display = ["name", "title", "family", "scenario_count", "question_count"]
-    readonly_fields = ["question_counts"]
-    fields = ["name", "title", "family", "description", "question_counts"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(_scenarios=Count("scenarios", distinct=True),
-                                                      _questions=Count("questions", distinct=True))
-
-    @admin.display(description="Scenarios", ordering="_scenarios")
-    def scenario_count(self, benchmark):
-        return benchmark._scenarios
-
-    @admin.display(description="Questions", ordering="_questions")
-    def question_count(self, benchmark):
-        return benchmark._questions
-
-    @admin.display(description="Questions by domain, choice count and qualified actor")
-    def question_counts(self, benchmark):
-        if benchmark.pk is None:
-            return "—"
-        return render_to_string("scenarios_app/count_table.html", {"table": services.stats_table(benchmark)})
-
-
 @admin.register(Actor)
 class ActorAdmin(admin.ModelAdmin):
     list_display = ["code", "prompt_name", "takes_article", "kind", "name"]
@@ -348,17 +325,42 @@ admin.site.register(SubDimension, list_display=["name", "domain", "choice_count"
 admin.site.register(CodifiedAction, list_display=["name", "domain"])
 
 
-@admin.register(Question)
-class QuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+@admin.register(ScenarioQuestion)
+class ScenarioQuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """CFPD's questions: the shared question row and what CFPD knows of it."""
+
     list_display = ["key", "domain", "choice_count", "variant", "qualified_actor"]
-    list_filter = ["benchmark", "domain", "choice_count", "variant"]
-    search_fields = ["key"]
-    list_select_related = ["domain", "qualified_actor"]
+    list_filter = ["question__benchmark", "domain", "question__choice_count", "variant"]
+    search_fields = ["question__key"]
+    list_select_related = ["question", "domain", "qualified_actor"]
     fields = ["key", "benchmark", "scenario", "variant", "domain", "actor_a", "actor_b", "qualified_actor",
               "choice_count", "prompt"]
     readonly_fields = fields
 
+    def get_object(self, request, object_id, from_field=None):
+        # The key is a question's id through a one-to-one field, whose lookup does not
+        # turn an id beyond 64 bits into "no such row" as an integer field's does.
+        try:
+            if not 0 < int(object_id) <= MAX_INT:
+                return None
+        except (TypeError, ValueError):
+            return None
+        return super().get_object(request, object_id, from_field)
+
+    @admin.display(description="Key", ordering="question__key")
+    def key(self, row):
+        return row.question.key
+
+    @admin.display(description="Benchmark")
+    def benchmark(self, row):
+        return row.question.benchmark
+
+    @admin.display(description="Choices", ordering="question__choice_count")
+    def choice_count(self, row):
+        return row.question.choice_count
+
     @admin.display(description="Prompt (appendix A.4)")
-    def prompt(self, question):
+    def prompt(self, row):
+        question = row.question
         text = render_transcript(chat_messages(question.text, question.option_texts(), question.option_order))
         return format_html('<pre class="prompt">{}</pre>', text)

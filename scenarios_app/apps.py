@@ -5,3 +5,10 @@ class ScenariosAppConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'scenarios_app'
     verbose_name = "Authoring"
+
+    def ready(self):
+        from benchmarks_app import families
+
+        from .family import CFPD
+
+        families.register(CFPD)

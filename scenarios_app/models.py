@@ -1,28 +1,11 @@
-"""Authoring data: the taxonomy, actors, benchmarks, scenarios (versioned) and the
-questions they expand into."""
+"""CFPD authoring data: the taxonomy, actors, scenarios (versioned), and what CFPD knows
+of the questions they expand into (benchmarks and questions are benchmarks_app's)."""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-
-class Benchmark(models.Model):
-    class Family(models.TextChoices):
-        CFPD = "cfpd", "CFPD scenarios"
-        BORDERLINES = "borderlines", "Territorial disputes (BorderLines)"
-        FREEFORM = "freeform", "Free-form crisis simulation"
-
-    name = models.SlugField(max_length=64, unique=True, help_text="Short name used on the command line, e.g. demo.")
-    title = models.CharField(max_length=200, blank=True)
-    family = models.CharField(max_length=20, choices=Family.choices, default=Family.CFPD)
-    description = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self):
-        return self.name
+from benchmarks_app.models import Benchmark, Question  # noqa: F401  (shared by every family)
 
 
 class Domain(models.Model):
@@ -212,6 +195,11 @@ class Scenario(models.Model):
     def sub_dimension(self):
         return self.comparison.sub_dimension
 
+    @property
+    def questions(self):
+        """This version's questions in the shared question table."""
+        return Question.objects.filter(cfpd__scenario=self)
+
 
 class ResponseOption(models.Model):
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="options")
@@ -259,40 +247,24 @@ class ScenarioReview(models.Model):
                                                name="one_review_per_reviewer_and_text")]
 
 
-class Question(models.Model):
-    """A question as models are asked it. CFPD questions come from a scenario version and
-    a dyad; other benchmark families fill `options` and `language` their own way."""
+class ScenarioQuestion(models.Model):
+    """What CFPD knows about one of its questions in the shared table: the scenario
+    version and dyad it comes from, its variant, domain and qualified actor."""
 
-    class Kind(models.TextChoices):
-        CHOICE = "choice", "Multiple choice"
-        FREE = "free", "Free text"
-
-    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="questions")
-    key = models.CharField(max_length=200, unique=True)
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CHOICE)
-    scenario = models.ForeignKey(Scenario, null=True, blank=True, on_delete=models.PROTECT, related_name="questions")
+    question = models.OneToOneField(Question, primary_key=True, on_delete=models.CASCADE, related_name="cfpd")
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="cfpd_questions")
     variant = models.CharField(max_length=20, default="full",
                                help_text="full, or no-middle for a three-option scenario asked with two options.")
-    domain = models.ForeignKey(Domain, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    actor_a = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    actor_b = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    qualified_actor = models.ForeignKey(Actor, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    language = models.CharField(max_length=16, default="en")
-    text = models.TextField()
-    options = models.JSONField(default=list, help_text='[{"text": …, "category": slug}] in canonical order')
-    option_order = models.JSONField(default=list, help_text="Indexes into options, in the order they are lettered.")
-    choice_count = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="+")
+    actor_a = models.ForeignKey(Actor, on_delete=models.PROTECT, related_name="+")
+    actor_b = models.ForeignKey(Actor, on_delete=models.PROTECT, related_name="+")
+    qualified_actor = models.ForeignKey(Actor, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        ordering = ["key"]
         indexes = [
-            # benchmark_stats and run selection: questions of a benchmark by domain and choice count.
-            models.Index(fields=["benchmark", "domain", "choice_count"], name="question_by_domain"),
+            # benchmark_stats and run selection: a scenario's questions by domain.
+            models.Index(fields=["domain", "qualified_actor"], name="cfpd_question_by_domain"),
         ]
 
     def __str__(self):
-        return self.key
-
-    def option_texts(self):
-        return [option["text"] for option in self.options]
+        return f"{self.question_id}: {self.scenario} {self.variant}"

@@ -11,22 +11,14 @@ The system prompt and the question prompt are exactly the paper's:
 
 from __future__ import annotations
 
+from benchmarks_app.lettering import LETTERS, MAX_OPTIONS, option_letters  # noqa: F401
+
 SYSTEM_PROMPT = (
     "The following is a question with multiple choice answers. Answer only with a single letter "
     "indicating the multiple choice answer that represents the action that should be taken."
 )
 CHOICE_HEADER = "Please select the correct choice:"
 ANSWER_CUE = "Answer:"
-# A question has 2 to 10 options, lettered A to J. R is never an option letter: it is
-# the refusal code.
-LETTERS = "ABCDEFGHIJ"
-MAX_OPTIONS = len(LETTERS)
-
-
-def option_letters(count: int) -> list[str]:
-    if count > MAX_OPTIONS:
-        raise ValueError(f"{count} options: a question has at most {MAX_OPTIONS} (letters A to J)")
-    return list(LETTERS[:count])
 
 
 def question_prompt(question: str, options: list[str], order: list[int] | None = None) -> str:

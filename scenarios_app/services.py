@@ -19,7 +19,7 @@ from .taxonomy import FOCUS_ACTORS, Category, Comparison, Taxonomy
 from .validation import OptionSpec, Problem, ScenarioSpec, check_scenario
 from .models import (
     ActionCategory, Actor, ActorSet, Benchmark, CodifiedComparison, Domain, Question, ResponseOption, Scenario,
-    ScenarioDyad, ScenarioReview,
+    ScenarioDyad, ScenarioQuestion, ScenarioReview,
 )
 
 REVIEWS_NEEDED = 2
@@ -156,6 +156,7 @@ def new_version(scenario: Scenario, author=None) -> Scenario:
     if not scenario.is_current:
         raise AuthoringError(f"{scenario} is not the current version; edit the current one")
     Scenario.objects.filter(pk=scenario.pk).update(is_current=False)
+    Question.objects.filter(cfpd__scenario=scenario).update(is_current=False)
     latest = Scenario.objects.filter(benchmark=scenario.benchmark, key=scenario.key).order_by("-version").first()
     successor = Scenario.objects.create(
         benchmark=scenario.benchmark, key=scenario.key, version=latest.version + 1, previous_version=scenario,
@@ -229,31 +230,40 @@ def sync_questions(scenario: Scenario) -> dict[str, int]:
         return counts
     questions, actors = _expansion(scenario)
     expected = {q.key: q for q in questions}
-    existing = {q.key: q for q in Question.objects.filter(scenario=scenario)}
+    existing = {q.key: q for q in Question.objects.filter(cfpd__scenario=scenario).select_related("cfpd")}
     stale = [key for key in existing if key not in expected]
     if stale:
-        counts["deleted"] = Question.objects.filter(scenario=scenario, key__in=stale).delete()[0]
-    to_create, to_update = [], []
+        counts["deleted"] = Question.objects.filter(cfpd__scenario=scenario, key__in=stale).delete()[0]
+    to_create, to_update, details = [], [], []
     for key, q in expected.items():
         fields = dict(
-            benchmark_id=scenario.benchmark_id, kind=Question.Kind.CHOICE, scenario=scenario, variant=q.variant,
-            domain_id=scenario.domain_id, actor_a=actors[q.actor_a], actor_b=actors[q.actor_b],
-            qualified_actor=actors[q.qualified_actor], text=q.text,
+            benchmark_id=scenario.benchmark_id, kind=Question.Kind.CHOICE, text=q.text,
             options=[{"text": t, "category": c} for t, c in zip(q.options, q.categories)],
-            option_order=list(q.option_order), choice_count=q.choice_count,
+            option_order=list(q.option_order), choice_count=q.choice_count, is_current=scenario.is_current,
         )
+        detail = dict(scenario=scenario, variant=q.variant, domain_id=scenario.domain_id, actor_a=actors[q.actor_a],
+                      actor_b=actors[q.actor_b], qualified_actor=actors[q.qualified_actor])
         row = existing.get(key)
         if row is None:
-            to_create.append(Question(key=key, **fields))
-        elif any(getattr(row, name) != value for name, value in fields.items()):
+            question = Question(key=key, **fields)
+            to_create.append(question)
+            details.append((question, detail))
+        elif (any(getattr(row, name) != value for name, value in fields.items())
+              or any(getattr(row.cfpd, name) != value for name, value in detail.items())):
             for name, value in fields.items():
                 setattr(row, name, value)
+            for name, value in detail.items():
+                setattr(row.cfpd, name, value)
             to_update.append(row)
     Question.objects.bulk_create(to_create, batch_size=500)
+    ScenarioQuestion.objects.bulk_create([ScenarioQuestion(question=question, **detail)
+                                          for question, detail in details], batch_size=500)
     if to_update:
-        Question.objects.bulk_update(to_update, ["benchmark", "kind", "variant", "domain", "actor_a", "actor_b",
-                                                 "qualified_actor", "text", "options", "option_order",
-                                                 "choice_count"], batch_size=500)
+        Question.objects.bulk_update(to_update, ["benchmark", "kind", "text", "options", "option_order",
+                                                 "choice_count", "is_current"], batch_size=500)
+        ScenarioQuestion.objects.bulk_update([row.cfpd for row in to_update],
+                                             ["variant", "domain", "actor_a", "actor_b", "qualified_actor"],
+                                             batch_size=500)
     counts["created"], counts["updated"] = len(to_create), len(to_update)
     return counts
 
@@ -267,9 +277,8 @@ def sync_benchmark(benchmark: Benchmark) -> dict[str, int]:
 
 
 def current_questions(benchmark: Benchmark):
-    """The questions a run of this benchmark asks: those of current scenario versions, and
-    questions that come from no scenario (other benchmark families)."""
-    return Question.objects.filter(Q(scenario__isnull=True) | Q(scenario__is_current=True), benchmark=benchmark)
+    """The questions a run of this benchmark asks: those of current scenario versions."""
+    return Question.objects.filter(benchmark=benchmark, is_current=True)
 
 
 @dataclass
@@ -283,10 +292,11 @@ class StatsRow:
 def benchmark_stats(benchmark: Benchmark) -> list[StatsRow]:
     """Question counts per domain x choice count x qualified actor (current versions)."""
     rows = (current_questions(benchmark)
-            .values("domain__name", "domain__position", "choice_count", "qualified_actor__code")
+            .values("cfpd__domain__name", "cfpd__domain__position", "choice_count", "cfpd__qualified_actor__code")
             .annotate(n=Count("id"))
-            .order_by("domain__position", "choice_count", "-n", "qualified_actor__code"))
-    return [StatsRow(r["domain__name"], r["choice_count"], r["qualified_actor__code"], r["n"]) for r in rows]
+            .order_by("cfpd__domain__position", "choice_count", "-n", "cfpd__qualified_actor__code"))
+    return [StatsRow(r["cfpd__domain__name"], r["choice_count"], r["cfpd__qualified_actor__code"], r["n"])
+            for r in rows]
 
 
 def validate_spec(spec: ScenarioSpec, taxonomy: Taxonomy | None = None, known: set[str] | None = None):

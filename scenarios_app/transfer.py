@@ -267,18 +267,20 @@ def export_questions(out, benchmark: Benchmark | None = None) -> int:
     """
     writer = SafeWriter(out, lineterminator="\n")  # prompts and options are free text: no formulas
     writer.writerow(QUESTION_COLUMNS)
-    questions = Question.objects.filter(scenario__is_current=True)
+    questions = Question.objects.filter(cfpd__scenario__is_current=True)
     if benchmark is not None:
         questions = questions.filter(benchmark=benchmark)
     questions = questions.select_related(
-        "benchmark", "scenario__comparison", "domain", "actor_a", "actor_b", "qualified_actor").order_by("key")
+        "benchmark", "cfpd__scenario__comparison", "cfpd__domain", "cfpd__actor_a", "cfpd__actor_b",
+        "cfpd__qualified_actor").order_by("key")
     count = 0
     for q in questions.iterator(chunk_size=2000):
         texts = [q.options[i]["text"] for i in q.option_order]
         lettered = texts + [""] * (3 - len(texts))
+        c = q.cfpd
         writer.writerow([
-            q.key, q.benchmark.name, q.scenario.key, q.scenario.version, q.domain.name, q.scenario.comparison.name,
-            q.variant, q.choice_count, q.actor_a.code, q.actor_b.code, q.qualified_actor.code, *lettered[:3],
+            q.key, q.benchmark.name, c.scenario.key, c.scenario.version, c.domain.name, c.scenario.comparison.name,
+            c.variant, q.choice_count, c.actor_a.code, c.actor_b.code, c.qualified_actor.code, *lettered[:3],
             ";".join(q.options[i]["category"] for i in q.option_order),
             render_transcript(chat_messages(q.text, q.option_texts(), q.option_order)),
         ])

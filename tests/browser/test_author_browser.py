@@ -116,8 +116,8 @@ def test_author_writes_three_option_scenario_and_sees_preview(page, live_server,
     assert list(scenario.options.values_list("position", "category__slug")) == [
         (1, "no-force"), (2, "use-of-force"), (3, "threat-of-force")]
     assert [(d.actor_a.code, d.actor_b.code) for d in scenario.dyads.all()] == [("CN", "JP"), ("US", "CU")]
-    assert Question.objects.filter(scenario=scenario).count() == 4
-    assert sorted(Question.objects.filter(scenario=scenario).values_list("choice_count", flat=True)) == [2, 2, 3, 3]
+    assert Question.objects.filter(cfpd__scenario=scenario).count() == 4
+    assert sorted(Question.objects.filter(cfpd__scenario=scenario).values_list("choice_count", flat=True)) == [2, 2, 3, 3]
 
 
 @pytest.mark.parametrize("case", ["option-without-category", "template-without-actor-b"])

@@ -34,7 +34,7 @@ def queue():
     authoring.save_spec(benchmark, three_option_spec(dyads=[("CN", "JP"), ("US", "CU"), ("RU", "GB"), ("IN", "PK")]))
     model = LLMModel.objects.create(name="writer", litellm_model="openai/x")
     run = Run.objects.create(benchmark=benchmark)
-    questions = benchmark.questions.filter(variant="full").order_by("key")
+    questions = benchmark.questions.filter(cfpd__variant="full").order_by("key")
     for question, text in zip(questions, ANSWERS):
         response = Response.objects.create(run=run, question=question, model=model, status="done", raw_output=text,
                                            option_order=[0, 1, 2])

@@ -32,7 +32,7 @@ def queue():
     model = LLMModel.objects.create(name="writer", litellm_model="openai/x")
     run = Run.objects.create(benchmark=benchmark)
     targets = []
-    for question in benchmark.questions.filter(variant="full").order_by("key"):
+    for question in benchmark.questions.filter(cfpd__variant="full").order_by("key"):
         question.options = [{"text": text, "category": ""} for text in FIVE]
         question.choice_count = 5
         question.save(update_fields=["options", "choice_count"])

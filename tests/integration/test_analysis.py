@@ -50,7 +50,7 @@ def answered():
     run = Run.objects.create(benchmark=benchmark, status="done")
     hawk = LLMModel.objects.create(name="hawk", litellm_model="openai/x", answer_mode="choice")
     dove = LLMModel.objects.create(name="dove", litellm_model="openai/x")
-    questions = {q.actor_a.code: q for q in benchmark.questions.select_related("actor_a")}
+    questions = {q.cfpd.actor_a.code: q for q in benchmark.questions.select_related("cfpd__actor_a")}
     answers = {
         hawk: {"US": ("B", ""), "CN": ("B", ""), "RU": ("B", ""), "GB": ("B", ""), "IN": ("A", "")},
         dove: {"US": ("", "A"), "CN": ("", "**A**"), "RU": ("", "A: withdraw"),

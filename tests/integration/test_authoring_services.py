@@ -25,7 +25,7 @@ def test_a_three_option_scenario_expands_into_full_and_no_middle_questions(bench
     assert [o["category"] for o in full.options] == ["no-force", "use-of-force", "threat-of-force"]
     assert [o["category"] for o in two.options] == ["no-force", "use-of-force"]
     assert (full.choice_count, two.choice_count) == (3, 2)
-    assert full.qualified_actor.code == "US" and full.option_order == [0, 1, 2]
+    assert full.cfpd.qualified_actor.code == "US" and full.option_order == [0, 1, 2]
 
 
 def test_syncing_again_changes_nothing(benchmark):

@@ -21,7 +21,7 @@ def unit(db):
         model.save()
         benchmark, _ = Benchmark.objects.get_or_create(name="t")
         scenario = authoring.save_spec(benchmark, three_option_spec(dyads=[("CN", "JP")])).scenario
-        question = scenario.questions.get(variant="full")
+        question = scenario.questions.get(cfpd__variant="full")
         run = Run.objects.create(benchmark=benchmark, use_cache=False)
         return Response.objects.create(run=run, question=question, model=model, option_order=[0, 1, 2])
 

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def questions():
     benchmark = Benchmark.objects.create(name="t")
     authoring.save_spec(benchmark, three_option_spec(dyads=[("CN", "JP"), ("US", "CU"), ("RU", "GB")]))
-    return list(benchmark.questions.filter(variant="full").order_by("key"))
+    return list(benchmark.questions.filter(cfpd__variant="full").order_by("key"))
 
 
 @pytest.fixture

@@ -63,7 +63,7 @@ def setup(monkeypatch):
     monkeypatch.setattr(runs, "schedule_sweep", lambda run_id: None)
     benchmark = Benchmark.objects.create(name="judged")
     authoring.save_spec(benchmark, three_option_spec(dyads=[("CN", "JP"), ("US", "CU"), ("RU", "GB")]))
-    questions = list(benchmark.questions.filter(variant="full").order_by("key"))
+    questions = list(benchmark.questions.filter(cfpd__variant="full").order_by("key"))
     writer = LLMModel.objects.create(name="writer", litellm_model="openai/x")
     run = Run.objects.create(benchmark=benchmark)
     return run, questions, writer

@@ -57,17 +57,17 @@ def test_it_loads_exactly_the_questions_and_answers_asked_for():
 
 def test_it_asks_three_option_scenarios_also_without_their_middle_option():
     load()
-    variants = dict(Question.objects.values_list("variant").annotate(n=Count("id")).order_by())
+    variants = dict(Question.objects.values_list("cfpd__variant").annotate(n=Count("id")).order_by())
     assert variants["full"] > 0 and variants["no-middle"] > 0
     # Every three-option dyad has its two-option twin: as many no-middle as full three-option questions.
-    assert variants["no-middle"] == Question.objects.filter(variant="full", choice_count=3).count()
-    for question in Question.objects.filter(variant="no-middle")[:20]:
+    assert variants["no-middle"] == Question.objects.filter(cfpd__variant="full", choice_count=3).count()
+    for question in Question.objects.filter(cfpd__variant="no-middle")[:20]:
         full = Question.objects.get(key=question.key.replace(".no-middle", ".full"))
         kept = [option["category"] for option in question.options]
         middle = {"threat-of-force", "middle-intervention"}
         assert question.choice_count == 2 and not middle & set(kept)
         assert kept == [option["category"] for option in full.options if option["category"] not in middle]
-    domains = set(Question.objects.values_list("domain__slug", flat=True))
+    domains = set(Question.objects.values_list("cfpd__domain__slug", flat=True))
     assert domains == {"escalation", "intervention", "cooperation", "alliance"}
 
 

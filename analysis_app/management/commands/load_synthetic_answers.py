@@ -14,8 +14,9 @@ from analysis_app import synthetic
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring
-from scenarios_app.models import ActorSet, Benchmark, Question, Scenario
-from scenarios_app.prompting import LETTERS
+from benchmarks_app.models import DEFAULT_CONDITION_ID
+from scenarios_app.models import ActorSet, Benchmark, Question, Scenario, ScenarioQuestion
+from benchmarks_app.lettering import LETTERS
 from scenarios_app.seeding import UNIVERSAL_GENERIC, read_universal_generic
 from scenarios_app.taxonomy import FOCUS_ACTORS
 from scenarios_app.validation import OptionSpec, ScenarioSpec, check_scenario
@@ -32,7 +33,7 @@ RESPONSE_CHUNK = 200_000  # rows per COPY write and per progress line
 COPY_COLUMNS = ["run_id", "question_id", "model_id", "repeat", "status", "option_order", "messages",
                 "resolved_model", "params", "raw_output", "chosen_letter", "finish_reason", "attempts", "error_kind",
                 "error_message", "cache_hit", "cache_key", "claim_token", "created_at", "answered_at", "code",
-                "code_source"]
+                "code_source", "condition_id"]
 
 
 def model_name(index):
@@ -123,6 +124,8 @@ class Command(BaseCommand):
                 placeholders = ", ".join(["%s"] * len(runs))
                 cursor.execute(f"DELETE FROM {Response._meta.db_table} WHERE run_id IN ({placeholders})", runs)
             Run.objects.filter(pk__in=runs).delete()
+            cursor.execute(f"DELETE FROM {ScenarioQuestion._meta.db_table} WHERE question_id IN "
+                           f"(SELECT id FROM {Question._meta.db_table} WHERE benchmark_id = %s)", [benchmark.pk])
             cursor.execute(f"DELETE FROM {Question._meta.db_table} WHERE benchmark_id = %s", [benchmark.pk])
         Scenario.objects.filter(benchmark=benchmark).delete()
         benchmark.delete()
@@ -187,7 +190,7 @@ class Command(BaseCommand):
 
     def _responses(self, bench, run, llm_models, repeats, rng):
         rows = list(Question.objects.filter(benchmark=bench).order_by("pk").values_list(
-            "pk", "scenario_id", "qualified_actor_id", "options", "choice_count"))
+            "pk", "cfpd__scenario_id", "cfpd__qualified_actor_id", "options", "choice_count"))
         category_index, scenario_index, actor_index = {}, {}, {}
         option_categories = np.full((len(rows), 3), -1, dtype=np.int64)
         for i, (_, scenario_id, actor_id, options, _) in enumerate(rows):
@@ -238,6 +241,7 @@ class Command(BaseCommand):
             "answered_at": None if failed else now,
             "code": letter or ("R" if outcome == synthetic.REFUSAL else ""),
             "code_source": {synthetic.UNRESOLVED: "unresolved", synthetic.MISSING: "missing"}.get(outcome, "choice"),
+            "condition_id": DEFAULT_CONDITION_ID,
         }
 
     def _kinds(self, llm_models, now):

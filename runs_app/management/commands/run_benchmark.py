@@ -47,6 +47,9 @@ class Command(BaseCommand):
         parser.add_argument("--domain", action="append", help="Domain slug(s): escalation, intervention, ...")
         parser.add_argument("--choices", action="append", help="Choice counts: 2, 3.")
         parser.add_argument("--actors", action="append", help="Qualified actor codes: US,CN,...")
+        parser.add_argument("--conditions", action="append",
+                            help="Condition names (prompt strategies, temperatures): every unit once per condition; "
+                                 "default: as the benchmark's family writes it.")
         parser.add_argument("--sample", type=int, help="Ask a seeded random sample of this many questions.")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--permute", action="store_true", help="Shuffle option order per unit (stored).")
@@ -107,7 +110,7 @@ class Command(BaseCommand):
                 "benchmark": o["benchmark"], "models": _split([o["models"]] if o["models"] else []),
                 "repeats": o["repeats"], "sample": o["sample"], "seed": o["seed"], "domains": _split(o["domain"]),
                 "choice_counts": _split(o["choices"]), "qualified_actors": _split(o["actors"]),
-                "system_prompt": o["system_prompt"], "permute_options": o["permute"],
+                "conditions": _split(o["conditions"]), "system_prompt": o["system_prompt"], "permute_options": o["permute"],
                 "use_cache": False if o["no_cache"] else None, "note": o["note"],
                 "budget_usd": o["budget_usd"], "budget_units": o["budget_units"]})
         except services.LaunchInvalid as exc:

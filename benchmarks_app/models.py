@@ -1,0 +1,99 @@
+"""What every benchmark family shares: benchmarks, the questions models are asked, and
+the conditions (named variations of how a question is asked) a run asks them under.
+
+The run engine, coding and analysis know these three and nothing of a family: each
+family app (scenarios_app for CFPD, territories_app for BorderLines) keeps its own
+authoring data beside them, creates its questions here, and registers how its questions
+are rendered (`families.register`)."""
+
+from django.db import models
+
+
+class Benchmark(models.Model):
+    class Family(models.TextChoices):
+        CFPD = "cfpd", "CFPD scenarios"
+        BORDERLINES = "borderlines", "Territorial disputes (BorderLines)"
+        FREEFORM = "freeform", "Free-form crisis simulation"
+
+    name = models.SlugField(max_length=64, unique=True, help_text="Short name used on the command line, e.g. demo.")
+    title = models.CharField(max_length=200, blank=True)
+    family = models.CharField(max_length=20, choices=Family.choices, default=Family.CFPD)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Question(models.Model):
+    """A question as models are asked it: its text, its options in canonical order (the
+    author's), and the order they are lettered in. What a family knows about a question
+    beyond that (CFPD's scenario and dyad, a territory and its claimants) lives in the
+    family's own table, one row per question."""
+
+    class Kind(models.TextChoices):
+        CHOICE = "choice", "Multiple choice"
+        FREE = "free", "Free text"
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="questions")
+    key = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CHOICE)
+    language = models.CharField(max_length=16, default="en")
+    text = models.TextField()
+    options = models.JSONField(default=list, help_text='[{"text": …, …}] in canonical order')
+    option_order = models.JSONField(default=list, help_text="Indexes into options, in the order they are lettered.")
+    choice_count = models.PositiveSmallIntegerField(default=0)
+    is_current = models.BooleanField(
+        default=True, help_text="Asked by new runs; a family clears it when the question is superseded.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["key"]
+        indexes = [
+            # Run selection and counts: a benchmark's current questions by choice count.
+            models.Index(fields=["benchmark", "is_current", "choice_count"], name="question_current"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+    def option_texts(self):
+        return [option["text"] for option in self.options]
+
+
+DEFAULT_CONDITION_ID = 1  # created by the migration; "as the family writes it"
+
+
+class Condition(models.Model):
+    """A named variation of how a question is asked — a prompt strategy, a temperature —
+    stored on each answer and part of the unit of work (run, question, model, condition,
+    repeat). The engine, coding and analysis treat every condition alike; a family's
+    renderer decides how a system prompt applies to its questions."""
+
+    class Kind(models.TextChoices):
+        DEFAULT = "default", "As the family writes it"
+        STRATEGY = "strategy", "Prompt strategy"
+        TEMPERATURE = "temperature", "Sampling temperature"
+
+    name = models.SlugField(max_length=64, unique=True)
+    label = models.CharField(max_length=120)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STRATEGY)
+    family = models.CharField(max_length=20, choices=Benchmark.Family.choices, blank=True,
+                              help_text="The family it is meant for; empty for any.")
+    system_prompt = models.TextField(
+        blank=True, max_length=20_000,
+        help_text="Replaces the family's system prompt when not empty. A family may fill placeholders "
+                  "in it (BorderLines: {country}, the country whose language the question is in).")
+    temperature = models.FloatField(null=True, blank=True,
+                                    help_text="Replaces the model's sampling temperature when set.")
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self):
+        return self.name
