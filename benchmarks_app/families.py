@@ -15,6 +15,15 @@ A family app registers itself from its AppConfig.ready():
   continuations (option texts in `order`) that rank classification scores.
 - `check_selection(selection)` (optional) returns {field: [messages]} for selection
   keys that name nothing.
+- `applies(question, condition)` (optional) says whether the condition can be asked of
+  the question at all (BorderLines' nationalist persona has no country for the English
+  control): a launch makes no unit where it cannot.
+- `permutable`: whether option order may be shuffled (False where the letters are
+  written inside the question text, as BorderLines writes them).
+- `read_answer(question, text)` (optional) reads a generated answer the family's way
+  before the generic encoder: returns (index into question.options, rule, reason), with
+  index None for "unresolved, tell reviewers `reason`", or None to leave the answer to
+  the generic encoder.
 - `summary(benchmark)` (optional) returns HTML (already escaped) describing a
   benchmark's questions for the console, e.g. CFPD's counts by domain and actor.
 - `mark_asked(question_ids)` (optional) is called in the transaction that creates a
@@ -40,6 +49,10 @@ def _nothing(question_ids) -> None:
     return None
 
 
+def _always(question, condition) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
@@ -47,6 +60,9 @@ class Family:
     filter_questions: Callable[[Any, Any], Any] = _no_filter
     check_selection: Callable[[Any], dict[str, list[str]]] = _no_errors
     mark_asked: Callable[[list[int]], None] = _nothing
+    applies: Callable[[Any, Any], bool] = _always
+    permutable: bool = True
+    read_answer: Callable[[Any, str], tuple[int | None, str, str] | None] | None = None
     summary: Callable[[Any], str] | None = None
     rank_prompt: Callable[..., tuple[str, list[str]]] | None = None
 

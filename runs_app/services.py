@@ -290,16 +290,19 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     conditions = conditions_of(request)
     run.llm_models.set(models)
     run.conditions.set(conditions)
-    questions = Question.objects.filter(pk__in=question_ids).only("id", "key", "choice_count")
+    family = families.family(request.benchmark.family)
+    permute = request.permute_options and family.permutable
+    questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
     rows = [
         Response(run=run, question=q, model=m, condition=c, repeat=r,
-                 option_order=option_order(q.choice_count, request.permute_options, selection.seed,
+                 option_order=option_order(q.choice_count, permute, selection.seed,
                                            f"{q.key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID
                                            else f"{q.key}/{m.pk}/{c.name}/{r}"))
-        for q in questions for m in models for c in conditions for r in range(repeats_for(m, request.repeats))
+        for q in questions for c in conditions if family.applies(q, c)
+        for m in models for r in range(repeats_for(m, request.repeats))
     ]
     Response.objects.bulk_create(rows, batch_size=2000)
-    families.family(request.benchmark.family).mark_asked(question_ids)
+    family.mark_asked(question_ids)
     enqueue(list(run.responses.values_list("id", flat=True)))
     schedule_sweep(run.pk)
     return run
