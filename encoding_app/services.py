@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from benchmarks_app import families
 from runs_app.models import Response
 
 from . import audits, auto_encoder
@@ -52,6 +53,26 @@ def presented_options(response: Response) -> list[dict]:
 def automatic_encoding(response: Response) -> auto_encoder.Encoding:
     """The automatic encoder's reading, in presented letters (R stays R)."""
     return auto_encoder.encode(response.raw_output, [o["text"] for o in presented_options(response)])
+
+
+def family_encoding(response: Response) -> auto_encoder.Encoding | None:
+    """The question's family's own reading of a generated answer (BorderLines: a claimant
+    named), as an Encoding in presented letters; None leaves it to the generic encoder."""
+    try:
+        read = families.family(response.question.benchmark.family).read_answer
+    except families.UnknownFamily:
+        return None
+    if read is None or not (response.raw_output or "").strip():
+        return None
+    reading = read(response.question, response.raw_output)
+    if reading is None:
+        return None
+    index, rule, reason = reading
+    if index is None:
+        generic = automatic_encoding(response)  # a refusal is a refusal in every family
+        return generic if generic.code == REFUSAL else auto_encoder.Encoding(None, rule, 0.0, reason)
+    order = list(response.option_order) or list(range(len(response.question.options)))
+    return auto_encoder.Encoding(LETTERS[order.index(index)], rule, 1.0, reason)
 
 
 # ---------------------------------------------------------------- automatic coding
@@ -129,7 +150,7 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
     code stands) or `not-applicable` (a free-text question without options, or a judge
     unit, which is not an answer of its own)."""
     with transaction.atomic():
-        response = (Response.objects.select_for_update(of=("self",)).select_related("question")
+        response = (Response.objects.select_for_update(of=("self",)).select_related("question__benchmark")
                     .filter(pk=response_id).first())
         if response is None or not response.question.options:
             return "not-applicable"
@@ -141,10 +162,10 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
         if response.status != Response.Status.DONE:
             return "missing"
         if response.chosen_letter:
-            letter, source, rule, confidence = response.chosen_letter, Source.CHOICE, "logprobs", \
-                _choice_confidence(response)
+            rule = "rank-classification" if (response.params or {}).get("mode") == "rank" else "logprobs"
+            letter, source, confidence = response.chosen_letter, Source.CHOICE, _choice_confidence(response)
         else:
-            encoding = automatic_encoding(response)
+            encoding = family_encoding(response) or automatic_encoding(response)
             if encoding.rule == "empty":
                 _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
                 _set_current(response, None, current, MISSING)

@@ -19,6 +19,7 @@ from django.db import connection
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
+from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
@@ -44,9 +45,20 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
     options = question.option_texts()
     messages = response.messages or render_messages(question, response.option_order, condition, run.system_prompt)
     mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
-    params = {} if mode == LLMModel.AnswerMode.CHOICE else model.sampling_params()
+    params = model.sampling_params() if mode == LLMModel.AnswerMode.GENERATE else {}
     if params and condition.temperature is not None:
         params["temperature"] = condition.temperature
+    if mode == LLMModel.AnswerMode.RANK and not response.messages:
+        # What is scored: the family's plain prompt, each option's text as its continuation.
+        rank_prompt = families.family(question.benchmark.family).rank_prompt
+        if rank_prompt is None:
+            raise llm.LLMError("bad_request", f"rank classification is not defined for {question.benchmark.family} "
+                               "questions; ask this model in choice or generate mode", transient=False)
+        prompt, continuations = rank_prompt(question, response.option_order)
+        messages = [{"role": "user", "content": prompt}]
+        params = {"mode": "rank", "continuations": list(continuations)}
+    elif mode == LLMModel.AnswerMode.RANK:
+        params = {"mode": "rank", "continuations": list(response.params.get("continuations") or [])}
     if model.is_bundled:
         local_provider.configure(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
     return llm.LLMRequest(
@@ -62,7 +74,8 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
 def uses_cache(run: Run, model: LLMModel) -> bool:
     if run.use_cache is not None:
         return run.use_cache
-    return model.answer_mode == LLMModel.AnswerMode.CHOICE or (model.temperature == 0 and run.repeats == 1)
+    return model.answer_mode in (LLMModel.AnswerMode.CHOICE, LLMModel.AnswerMode.RANK) or (
+        model.temperature == 0 and run.repeats == 1)
 
 
 def claim(response_id: int, lease_seconds: float) -> str | None:
@@ -89,6 +102,7 @@ def _result_fields(result: llm.LLMResult) -> dict:
         raw_output=result.text, resolved_model=result.resolved_model, finish_reason=result.finish_reason,
         latency_ms=result.latency_ms, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
         cost=result.cost, option_logprobs=result.option_logprobs, chosen_letter=result.chosen_letter or "",
+        option_mean_logprobs=result.option_mean_logprobs,
     )
 
 
@@ -147,7 +161,13 @@ def execute(response_id: int) -> Outcome:
     if run.status == Run.Status.QUEUED:
         Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
                                                                        started_at=timezone.now())
-    request = build_request(response, model, run)
+    try:
+        request = build_request(response, model, run)
+    except llm.LLMError as error:  # the question cannot be asked this way: nothing to retry
+        written = _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
+                          error_message=error.message, answered_at=timezone.now())
+        finish_run_if_complete(run.pk)
+        return Outcome("failed" if written else "skipped")
     record = dict(messages=request.messages, params=request.resolved_params())
     key = cache_key(request.model, request.api_base, request.mode, record["params"], request.messages,
                     request.letters) if uses_cache(run, model) else ""
@@ -167,7 +187,8 @@ def execute(response_id: int) -> Outcome:
     try:
         with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
                   lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN):
-            result = llm.complete(request)
+            result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
+                      if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
     except LimitBusy as busy:
         # Not the model's fault: give the unit back untouched (attempt not counted).
         if not _give_back(response_id, token, attempts=F("attempts") - 1):
@@ -197,7 +218,8 @@ def execute(response_id: int) -> Outcome:
             "text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
             "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "cost": result.cost,
-            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter}})
+            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter,
+            "option_mean_logprobs": result.option_mean_logprobs}})
     return _after_write(response_id, run, written)
 
 

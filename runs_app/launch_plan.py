@@ -13,7 +13,7 @@ Estimates, stated so that nobody mistakes them for measurements:
 
 * prompt tokens: the rendered prompt's characters / 4, rounded up per prompt (OpenAI's
   rule of thumb for English; no tokenizer is loaded for a plan);
-* completion tokens: 1 per unit in choice mode (one letter), `max_tokens` in generate
+* completion tokens: 1 per unit in choice mode (one letter), none in rank mode, `max_tokens` in generate
   mode (an upper bound: most answers stop sooner);
 * money: per-token prices (the model's own, or LiteLLM's table) x tokens; `None` is
   "unknown" (no price anywhere), never 0;
@@ -172,7 +172,7 @@ class ModelSpec:
     """What the plan needs to know of one model."""
 
     name: str
-    mode: str  # "choice" or "generate"
+    mode: str  # "choice", "rank" (nothing generated) or "generate"
     repeats: int  # times each question is asked of this model
     max_tokens: int
     max_concurrency: int
@@ -221,7 +221,7 @@ def plan_model(spec: ModelSpec, prompt_chars: list[int]) -> ModelPlan:
     questions = len(prompt_chars)
     units = questions * spec.repeats
     prompt = sum(prompt_tokens(chars) for chars in prompt_chars) * spec.repeats
-    completion = units * (1 if spec.mode == "choice" else spec.max_tokens)
+    completion = units * ({"choice": 1, "rank": 0}.get(spec.mode, spec.max_tokens))
     cost = None
     if spec.input_cost_per_token is not None or spec.output_cost_per_token is not None:
         cost = prompt * (spec.input_cost_per_token or 0.0) + completion * (spec.output_cost_per_token or 0.0)

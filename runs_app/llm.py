@@ -49,7 +49,7 @@ class LLMRequest:
     params: dict = field(default_factory=dict)
     api_base: str | None = None
     timeout: float = 120
-    mode: str = "generate"  # or "choice"
+    mode: str = "generate"  # or "choice"; "rank" is asked through score_continuations
     letters: list[str] = field(default_factory=list)
     strategy: str = "logprobs"  # choice mode: logprobs, grammar, guided_choice
     top_logprobs: int = 20
@@ -86,6 +86,7 @@ class LLMResult:
     cost: float | None = None
     option_logprobs: dict | None = None
     chosen_letter: str = ""
+    option_mean_logprobs: dict | None = None  # rank classification: per letter, the sum over its tokens / tokens
 
 
 class LLMError(Exception):
@@ -352,3 +353,17 @@ def score_continuations(request: LLMRequest, prompt: str, continuations: list[st
         resolved_model=getattr(response, "model", None) or request.model,
         params={k: v for k, v in kwargs.items() if k not in ("prompt", "api_key", "model")},
         latency_ms=latency_ms, prompt_tokens=prompt_tokens, cost=_cost(request, response, prompt_tokens, 0))
+
+
+def rank(request: LLMRequest, prompt: str, continuations: list[str]) -> LLMResult:
+    """Rank classification as an answer: the continuations are the options in the order
+    lettered, and the chosen letter is the one whose text has the highest log-probability
+    (summed over its tokens; the length-normalised mean kept beside it)."""
+    scored = score_continuations(request, prompt, continuations)
+    letters = request.letters or [chr(ord("A") + i) for i in range(len(continuations))]
+    return LLMResult(
+        text=scored.winner_text.strip(), resolved_model=scored.resolved_model, finish_reason="rank",
+        latency_ms=scored.latency_ms, prompt_tokens=scored.prompt_tokens, completion_tokens=0, cost=scored.cost,
+        option_logprobs={letter: score.logprob for letter, score in zip(letters, scored.scores)},
+        option_mean_logprobs={letter: score.mean_logprob for letter, score in zip(letters, scored.scores)},
+        chosen_letter=letters[scored.winner])

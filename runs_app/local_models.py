@@ -25,8 +25,10 @@ BUNDLED = [BundledModel("local-smollm2", "smollm2"), BundledModel("local-gemma3"
 # The same weights answering in free text (generate mode), so that the automatic encoder
 # and the reviewers have real verbose answers to code.
 TEXT_SUFFIX = "-text"
-BY_NAME = {bundled.name: bundled for bundled in BUNDLED} | {bundled.name + TEXT_SUFFIX: bundled
-                                                            for bundled in BUNDLED}
+RANK_SUFFIX = "-rank"
+BY_NAME = ({bundled.name: bundled for bundled in BUNDLED}
+           | {bundled.name + TEXT_SUFFIX: bundled for bundled in BUNDLED}
+           | {bundled.name + RANK_SUFFIX: bundled for bundled in BUNDLED})
 
 
 def registration(bundled: BundledModel) -> dict:
@@ -45,3 +47,10 @@ def text_registration(bundled: BundledModel) -> dict:
     return {**registration(bundled), "answer_mode": "generate", "temperature": 0.7, "max_tokens": 48,
             "notes": bundled.description + "; free text (generate mode), coded by the automatic encoder "
                                            "and reviewers"}
+
+
+def rank_registration(bundled: BundledModel) -> dict:
+    """The rank-classification variant: each option's text scored as the continuation of
+    the question (BorderLines scores claimant names this way)."""
+    return {**registration(bundled), "answer_mode": "rank",
+            "notes": bundled.description + "; rank classification (log-probability of each option's text)"}

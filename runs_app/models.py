@@ -15,6 +15,7 @@ class LLMModel(models.Model):
     class AnswerMode(models.TextChoices):
         CHOICE = "choice", "Choice: the option letter from the model's own probabilities"
         GENERATE = "generate", "Generate: free text, coded afterwards"
+        RANK = "rank", "Rank: the log-probability of each option's text as the continuation of the question"
 
     class ChoiceStrategy(models.TextChoices):
         LOGPROBS = "logprobs", "Top log-probabilities of the first token"
@@ -139,6 +140,8 @@ class Response(models.Model):
     params = models.JSONField(default=dict)
     raw_output = models.TextField(blank=True)
     option_logprobs = models.JSONField(null=True, blank=True, help_text="{letter: log-probability}")
+    option_mean_logprobs = models.JSONField(
+        null=True, blank=True, help_text="Rank classification: {letter: log-probability per token of the option}")
     chosen_letter = models.CharField(max_length=1, blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)

@@ -78,13 +78,14 @@ def schedule_sweep(run_id: int):
     transaction.on_commit(lambda: sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS))
 
 
+DETERMINISTIC_MODES = (LLMModel.AnswerMode.CHOICE, LLMModel.AnswerMode.RANK)
 SAMPLING_REPEATS = 5  # section 3.7: five runs of each sampling (closed) model, mean and spread reported
 
 
 def repeats_for(model: LLMModel, repeats: int) -> int:
     """Choice mode is deterministic (temperature 0, the most probable letter): asked once.
     Generate mode samples: asked `repeats` times."""
-    return 1 if model.answer_mode == LLMModel.AnswerMode.CHOICE else repeats
+    return 1 if model.answer_mode in DETERMINISTIC_MODES else repeats
 
 
 # --- launching: one reading of the input, one plan, one launch ------------------------

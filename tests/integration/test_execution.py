@@ -316,3 +316,45 @@ def test_error_text_stored_before_redaction_is_redacted_by_the_migration(benchma
     migration.redact_stored_errors(apps, None)
     assert Response.objects.get(pk=unit.pk).error_message == (
         "AuthenticationError: Incorrect API key provided: [redacted]")
+
+
+@pytest.fixture
+def ranked_family(monkeypatch):
+    """A family whose rank prompt is the question text and whose continuations are the
+    option texts in the order lettered (as BorderLines scores claimant names)."""
+    from benchmarks_app import families
+
+    family = families.Family(
+        name="ranked", render=lambda q, order, condition, system: [{"role": "user", "content": q.text}],
+        rank_prompt=lambda q, order: (f"{q.text} Answer:", [" " + q.options[i]["text"] for i in order]),
+        permutable=False)
+    monkeypatch.setitem(families._registry, "ranked", family)
+    return family
+
+
+def test_rank_mode_scores_each_option_and_codes_the_highest(ranked_family, fake, monkeypatch):
+    from benchmarks_app.models import Question
+
+    benchmark = Benchmark.objects.create(name="r", family="ranked")
+    Question.objects.create(benchmark=benchmark, key="r/1", text="Is Atlantis a territory of A) Oz or B) Utopia?",
+                            options=[{"text": "Oz"}, {"text": "Utopia"}], option_order=[0, 1], choice_count=2)
+    # word log-probabilities: " Oz" -1.5, " Utopia" -0.5: B wins (sum over its one token).
+    fake.configure(word_logprobs={"Oz": -1.5, "Utopia": -0.5})
+    ranker = model(fake, name="ranker", answer_mode="rank")
+    run = launch(benchmark, [ranker], monkeypatch, repeats=3)
+    assert run_all(run) == ["done"]  # rank mode is deterministic: asked once whatever the repeats
+    response = run.responses.get()
+    assert response.option_logprobs == {"A": -1.5, "B": -0.5} and response.chosen_letter == "B"
+    assert response.option_mean_logprobs == {"A": -1.5, "B": -0.5}
+    assert response.messages == [{"role": "user", "content": "Is Atlantis a territory of A) Oz or B) Utopia? Answer:"}]
+    assert response.params["mode"] == "rank" and response.params["continuations"] == [" Oz", " Utopia"]
+    assert (response.code, response.code_source) == ("B", "choice")
+    assert response.codes.get(is_current=True).rule == "rank-classification"
+
+
+def test_rank_mode_on_a_family_without_a_rank_prompt_fails_once_with_a_reason(benchmark, fake, monkeypatch):
+    run = launch(benchmark, [model(fake, name="ranker", answer_mode="rank")], monkeypatch)
+    assert set(run_all(run)) == {"failed"}
+    response = run.responses.first()
+    assert response.error_kind == "bad_request" and "rank classification is not defined for cfpd" in response.error_message
+    assert fake.stats()["total_requests"] == 0

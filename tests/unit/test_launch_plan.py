@@ -61,7 +61,7 @@ def test_it_refuses_a_system_prompt_over_the_limit():
 
 
 def test_every_problem_is_reported_at_once():
-    errors = errors_of(repeats=0, seed=-1, choice_counts=[4], budget_usd="-3", budget_units=0)
+    errors = errors_of(repeats=0, seed=-1, choice_counts=[11], budget_usd="-3", budget_units=0)  # 2 to 10 options: 11 is none
     assert set(errors) == {"repeats", "seed", "choice_counts", "budget_usd", "budget_units"}
     assert errors["budget_usd"] == ["must be more than 0 and at most 100000000; got -3"]
 
