@@ -36,6 +36,17 @@ def _litellm():
     return litellm
 
 
+def warm_up() -> None:
+    """Import LiteLLM and the OpenAI client it calls through, once per worker process at
+    start: done lazily inside a unit's first call, the imports (seconds on a busy 2-core
+    machine) ran down that call's timeout and turned a first answer into a retry."""
+    litellm = _litellm()
+    from litellm.llms.openai.openai import OpenAIChatCompletion  # noqa: F401
+    import openai  # noqa: F401
+
+    litellm.get_llm_provider("openai/warm-up")
+
+
 def __getattr__(name):  # `llm.litellm` for callers that need LiteLLM itself (PEP 562)
     if name == "litellm":
         return _litellm()

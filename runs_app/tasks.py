@@ -3,7 +3,7 @@
 import logging
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
 from . import execution, services
@@ -27,6 +27,14 @@ def sweep(run_id: int):
     _, active = services.sweep_run(run_id)
     if active:
         sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
+
+
+@worker_init.connect
+def warm_up_on_start(**kwargs):
+    """LiteLLM is imported before the first unit, not inside its timed call (see llm.warm_up)."""
+    from . import llm
+
+    llm.warm_up()
 
 
 @worker_ready.connect
