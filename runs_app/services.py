@@ -555,7 +555,8 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
             problems.append(f"line {line}: no condition named {condition[:80]!r}")
         unit = (key, model, condition, repeat)
         if unit in seen:
-            problems.append(f"line {line}: ({key}, {model}, {condition}, repeat {repeat}) repeats line {seen[unit]}")
+            shown = f"{key}, {model}, " + ("" if condition == "default" else f"condition {condition}, ")
+            problems.append(f"line {line}: ({shown}repeat {repeat}) repeats line {seen[unit]}")
         seen.setdefault(unit, line)
     benchmarks = {q.benchmark for q in questions.values()}
     if len(benchmarks) > 1:
