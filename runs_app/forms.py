@@ -31,6 +31,12 @@ class ModelChoiceField(forms.ModelMultipleChoiceField):
         return f"{model.name} · {model.get_answer_mode_display().split(':')[0].lower()} · {where}"
 
 
+class ConditionChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, condition):
+        family = f" · {condition.get_family_display()}" if condition.family else ""
+        return f"{condition.label} ({condition.name}){family}"
+
+
 def _number(**attrs):
     # Read as text: the numbers are checked, with the limits of settings, by
     # services.read_launch (the same rules as the API and run_benchmark).
@@ -47,7 +53,7 @@ class LaunchForm(forms.Form):
         help_text=f"Answers per question from each generate-mode (sampling) model; 5 as in the paper, at most "
                   f"{settings.CFPD_MAX_REPEATS}. Choice-mode models answer once: at temperature 0 their letter "
                   "does not change.")
-    conditions = forms.ModelMultipleChoiceField(
+    conditions = ConditionChoiceField(
         queryset=Condition.objects.none(), to_field_name="name", required=False, widget=forms.CheckboxSelectMultiple,
         help_text="How each question is asked (prompt strategies, temperatures): every unit once per condition "
                   "ticked. None ticked: as the benchmark's family writes it.")
