@@ -20,6 +20,11 @@ _AUTHORING_SHARED = (["benchmarks_app." + p for p in ["add_benchmark", "change_b
                                                       "view_benchmark", "add_condition", "change_condition",
                                                       "delete_condition", "view_condition", "view_question"]])
 _READING_SHARED = ["benchmarks_app.view_benchmark", "benchmarks_app.view_condition", "benchmarks_app.view_question"]
+# territories_app: authors write the territorial-disputes tables; the other roles read them.
+_TERRITORY_MODELS = ["territory", "claimant", "country", "language", "termtranslation", "borderlinestable"]
+_TERRITORY_AUTHORING = [f"territories_app.{action}_{model}" for model in _TERRITORY_MODELS
+                        for action in ("add", "change", "delete", "view")] + ["territories_app.view_territoryquestion"]
+_TERRITORY_READING = [f"territories_app.view_{model}" for model in [*_TERRITORY_MODELS, "territoryquestion"]]
 
 
 def _perms(app, models, actions):
@@ -31,13 +36,15 @@ _RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
 
 ROLE_PERMISSIONS = {
     AUTHORS: _perms("scenarios_app", _SCENARIO_MODELS, ["add", "change", "delete", "view"])
-    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]) + _AUTHORING_SHARED,
+    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]) + _AUTHORING_SHARED + _TERRITORY_AUTHORING,
     # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
     # read agreement and the encoder's audit.
-    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED + _RUN_READ
+    REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
+    + _TERRITORY_READING + _RUN_READ
     + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
     + _perms("encoding_app", ["code", "reviewtask", "codingpolicy"], ["view"]),
-    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED + _RUN_READ
+    ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
+    + _TERRITORY_READING + _RUN_READ
     + ["analysis_app.view_dashboard"],
     # Operators launch, cancel and resume runs and register models.
     OPERATORS: list(_READING_SHARED)

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "accounts",
     "benchmarks_app",
     "scenarios_app",
+    "territories_app",
     "runs_app",
     "encoding_app",
     "analysis_app",

@@ -256,7 +256,7 @@ def export_scenarios(benchmark: Benchmark, fmt: str = "csv") -> str:
 
 QUESTION_COLUMNS = ["question_key", "benchmark", "scenario", "scenario_version", "domain", "comparison", "variant",
                     "choice_count", "actor_a", "actor_b", "qualified_actor", "option_a", "option_b", "option_c",
-                    "categories", "prompt"]
+                    "categories", "prompt", "territory", "language", "choices", "claimants_en"]
 
 
 def export_questions(out, benchmark: Benchmark | None = None) -> int:
@@ -282,8 +282,26 @@ def export_questions(out, benchmark: Benchmark | None = None) -> int:
             q.key, q.benchmark.name, c.scenario.key, c.scenario.version, c.domain.name, c.scenario.comparison.name,
             c.variant, q.choice_count, c.actor_a.code, c.actor_b.code, c.qualified_actor.code, *lettered[:3],
             ";".join(q.options[i]["category"] for i in q.option_order),
-            render_transcript(chat_messages(q.text, q.option_texts(), q.option_order)),
+            render_transcript(chat_messages(q.text, q.option_texts(), q.option_order)), "", q.language, "", "",
         ])
+        count += 1
+    return count + _export_family_questions(writer, benchmark)
+
+
+def _export_family_questions(writer, benchmark: Benchmark | None) -> int:
+    """Territorial-disputes questions: the CFPD columns empty; territory, language, the
+    choices as shown (JSON, letter order) and the same claimants in English."""
+    questions = Question.objects.filter(is_current=True, borderlines__isnull=False)
+    if benchmark is not None:
+        questions = questions.filter(benchmark=benchmark)
+    count = 0
+    for q in questions.select_related("benchmark", "borderlines__territory").order_by("key").iterator(chunk_size=2000):
+        d = q.borderlines
+        texts = [q.options[i]["text"] for i in q.option_order]
+        lettered = texts + [""] * (3 - len(texts))
+        writer.writerow([q.key, q.benchmark.name, "", "", "", "", "", q.choice_count, "", "", "", *lettered[:3], "",
+                         render_transcript([{"role": "user", "content": q.text}]), d.territory.name, q.language,
+                         json.dumps(d.choices, ensure_ascii=False), json.dumps(d.claimants_en, ensure_ascii=False)])
         count += 1
     return count
 

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class TerritoriesAppConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "territories_app"
+    verbose_name = "Territorial disputes (BorderLines)"
+
+    def ready(self):
+        from benchmarks_app import families
+
+        from .family import BORDERLINES
+
+        families.register(BORDERLINES)

@@ -1,0 +1,98 @@
+"""BorderLines as a benchmark family: how the engine asks its questions (the query as the
+user turn, a prompt strategy's system prompt filled per question), rank classification's
+prompt, the family's own reading of generated answers (a claimant named), and what the
+console shows of a benchmark. Registered in TerritoriesAppConfig.ready()."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from benchmarks_app.families import Family
+
+from . import parsing, prompting, queries
+from . import release as rel
+
+
+@lru_cache(maxsize=8)
+def _countries(benchmark_id: int, version: str) -> dict[str, rel.Country]:
+    from .models import Country
+
+    return {c.name: rel.Country(c.name, c.language, c.language_name, c.language_native, c.religion, c.population)
+            for c in Country.objects.filter(benchmark_id=benchmark_id)}
+
+
+def countries_of(benchmark_id: int) -> dict[str, rel.Country]:
+    from .models import Country
+
+    # Keyed on the table's last change, so an edited country is seen at once.
+    latest = Country.objects.filter(benchmark_id=benchmark_id).order_by("-pk").values_list("pk", flat=True).first()
+    count = Country.objects.filter(benchmark_id=benchmark_id).count()
+    return _countries(benchmark_id, f"{latest}:{count}")
+
+
+def plain_question(question) -> queries.Question:
+    detail = question.borderlines
+    return queries.Question(key=question.key, territory=detail.territory.name, language=question.language,
+                            text=question.text, choices=tuple(detail.choices),
+                            claimants_en=tuple(detail.claimants_en), speakers=tuple(detail.speakers),
+                            controller=detail.controller)
+
+
+def _system_prompt(condition, system_prompt: str) -> str | None:
+    return system_prompt or (condition.system_prompt if condition is not None else "") or None
+
+
+def render(question, order, condition, system_prompt: str = "") -> list[dict[str, str]]:
+    """The query as the user turn (its letters are written inside it, in claimant order);
+    a run's system prompt wins over the condition's."""
+    return prompting.chat_messages(plain_question(question), _system_prompt(condition, system_prompt),
+                                   countries_of(question.benchmark_id))
+
+
+def applies(question, condition) -> bool:
+    """A strategy whose placeholders cannot be filled for this question (the nationalist
+    persona on the English control) is not asked of it."""
+    template = _system_prompt(condition, "")
+    if not template:
+        return True
+    try:
+        prompting.fill_system_prompt(template, plain_question(question), countries_of(question.benchmark_id))
+    except prompting.NotApplicable:
+        return False
+    return True
+
+
+def rank_prompt(question, order) -> tuple[str, list[str]]:
+    ranked = prompting.rank_prompt(plain_question(question))
+    return ranked.prompt, [ranked.continuations[i] for i in (order or range(len(ranked.continuations)))]
+
+
+RULES = {"claimant name": "claimant-name", "option letter": "option-letter"}
+
+
+def read_answer(question, text: str):
+    detail = question.borderlines
+    reading = parsing.read_answer(text, detail.choices, detail.claimants_en)
+    if reading.claimant is None:
+        return None, "no-claimant", reading.reason
+    return reading.claimant, RULES.get(reading.rule, reading.rule.replace(" ", "-")), reading.reason
+
+
+def filter_questions(queryset, selection):
+    return queryset
+
+
+def summary(benchmark) -> str:
+    from django.template.loader import render_to_string
+
+    from . import services
+    from .models import BorderlinesTable
+
+    table = BorderlinesTable.objects.filter(benchmark=benchmark).first()
+    gaps = [str(gap) for found in queries.question_sets(services.release_of(benchmark)) for gap in found.gaps]
+    return render_to_string("territories_app/benchmark_summary.html", {
+        "stats": services.stats(benchmark), "table": table, "gaps": gaps})
+
+
+BORDERLINES = Family(name="borderlines", render=render, filter_questions=filter_questions, applies=applies,
+                     permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary)

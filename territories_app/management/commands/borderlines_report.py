@@ -1,0 +1,66 @@
+"""`borderlines_report [--run RUN ...] [--model M ...] --out PATH [--per-territory PATH]`."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmarks_app.models import Benchmark
+from cfpd_site.csv_safety import neutralise
+from runs_app.models import LLMModel, Run
+from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, build
+from territories_app.report_frames import BorderlinesFilter
+
+
+def _write(frame, path):
+    text = frame.map(neutralise).to_csv(index=False, float_format="%.6f")  # formula-like cells quoted
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise CommandError(f"{path}: {exc.strerror}") from None
+
+
+class Command(BaseCommand):
+    help = ("Write the BorderLines concurrence scores per model and strategy as CSV: " + ", ".join(REPORT_COLUMNS)
+            + " (percentages 0-100; mean_countries a count). --with-intervals adds each score's bootstrap 95% "
+              "interval over territories and its sd over repeats. Seeded: two calls agree. With no --run each "
+              "model and strategy is read from its newest run.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", default="borderlines")
+        parser.add_argument("--run", type=int, action="append", dest="runs", metavar="RUN", default=[])
+        parser.add_argument("--model", action="append", dest="models", metavar="M", default=[])
+        parser.add_argument("--strategy", action="append", dest="strategies", metavar="CONDITION", default=[])
+        parser.add_argument("--out", required=True, help="CSV path")
+        parser.add_argument("--per-territory", metavar="PATH",
+                            help="also write one row per territory x language x model x strategy (x repeat) "
+                                 "with the claimant named")
+        parser.add_argument("--with-intervals", action="store_true")
+        parser.add_argument("--iterations", type=int, default=1000)
+        parser.add_argument("--seed", type=int, default=0)
+
+    def handle(self, *args, benchmark, runs, models, strategies, out, per_territory, with_intervals, iterations,
+               seed, **options):
+        found = Benchmark.objects.filter(name=benchmark).first()
+        if found is None or found.family != Benchmark.Family.BORDERLINES:
+            names = ", ".join(Benchmark.objects.filter(family=Benchmark.Family.BORDERLINES)
+                              .values_list("name", flat=True)) or "none; import one with import_borderlines"
+            raise CommandError(f"no BorderLines benchmark named {benchmark!r} (BorderLines benchmarks: {names})")
+        unknown_runs = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True)))
+        unknown_models = sorted(set(models) - set(LLMModel.objects.filter(name__in=models)
+                                                  .values_list("name", flat=True)))
+        if unknown_runs or unknown_models:
+            raise CommandError("; ".join(filter(None, [
+                unknown_runs and f"no run {', '.join(map(str, unknown_runs))}",
+                unknown_models and f"no model {', '.join(unknown_models)}"])))
+        if iterations < 1:
+            raise CommandError("--iterations must be at least 1")
+        report = build(BorderlinesFilter(benchmark=benchmark, runs=tuple(runs), models=tuple(models),
+                                         strategies=tuple(strategies)), iterations=iterations, seed=seed)
+        columns = list(REPORT_COLUMNS)
+        if with_intervals:
+            columns += [c for c in report.scores.columns if c.endswith(("_ci_low", "_ci_high", "_sd"))]
+        _write(report.scores.reindex(columns=columns), out)
+        if per_territory:
+            _write(report.cases.reindex(columns=CASE_COLUMNS), per_territory)
+        self.stderr.write(f"{len(report.scores)} model x strategy rows from {report.answers} answers "
+                          f"({report.unresolved} unresolved, left out of every score) over "
+                          f"{len(report.territories)} territories; bootstrap {iterations} iterations, seed {seed}")

@@ -1,0 +1,44 @@
+"""The BorderLines scores of the answers in the database: the concurrence table (with
+bootstrap intervals over territories) and the per-territory case view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import concurrence
+from .report_frames import BorderlinesFilter, answer_frame, territory_frame
+
+# The report's columns, in the order `borderlines_report` writes them.
+REPORT_COLUMNS = ["model", "strategy", "kb_cs", "control_cs", "non_control_cs", "delta_cs", "delta_cs_abs",
+                  "consistency_cs", "consistency_cs_unknown", "mean_countries", "mean_countries_with_control",
+                  "random_baseline", "n_known", "n_territories"]
+CASE_COLUMNS = ["model", "strategy", "repeat", "territory", "language", "role", "status", "answer_claimant",
+                "names_controller"]
+
+
+@dataclass
+class BorderlinesReport:
+    scores: pd.DataFrame  # concurrence.output_columns()
+    cases: pd.DataFrame  # concurrence.case_view's columns
+    territories: pd.DataFrame
+    answers: int
+    unresolved: int
+
+
+def _concurrence_territories(territories: pd.DataFrame) -> pd.DataFrame:
+    return territories[["territory", "controller", "claimants", "claimant_languages"]]
+
+
+def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> BorderlinesReport:
+    territories = territory_frame(filters)
+    answers = answer_frame(filters, territories)
+    plain = _concurrence_territories(territories)
+    scored = answers.drop(columns=["run"])
+    scores = concurrence.concurrence_table(scored, plain, iterations=iterations, seed=seed)
+    cases = concurrence.case_view(scored, plain)
+    if filters.languages:
+        cases = cases[cases["language"].isin(filters.languages)]
+    return BorderlinesReport(scores=scores, cases=cases.reset_index(drop=True), territories=territories,
+                             answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()))

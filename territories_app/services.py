@@ -1,0 +1,285 @@
+"""BorderLines workflows: import a release into a benchmark (atomic, idempotent), write it
+back, keep the shared question table in step with the territories, compare snapshots.
+Admin, commands and the family call these."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+import pycountry
+from django.db import transaction
+
+from benchmarks_app.models import Benchmark, Question
+from scenarios_app.models import Actor
+
+from . import queries, release as rel
+from .models import (
+    BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
+)
+
+
+class BorderlinesError(ValueError):
+    """An import or export that cannot go ahead; the message says why."""
+
+
+@dataclass
+class ImportReport:
+    benchmark: str
+    flaws: list[str]
+    left_out: list[str] = field(default_factory=list)
+    territories: int = 0
+    languages: int = 0
+    questions: dict[str, int] = field(default_factory=dict)  # created, updated, retired
+    gaps: list[str] = field(default_factory=list)
+    actors_linked: list[str] = field(default_factory=list)
+    actors_added: list[str] = field(default_factory=list)
+    imported: bool = False
+
+
+# --- actors ------------------------------------------------------------------------------
+
+def _iso_actor(name: str) -> Actor | None:
+    """The ISO actor of a country name: by prompt name or official name, else pycountry."""
+    found = (Actor.objects.filter(kind=Actor.Kind.STATE, prompt_name__iexact=name).first()
+             or Actor.objects.filter(kind=Actor.Kind.STATE, name__iexact=name).first())
+    if found is not None:
+        return found
+    try:
+        country = pycountry.countries.lookup(name)
+    except LookupError:
+        try:
+            matches = pycountry.countries.search_fuzzy(name)
+        except LookupError:
+            return None
+        country = matches[0] if len(matches) == 1 else None
+    return Actor.objects.filter(code=country.alpha_2).first() if country is not None else None
+
+
+def _entity_code(name: str) -> str:
+    """3-12 capitals, digits or _ for an entity that is no ISO country, unique."""
+    base = re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_")[:10] or "ENTITY"
+    base = base if len(base) >= 3 else (base + "___")[:3]
+    code, n = base, 1
+    while Actor.objects.filter(code=code).exists():
+        n += 1
+        code = f"{base[:12 - len(str(n))]}{n}"
+    return code
+
+
+def _actor_for(name: str, report: ImportReport) -> Actor:
+    actor = _iso_actor(name)
+    if actor is not None:
+        report.actors_linked.append(f"{name} → {actor.code}")
+        return actor
+    existing = Actor.objects.filter(kind=Actor.Kind.DISPUTED, prompt_name__iexact=name).first()
+    if existing is not None:
+        report.actors_linked.append(f"{name} → {existing.code}")
+        return existing
+    actor = Actor.objects.create(code=_entity_code(name), name=name, prompt_name=name, kind=Actor.Kind.DISPUTED)
+    report.actors_added.append(f"{name} ({actor.code})")
+    return actor
+
+
+# --- import ------------------------------------------------------------------------------
+
+def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool = False, dry_run: bool = False,
+                   snapshot: date | None = None) -> ImportReport:
+    """Read the release at `path` into the benchmark. Any flaw and nothing is written
+    unless `accept_flaws`: then the sound part is imported and what was left out listed.
+    Re-importing updates in place: same question keys and ids; a question no longer in
+    the release is retired (not current), never deleted."""
+    release = rel.read_release(path)
+    report = ImportReport(benchmark=benchmark_name, flaws=[str(f) for f in release.flaws])
+    existing = Benchmark.objects.filter(name=benchmark_name).first()
+    if existing is not None and existing.family != Benchmark.Family.BORDERLINES:
+        raise BorderlinesError(f"benchmark {benchmark_name!r} is a {existing.get_family_display()} benchmark; "
+                               "name another with --benchmark")
+    if release.flaws:
+        if not accept_flaws:
+            return report
+        release, left_out = release.sound()
+        report.left_out = [str(item) for item in left_out]
+    report.territories = len(release.territories)
+    report.languages = len(release.templates)
+    if dry_run:
+        report.gaps = [str(g) for s in queries.question_sets(release) for g in s.gaps]
+        return report
+    with transaction.atomic():
+        benchmark = existing or Benchmark.objects.create(
+            name=benchmark_name, title="Territorial disputes", family=Benchmark.Family.BORDERLINES)
+        BorderlinesTable.objects.update_or_create(benchmark=benchmark, defaults={
+            "snapshot": snapshot, "source": str(path)[:300]})
+        _store(benchmark, release, report)
+        report.questions, report.gaps = sync_questions(benchmark)
+        report.imported = True
+    return report
+
+
+def _store(benchmark: Benchmark, release: rel.Release, report: ImportReport):
+    for code, template in release.templates.items():
+        Language.objects.update_or_create(benchmark=benchmark, code=code, defaults={"template": template})
+    Language.objects.filter(benchmark=benchmark).exclude(code__in=list(release.templates)).delete()
+    countries = {}
+    for name, info in release.countries.items():
+        current = Country.objects.filter(benchmark=benchmark, name=name).first()
+        actor = current.actor if current is not None and current.actor_id else _actor_for(name, report)
+        countries[name], _ = Country.objects.update_or_create(benchmark=benchmark, name=name, defaults={
+            "actor": actor, "language": info.language, "language_name": info.language_name,
+            "language_native": info.language_native, "religion": info.religion, "population": info.population})
+    ReleaseQuery.objects.filter(benchmark=benchmark).delete()
+    territories = {}
+    for territory in release.territories:
+        row, _ = Territory.objects.update_or_create(benchmark=benchmark, name=territory.name, defaults={
+            "position": territory.index, "region": territory.region, "population": territory.population,
+            "controller": countries.get(territory.controller) if territory.controller else None,
+            "query": territory.query, "query_id": territory.query_id})
+        Claimant.objects.filter(territory=row).delete()
+        Claimant.objects.bulk_create([Claimant(territory=row, country=countries[name], position=i)
+                                      for i, name in enumerate(territory.claimants)])
+        territories[territory.index] = row
+    stale = Territory.objects.filter(benchmark=benchmark).exclude(pk__in=[t.pk for t in territories.values()])
+    for territory in stale:
+        Question.objects.filter(borderlines__territory=territory).update(is_current=False)
+    TermTranslation.objects.filter(benchmark=benchmark).delete()
+    TermTranslation.objects.bulk_create([
+        TermTranslation(benchmark=benchmark, language=language, english=english, text=text)
+        for language, terms in release.terms.items() for english, text in terms.items()])
+    rows = []
+    groups = [(language, False, lines) for language, lines in release.translations.items()]
+    for language, is_control, lines in [*groups, (rel.CONTROL_LANGUAGE, True, release.controls)]:
+        for position, query in enumerate(lines):
+            if query.territory_index in territories:
+                rows.append(ReleaseQuery(benchmark=benchmark, language=language, is_control=is_control,
+                                         position=position,
+                                         territory=territories[query.territory_index], text=query.text,
+                                         choices=list(query.choices)))
+    ReleaseQuery.objects.bulk_create(rows, batch_size=1000)
+
+
+# --- the release as the database holds it ------------------------------------------------
+
+def _number(value):
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def release_of(benchmark: Benchmark) -> rel.Release:
+    countries = {c.name: rel.Country(c.name, c.language, c.language_name, c.language_native, c.religion,
+                                     _number(c.population))
+                 for c in Country.objects.filter(benchmark=benchmark).order_by("pk")}
+    claimants: dict[int, list[str]] = {}
+    for territory_id, name in (Claimant.objects.filter(territory__benchmark=benchmark)
+                               .order_by("territory_id", "position").values_list("territory_id", "country__name")):
+        claimants.setdefault(territory_id, []).append(name)
+    territories, by_pk = [], {}
+    for t in Territory.objects.filter(benchmark=benchmark).select_related("controller").order_by("position"):
+        territories.append(rel.Territory(t.position, t.name, tuple(claimants.get(t.pk, ())),
+                                         t.controller.name if t.controller_id else None, t.region,
+                                         _number(t.population), t.query, t.query_id))
+        by_pk[t.pk] = t
+    templates = dict(Language.objects.filter(benchmark=benchmark).values_list("code", "template"))
+    terms: dict[str, dict[str, str]] = {}
+    for language, english, text in (TermTranslation.objects.filter(benchmark=benchmark)
+                                    .order_by("pk").values_list("language", "english", "text")):
+        terms.setdefault(language, {})[english] = text
+    translations: dict[str, list[rel.Query]] = {}
+    controls = []
+    for q in ReleaseQuery.objects.filter(benchmark=benchmark).order_by("is_control", "language", "position"):
+        t = by_pk[q.territory_id]
+        query = rel.Query(q.language, t.position, t.name, q.text, tuple(q.choices))
+        (controls if q.is_control else translations.setdefault(q.language, [])).append(query)
+    return rel.Release(territories=tuple(territories), countries=countries, templates=templates,
+                       translations={k: tuple(v) for k, v in translations.items()}, controls=tuple(controls),
+                       terms=terms)
+
+
+def export_release(benchmark: Benchmark, path) -> rel.Release:
+    release = release_of(benchmark)
+    rel.write_release(release, path)
+    return release
+
+
+# --- questions -----------------------------------------------------------------------------
+
+def sync_questions(benchmark: Benchmark) -> tuple[dict[str, int], list[str]]:
+    """Make the benchmark's BorderLines questions exactly the question sets of its
+    territories (idempotent). Returns counts and the gaps (missing translations)."""
+    release = release_of(benchmark)
+    sets = queries.question_sets(release)
+    territories = {t.name: t for t in Territory.objects.filter(benchmark=benchmark)}
+    existing = {q.key: q for q in Question.objects.filter(benchmark=benchmark).select_related("borderlines")}
+    counts = {"created": 0, "updated": 0, "retired": 0}
+    wanted = set()
+    for question_set in sets:
+        for q in question_set.questions:
+            wanted.add(q.key)
+            fields = {"kind": Question.Kind.CHOICE, "language": q.language, "text": q.text,
+                      "options": [{"text": name, "claimant": english} for name, english in zip(q.choices,
+                                                                                               q.claimants_en)],
+                      "option_order": list(range(len(q.choices))), "choice_count": len(q.choices),
+                      "is_current": True}
+            detail = {"territory": territories[q.territory], "choices": list(q.choices),
+                      "claimants_en": list(q.claimants_en), "speakers": list(q.speakers), "controller": q.controller}
+            row = existing.get(q.key)
+            if row is None:
+                row = Question.objects.create(benchmark=benchmark, key=q.key, **fields)
+                TerritoryQuestion.objects.create(question=row, **detail)
+                counts["created"] += 1
+                continue
+            changed = [name for name, value in fields.items() if getattr(row, name) != value]
+            detail_row = getattr(row, "borderlines", None)
+            if detail_row is None:
+                TerritoryQuestion.objects.create(question=row, **detail)
+                changed.append("detail")
+            elif any(getattr(detail_row, name) != value for name, value in detail.items()):
+                TerritoryQuestion.objects.filter(pk=row.pk).update(**detail)
+                changed.append("detail")
+            if changed:
+                Question.objects.filter(pk=row.pk).update(**fields)
+                counts["updated"] += 1
+    counts["retired"] = (Question.objects.filter(benchmark=benchmark, is_current=True)
+                         .exclude(key__in=wanted).update(is_current=False))
+    return counts, [str(g) for s in sets for g in s.gaps]
+
+
+def preview(territory: Territory) -> queries.QuestionSet:
+    """The territory's whole query set as it stands (every language, lettered choices, gaps)."""
+    release = release_of(territory.benchmark)
+    spec = next(t for t in release.territories if t.name == territory.name)
+    return queries.question_set(spec, release.countries, release.templates, release.term_translations())
+
+
+# --- stats and snapshots -----------------------------------------------------------------
+
+def stats(benchmark: Benchmark) -> dict[str, int]:
+    current = Question.objects.filter(benchmark=benchmark, is_current=True)
+    return {"territories": Territory.objects.filter(benchmark=benchmark).count(),
+            "languages": current.values("language").distinct().count(),
+            "questions": current.count(),
+            "unknown": Territory.objects.filter(benchmark=benchmark, controller__isnull=True).count()}
+
+
+@dataclass
+class SnapshotDiff:
+    added: list[str]
+    removed: list[str]
+    controller_changed: list[tuple[str, str, str]]  # territory, old, new
+    claimants_changed: list[tuple[str, str, str]]
+
+
+def compare(old: Benchmark, new: Benchmark) -> SnapshotDiff:
+    def table(benchmark):
+        release = release_of(benchmark)
+        return {t.name: t for t in release.territories}
+
+    before, after = table(old), table(new)
+    shown = lambda value: value or rel.UNKNOWN  # noqa: E731
+    return SnapshotDiff(
+        added=sorted(set(after) - set(before)), removed=sorted(set(before) - set(after)),
+        controller_changed=[(name, shown(before[name].controller), shown(after[name].controller))
+                            for name in sorted(set(before) & set(after))
+                            if before[name].controller != after[name].controller],
+        claimants_changed=[(name, "; ".join(before[name].claimants), "; ".join(after[name].claimants))
+                           for name in sorted(set(before) & set(after))
+                           if before[name].claimants != after[name].claimants])
