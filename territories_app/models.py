@@ -69,6 +69,7 @@ class Territory(models.Model):
                                    help_text="Empty: Unknown. Must be one of the claimants.")
     query = models.TextField(blank=True, help_text="The English control question as the release writes it.")
     query_id = models.CharField(max_length=40, blank=True)
+    is_current = models.BooleanField(default=True, help_text="Cleared when a later import no longer has it.")
 
     class Meta:
         ordering = ["benchmark", "position", "name"]

@@ -38,7 +38,7 @@ class BorderlinesFilter:
 def territory_frame(filters: BorderlinesFilter) -> pd.DataFrame:
     """The benchmark's territories as concurrence reads them (plus region and, per
     claimant, the ISO alpha-3 code of its actor where it has one, for the map)."""
-    territories = (Territory.objects.filter(benchmark__name=filters.benchmark)
+    territories = (Territory.objects.filter(benchmark__name=filters.benchmark, is_current=True)
                    .select_related("controller").order_by("position", "name"))
     if filters.regions:
         territories = territories.filter(region__in=filters.regions)

@@ -5,7 +5,7 @@ Admin, commands and the family call these."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import pycountry
@@ -134,14 +134,14 @@ def _store(benchmark: Benchmark, release: rel.Release, report: ImportReport):
         row, _ = Territory.objects.update_or_create(benchmark=benchmark, name=territory.name, defaults={
             "position": territory.index, "region": territory.region, "population": territory.population,
             "controller": countries.get(territory.controller) if territory.controller else None,
-            "query": territory.query, "query_id": territory.query_id})
+            "query": territory.query, "query_id": territory.query_id, "is_current": True})
         Claimant.objects.filter(territory=row).delete()
         Claimant.objects.bulk_create([Claimant(territory=row, country=countries[name], position=i)
                                       for i, name in enumerate(territory.claimants)])
         territories[territory.index] = row
-    stale = Territory.objects.filter(benchmark=benchmark).exclude(pk__in=[t.pk for t in territories.values()])
-    for territory in stale:
-        Question.objects.filter(borderlines__territory=territory).update(is_current=False)
+    # A territory the release no longer has is retired with its questions (answers keep them).
+    Territory.objects.filter(benchmark=benchmark).exclude(pk__in=[t.pk for t in territories.values()]).update(
+        is_current=False)
     TermTranslation.objects.filter(benchmark=benchmark).delete()
     TermTranslation.objects.bulk_create([
         TermTranslation(benchmark=benchmark, language=language, english=english, text=text)
@@ -169,11 +169,12 @@ def release_of(benchmark: Benchmark) -> rel.Release:
                                      _number(c.population))
                  for c in Country.objects.filter(benchmark=benchmark).order_by("pk")}
     claimants: dict[int, list[str]] = {}
-    for territory_id, name in (Claimant.objects.filter(territory__benchmark=benchmark)
+    for territory_id, name in (Claimant.objects.filter(territory__benchmark=benchmark, territory__is_current=True)
                                .order_by("territory_id", "position").values_list("territory_id", "country__name")):
         claimants.setdefault(territory_id, []).append(name)
     territories, by_pk = [], {}
-    for t in Territory.objects.filter(benchmark=benchmark).select_related("controller").order_by("position"):
+    for t in (Territory.objects.filter(benchmark=benchmark, is_current=True).select_related("controller")
+              .order_by("position")):
         territories.append(rel.Territory(t.position, t.name, tuple(claimants.get(t.pk, ())),
                                          t.controller.name if t.controller_id else None, t.region,
                                          _number(t.population), t.query, t.query_id))
@@ -207,12 +208,13 @@ def sync_questions(benchmark: Benchmark) -> tuple[dict[str, int], list[str]]:
     territories (idempotent). Returns counts and the gaps (missing translations)."""
     release = release_of(benchmark)
     sets = queries.question_sets(release)
-    territories = {t.name: t for t in Territory.objects.filter(benchmark=benchmark)}
+    territories = {t.name: t for t in Territory.objects.filter(benchmark=benchmark, is_current=True)}
     existing = {q.key: q for q in Question.objects.filter(benchmark=benchmark).select_related("borderlines")}
     counts = {"created": 0, "updated": 0, "retired": 0}
     wanted = set()
     for question_set in sets:
         for q in question_set.questions:
+            q = replace(q, key=f"{benchmark.name}/{q.key}")  # keys are unique across benchmarks
             wanted.add(q.key)
             fields = {"kind": Question.Kind.CHOICE, "language": q.language, "text": q.text,
                       "options": [{"text": name, "claimant": english} for name, english in zip(q.choices,
@@ -254,10 +256,10 @@ def preview(territory: Territory) -> queries.QuestionSet:
 
 def stats(benchmark: Benchmark) -> dict[str, int]:
     current = Question.objects.filter(benchmark=benchmark, is_current=True)
-    return {"territories": Territory.objects.filter(benchmark=benchmark).count(),
+    return {"territories": Territory.objects.filter(benchmark=benchmark, is_current=True).count(),
             "languages": current.values("language").distinct().count(),
             "questions": current.count(),
-            "unknown": Territory.objects.filter(benchmark=benchmark, controller__isnull=True).count()}
+            "unknown": Territory.objects.filter(benchmark=benchmark, is_current=True, controller__isnull=True).count()}
 
 
 @dataclass
