@@ -28,6 +28,8 @@ SWAGGER_FILES = {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalon
 # Endpoints beside the router's, in the order the root lists them: (name, url name, what it is).
 EXTRA_ENDPOINTS = [
     ("analysis", "api-analysis", "The dashboard's figures as tables (GET with the dashboard's filters)."),
+    ("territories", "api-analysis-territories", "Territorial disputes: concurrence scores and the case view (GET with "
+                                                "the page's filters)."),
     ("schema", "api-schema", "The OpenAPI 3 schema (YAML; ?format=json for JSON)."),
     ("docs", "api-docs", "Browsable docs of every endpoint (Swagger UI; signed-in users)."),
     ("site", "home", "Back to CFPD Workbench."),

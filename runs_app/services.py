@@ -255,10 +255,12 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     tokens, money and time at each model's limits (see `launch_plan`)."""
     question_ids = _selected_questions(request)
     conditions = conditions_of(request)
+    family = families.family(request.benchmark.family)
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
     prompt_chars = [sum(len(m["content"]) for m in questions_service.render_messages(
                         q, q.option_order or None, condition, request.system_prompt))
-                    for q in questions.iterator(chunk_size=2000) for condition in conditions]
+                    for q in questions.iterator(chunk_size=2000) for condition in conditions
+                    if family.applies(q, condition)]
     specs = []
     for model in request.models:
         input_price, output_price, source = model_prices(model)

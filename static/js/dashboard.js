@@ -6,7 +6,10 @@
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;
     const figure = JSON.parse(source.textContent);
-    window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, { responsive: true, displaylogo: false });
+    const config = { responsive: true, displaylogo: false };
+    // Maps read their country shapes from this site (static/topojson), never from a CDN.
+    if (el.dataset.topojson) config.topojsonURL = el.dataset.topojson;
+    window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config);
     el.dataset.drawn = "1";
   }
   // Charts change the page's height as they draw: go to the panel in the URL again.

@@ -1,0 +1,38 @@
+"""The territorial-disputes figures in the REST API: GET /api/analysis/territories/ with the
+page's query parameters (benchmark, run, model, strategy, region, claimant, language,
+unknown, iterations, seed)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from analysis_app.api import CanReadDashboards, _records
+
+from . import dashboard_params
+from .report import build
+
+INTS = ("run", "iterations", "seed")
+MANY = ("run", "model", "strategy", "region", "claimant", "language")
+
+
+class TerritoriesView(APIView):
+    permission_classes = [CanReadDashboards]
+
+    @extend_schema(
+        parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
+                    for name in ("benchmark", "run", "model", "strategy", "region", "claimant", "language", "unknown",
+                                 "iterations", "seed")],
+        responses={200: dict},
+        description="The concurrence scores per model and strategy (percent, with 95% bootstrap intervals over "
+                    "territories) and the per-territory case view. A bad parameter is a 400 naming it.")
+    def get(self, request):
+        try:
+            filters, options = dashboard_params.parse(request.query_params)
+        except dashboard_params.BadParameter as error:
+            raise ValidationError({error.field: [str(error)]}) from None
+        report = build(filters, **options)
+        return Response({"benchmark": filters.benchmark, "answers": report.answers, "unresolved": report.unresolved,
+                         "territories": len(report.territories), "iterations": options["iterations"],
+                         "seed": options["seed"], "scores": _records(report.scores),
+                         "cases": _records(report.cases.astype(object).where(report.cases.notna(), None))})

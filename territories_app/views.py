@@ -1,0 +1,77 @@
+"""The analysts' territorial-disputes page and each panel's CSV (`analysis_app.view_dashboard`)."""
+
+from django.contrib.auth.decorators import permission_required
+from django.db.models import Exists, OuterRef
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+
+from analysis_app.views import _csv_response, _display_rows
+from benchmarks_app.models import Benchmark, Condition
+from runs_app.models import LLMModel, Response
+
+from . import dashboard, dashboard_params
+from .models import Claimant, Territory
+
+VIEW = "analysis_app.view_dashboard"
+PANEL_ORDER = ["scores", "control", "map", "cases"]
+
+
+def _choices(filters):
+    territories = Territory.objects.filter(benchmark__name=filters.benchmark, is_current=True)
+    asked = Response.objects.filter(question__benchmark__name=filters.benchmark)
+    return {
+        "benchmarks": Benchmark.objects.filter(family=Benchmark.Family.BORDERLINES).values_list("name", flat=True),
+        "models": LLMModel.objects.filter(Exists(asked.filter(model=OuterRef("pk")))).order_by("name")
+        .values_list("name", flat=True),
+        "strategies": Condition.objects.filter(Exists(asked.filter(condition=OuterRef("pk")))).values_list(
+            "name", flat=True),
+        "regions": territories.exclude(region="").order_by("region").values_list("region", flat=True).distinct(),
+        "claimants": Claimant.objects.filter(territory__in=territories).order_by("country__name").values_list(
+            "country__name", flat=True).distinct(),
+        "languages": asked.order_by("question__language").values_list("question__language", flat=True).distinct(),
+    }
+
+
+def _selected(request):
+    return {key: request.GET.getlist(key) for key in ("model", "strategy", "region", "claimant", "language", "run")}
+
+
+def _bad(request, error, page=True):
+    label = dashboard_params.LABELS.get(error.field)
+    message = f"{error} (the {label} box)" if label else str(error)
+    if not page:
+        return HttpResponse(message, status=400, content_type="text/plain")
+    return render(request, "territories_app/dashboard.html", {"error": message}, status=400)
+
+
+@permission_required(VIEW, raise_exception=True)
+def territories_page(request):
+    try:
+        filters, options = dashboard_params.parse(request.GET)
+    except dashboard_params.BadParameter as error:
+        return _bad(request, error)
+    board = dashboard.build(filters, **options)
+    query = request.GET.urlencode()
+    panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
+               "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
+               "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
+               "open": key in ("scores", "cases")}
+              for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
+    known = Benchmark.objects.filter(name=filters.benchmark, family=Benchmark.Family.BORDERLINES).exists()
+    return render(request, "territories_app/dashboard.html", {
+        "board": board, "panels": panels, "filters": filters, "options": options, "query": query,
+        "selected": _selected(request), "known": known, **_choices(filters)})
+
+
+@permission_required(VIEW, raise_exception=True)
+def panel_csv(request, key):
+    if key not in PANEL_ORDER:
+        raise Http404("no such panel")
+    try:
+        filters, options = dashboard_params.parse(request.GET)
+    except dashboard_params.BadParameter as error:
+        return _bad(request, error, page=False)
+    panel = dashboard.build(filters, **options).panels.get(key)
+    if panel is None:
+        return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")
+    return _csv_response(panel.table, f"territories-{key}")

@@ -1,0 +1,68 @@
+"""An analyst reads the territorial-disputes page in a real browser: the chart and the map
+are drawn, a region filter narrows the case view."""
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from benchmarks_app.models import Benchmark, Condition, Question
+from runs_app.models import LLMModel, Response, Run
+from tests.browser.test_author_browser import log_in
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+SAMPLE = Path(__file__).resolve().parents[2] / "territories_app" / "sample_borderlines"
+
+
+@pytest.fixture
+def answered_territories():
+    """The sample, answered by one model: always the first claimant (A) in every question."""
+    call_command("import_borderlines", str(SAMPLE), stdout=io.StringIO(), stderr=io.StringIO())
+    benchmark = Benchmark.objects.get(name="borderlines")
+    model = LLMModel.objects.create(name="first-claimant", litellm_model="openai/x")
+    run = Run.objects.create(benchmark=benchmark, status="done")
+    vanilla = Condition.objects.get(name="bl-vanilla")
+    Response.objects.bulk_create([
+        Response(run=run, question=q, model=model, condition=vanilla, status="done", code="A", code_source="choice",
+                 option_order=list(range(q.choice_count)))
+        for q in Question.objects.filter(benchmark=benchmark)])
+    return run
+
+
+def case_territories(page):
+    return set(page.eval_on_selector_all("#table-cases tbody tr", "rows => rows.map(r => r.cells[3].textContent)"))
+
+
+def test_an_analyst_sees_the_scores_and_narrows_the_case_view_to_a_region(page, live_server, analyst,
+                                                                         answered_territories, artifacts_dir):
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/territories/?iterations=200")
+    expect(page.locator("#coverage")).to_contain_text("52 answers over 17 territories")
+    expect(page.locator("#panel-control .chart")).to_have_attribute("data-drawn", "1")
+    # One model x strategy: a Control and a Non-control bar drawn.
+    assert page.locator("#panel-control .chart .bars .point").count() == 2
+    expect(page.locator("#panel-map .chart")).to_have_attribute("data-drawn", "1")
+    expect(page.locator("#panel-map .chart .choroplethlayer path").first).to_be_attached()
+    expect(page.locator("#panel-scores")).to_contain_text("first-claimant")
+    before = case_territories(page)
+    assert {"Crimea", "Spratly Islands"} <= before
+    page.screenshot(path=str(artifacts_dir / "territories-dashboard.png"), full_page=False)
+
+    page.select_option("select[name=region]", ["Europe"])
+    with page.expect_navigation():
+        page.click("#filters button[type=submit]")
+    assert "region=Europe" in page.url
+    after = case_territories(page)
+    assert "Crimea" in after and "Spratly Islands" not in after and after < before
+    assert page.problems == []
+
+
+def test_an_outsider_is_refused(page, live_server, outsider, answered_territories):
+    log_in(page, live_server, outsider.username)
+    assert page.goto(f"{live_server.url}/analysis/territories/").status == 403
