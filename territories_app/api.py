@@ -7,13 +7,27 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis_app.api import CanReadDashboards, _records
+import math
+
+from analysis_app.api import CanReadDashboards
 
 from . import dashboard_params
 from .report import build
 
 INTS = ("run", "iterations", "seed")
 MANY = ("run", "model", "strategy", "region", "claimant", "language")
+
+
+def _records(table):
+    """Rows as JSON: NaN is null; ΔCS is +inf when Non-control is 0 (the paper's "approaches
+    infinity"), which JSON cannot hold: the string "Infinity" (delta_cs_abs stays a number)."""
+    def value(v):
+        if isinstance(v, float) and math.isnan(v):
+            return None
+        if isinstance(v, float) and math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    return [{key: value(v) for key, v in row.items()} for row in table.to_dict(orient="records")]
 
 
 class TerritoriesView(APIView):
@@ -35,4 +49,4 @@ class TerritoriesView(APIView):
         return Response({"benchmark": filters.benchmark, "answers": report.answers, "unresolved": report.unresolved,
                          "territories": len(report.territories), "iterations": options["iterations"],
                          "seed": options["seed"], "scores": _records(report.scores),
-                         "cases": _records(report.cases.astype(object).where(report.cases.notna(), None))})
+                         "cases": _records(report.cases)})

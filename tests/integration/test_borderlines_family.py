@@ -139,3 +139,29 @@ def test_borderlines_report_refuses_a_cfpd_benchmark_and_unknown_runs(borderline
         call_command("borderlines_report", "--benchmark", "demo", "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="no run 999"):
         call_command("borderlines_report", "--run", "999", "--out", str(tmp_path / "x.csv"))
+
+
+def test_the_page_and_the_api_show_the_scores_and_refuse_bad_filters(borderlines, client, analyst, outsider):
+    from tests.conftest import PASSWORD
+
+    model = LLMModel.objects.create(name="m", litellm_model="openai/m")
+    run = Run.objects.create(benchmark=borderlines, status="done")
+    answer(run, model, "crimea:en", "A")
+    answer(run, model, "crimea:ru", "A")
+    answer(run, model, "crimea:uk", "B")
+    client.login(username=outsider.username, password=PASSWORD)
+    assert client.get("/analysis/territories/").status_code == 403
+    assert client.get("/api/analysis/territories/").status_code == 403
+    client.login(username=analyst.username, password=PASSWORD)
+    page = client.get("/analysis/territories/", {"iterations": 200}).content.decode()
+    assert "3 answers over 17 territories" in page and "Concurrence scores" in page and "Crimea" in page
+    bad = client.get("/analysis/territories/", {"iterations": "5"})
+    assert bad.status_code == 400 and "iterations must be between 100 and 10000" in bad.content.decode()
+    data = client.get("/api/analysis/territories/", {"iterations": 200}).json()
+    [row] = data["scores"]
+    assert row["kb_cs"] == 100 and row["control_cs"] == 100 and row["non_control_cs"] == 0
+    assert {(c["territory"], c["language"], c["answer_claimant"]) for c in data["cases"]} == {
+        ("Crimea", "en", "Russia"), ("Crimea", "ru", "Russia"), ("Crimea", "uk", "Ukraine")}
+    assert client.get("/api/analysis/territories/", {"run": "x"}).status_code == 400
+    csv_text = client.get("/analysis/territories/cases.csv", {"iterations": 200}).content.decode()
+    assert csv_text.startswith("model,strategy,repeat,territory,language,role,question")
