@@ -82,7 +82,10 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
     if listing:
         # A letter alone on its line is an answer, not an item of the list ("A\nB: …\nAnswer: B"
         # holds two answers, A and B: seen in Gemma 3's free text in the demo).
-        choices = [c for c in choices if not c.label_line or _alone_on_line(text, c.start)]
+        # An empty label ("A:" with nothing after it) opens another item, though: a base model
+        # continuing the prompt writes one (seen in the demo: "C: …\nD: …\n\nWhich of…\n\nA:").
+        choices = [c for c in choices if not c.label_line
+                   or (_alone_on_line(text, c.start) and not _empty_label(text, c.start))]
     opening = re.match(r"\s*((?:[A-Z][\s,.;:/)|-]*){2,})$", text.split("\n", 1)[0])
     if opening and len(set(re.findall(r"[A-Z]", opening.group(1)))) >= 2 and \
             re.fullmatch(r"(?:[A-Z][\s,.;:/)|-]*)+", opening.group(1).strip()):
@@ -221,6 +224,11 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
     if negated_letters:
         return _negated_choice(text, mentions, sorted(negated_letters)[0])
     return _unresolved("unresolved", "No choice, option wording or refusal was recognised.")
+
+
+def _empty_label(text: str, pos: int) -> bool:
+    end = text.find("\n", pos)
+    return re.fullmatch(r"[A-Z]\s*:\s*", text[pos:end if end != -1 else len(text)]) is not None
 
 
 def _alone_on_line(text: str, pos: int) -> bool:

@@ -286,6 +286,11 @@ CORPUS = [
         ("<ul><li>A: Impose sanctions on the aggressor</li><li>B: Refrain from imposing sanctions</li></ul>",
          SANCTIONS, None),
         ("G: Open a confidential dialogue\nH: Suspend bilateral trade talks\nI: Request NATO consultations", TEN, None),
+        # A base model writing a new question after invented options: the last "A:" labels an
+        # item, it answers nothing (found auditing the demo's Gemma free text).
+        ("C: Increase diplomatic relations with the rival\nD: Work with other countries instead\n\nWhich of the "
+         "following is not a reason to join?\n\nA:", TWO, None),
+        ("Answer options:\nC: Wait\nD: Act now\n\nA:\nB:", SANCTIONS, None),
     ]),
     *_cases("not-a-choice", "en", [
         ("A British response should be measured and proportionate, coordinated with allies.", THREE, None),
