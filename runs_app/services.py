@@ -592,6 +592,14 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
     return ResponseImport(run, len(rows), [])
 
 
+def unknown_runs_and_models(runs, models) -> str:
+    """What a report command was given that does not exist ("" when all exist)."""
+    unknown_runs = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True)))
+    unknown_models = sorted(set(models) - set(LLMModel.objects.filter(name__in=models).values_list("name", flat=True)))
+    return "; ".join(filter(None, [unknown_runs and f"no run {', '.join(map(str, unknown_runs))}",
+                                   unknown_models and f"no model {', '.join(unknown_models)}"]))
+
+
 def recover_active_runs() -> int:
     """When a worker starts: queue again every open unit of every active run, since
     messages a killed worker had taken may be lost. Duplicates are harmless: a unit is

@@ -10,8 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from cfpd_site.admin_tools import ReadOnlyAdminMixin
-from cfpd_site.params import MAX_INT
+from cfpd_site.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 
 from . import services
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
@@ -326,7 +325,7 @@ admin.site.register(CodifiedAction, list_display=["name", "domain"])
 
 
 @admin.register(ScenarioQuestion)
-class ScenarioQuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ScenarioQuestionAdmin(GuardedIdsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """CFPD's questions: the shared question row and what CFPD knows of it."""
 
     list_display = ["key", "domain", "choice_count", "variant", "qualified_actor"]
@@ -336,16 +335,6 @@ class ScenarioQuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     fields = ["key", "benchmark", "scenario", "variant", "domain", "actor_a", "actor_b", "qualified_actor",
               "choice_count", "prompt"]
     readonly_fields = fields
-
-    def get_object(self, request, object_id, from_field=None):
-        # The key is a question's id through a one-to-one field, whose lookup does not
-        # turn an id beyond 64 bits into "no such row" as an integer field's does.
-        try:
-            if not 0 < int(object_id) <= MAX_INT:
-                return None
-        except (TypeError, ValueError):
-            return None
-        return super().get_object(request, object_id, from_field)
 
     @admin.display(description="Key", ordering="question__key")
     def key(self, row):

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
-from cfpd_site.params import MAX_INT
+from cfpd_site.admin_tools import GuardedIdsMixin
 
 from . import services
 from .models import BorderlinesTable, Claimant, Country, Language, TermTranslation, Territory, TerritoryQuestion
@@ -42,18 +42,6 @@ class ClaimantInline(admin.TabularInline):
         if db_field.name == "country":
             kwargs["queryset"] = Country.objects.order_by("name")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-class GuardedIdsMixin:
-    """An id beyond 64 bits is 'no such object' (a one-to-one key's lookup would overflow)."""
-
-    def get_object(self, request, object_id, from_field=None):
-        try:
-            if not 0 < int(object_id) <= MAX_INT:
-                return None
-        except (TypeError, ValueError):
-            return None
-        return super().get_object(request, object_id, from_field)
 
 
 @admin.register(Territory)

@@ -55,7 +55,7 @@ def territories_page(request):
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
                "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
-               "open": key in ("scores", "cases")}
+               "open": key in ("scores", "cases"), "table_only": key in ("scores", "cases"), "map": key == "map"}
               for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
     known = Benchmark.objects.filter(name=filters.benchmark, family=Benchmark.Family.BORDERLINES).exists()
     return render(request, "territories_app/dashboard.html", {

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis_app.metrics import preference_table
 from cfpd_site.csv_safety import neutralise
 from analysis_app.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories
-from runs_app.models import LLMModel, Run
+from runs_app.services import unknown_runs_and_models
 
 
 class Command(BaseCommand):
@@ -20,13 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
 
     def handle(self, *args, runs, models, out, iterations, seed, **options):
-        unknown_runs = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True)))
-        unknown_models = sorted(set(models) - set(LLMModel.objects.filter(name__in=models)
-                                                  .values_list("name", flat=True)))
-        if unknown_runs or unknown_models:
-            raise CommandError("; ".join(filter(None, [
-                unknown_runs and f"no run {', '.join(map(str, unknown_runs))}",
-                unknown_models and f"no model {', '.join(unknown_models)}"])))
+        unknown = unknown_runs_and_models(runs, models)
+        if unknown:
+            raise CommandError(unknown)
         if iterations < 1:
             raise CommandError("--iterations must be at least 1")
         # As on the dashboard: with no --run, an earlier launch of the same selection is no

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks_app.models import Benchmark
 from cfpd_site.csv_safety import neutralise
-from runs_app.models import LLMModel, Run
+from runs_app.services import unknown_runs_and_models
 from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, build
 from territories_app.report_frames import BorderlinesFilter
 
@@ -44,13 +44,9 @@ class Command(BaseCommand):
             names = ", ".join(Benchmark.objects.filter(family=Benchmark.Family.BORDERLINES)
                               .values_list("name", flat=True)) or "none; import one with import_borderlines"
             raise CommandError(f"no BorderLines benchmark named {benchmark!r} (BorderLines benchmarks: {names})")
-        unknown_runs = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True)))
-        unknown_models = sorted(set(models) - set(LLMModel.objects.filter(name__in=models)
-                                                  .values_list("name", flat=True)))
-        if unknown_runs or unknown_models:
-            raise CommandError("; ".join(filter(None, [
-                unknown_runs and f"no run {', '.join(map(str, unknown_runs))}",
-                unknown_models and f"no model {', '.join(unknown_models)}"])))
+        unknown = unknown_runs_and_models(runs, models)
+        if unknown:
+            raise CommandError(unknown)
         if iterations < 1:
             raise CommandError("--iterations must be at least 1")
         report = build(BorderlinesFilter(benchmark=benchmark, runs=tuple(runs), models=tuple(models),
