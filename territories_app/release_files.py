@@ -17,6 +17,30 @@ from .release_model import (
 )
 
 
+def _shown(text: str, limit: int = 80) -> str:
+    """A bad cell or line as a report shows it: quoted, cut to `limit` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f" … ({len(text):,} characters)"
+
+
+class JsonProblem(ValueError):
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.lineno, self.msg = line, message
+
+
+def decode_json(text: str, **options):
+    """json.loads, with every way it can fail on untrusted text as one JsonProblem (line,
+    message): invalid JSON, nesting too deep for the parser, a number too long to read."""
+    try:
+        return json.loads(text, **options)
+    except json.JSONDecodeError as error:
+        raise JsonProblem(error.lineno, error.msg) from None
+    except RecursionError:
+        raise JsonProblem(None, "nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise JsonProblem(None, str(error).split(";")[0]) from None
+
+
 class Reader:
     """One pass over a release directory; collects flaws as it goes."""
 
@@ -165,8 +189,8 @@ def read_countries(reader: Reader) -> dict[str, Country]:
         return dict(pairs)
 
     try:
-        data = json.loads(text, object_pairs_hook=keep_pairs)
-    except json.JSONDecodeError as error:
+        data = decode_json(text, object_pairs_hook=keep_pairs)
+    except JsonProblem as error:
         reader.flaw(COUNTRIES, error.lineno, f"not valid JSON ({error.msg})")
         return {}
     if not isinstance(data, dict):
@@ -215,7 +239,7 @@ def read_templates(reader: Reader) -> tuple[dict[str, str], bool]:
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
         if len(fields) != 2 or not fields[0].strip():
-            reader.flaw(TEMPLATES, number, f"expected code<TAB>template, got {line!r}")
+            reader.flaw(TEMPLATES, number, f"expected code<TAB>template, got {_shown(line)}")
             continue
         code, template = fields[0].strip(), fields[1]
         if code in first_line:
@@ -240,8 +264,8 @@ def read_terms(reader: Reader) -> dict[str, dict[str, str]]:
         if text is None:
             continue
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+            data = decode_json(text)
+        except JsonProblem as error:
             reader.flaw(relative, error.lineno, f"not valid JSON ({error.msg})")
             continue
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
@@ -258,11 +282,11 @@ def json_lines(reader: Reader, relative: str, lines: list[str], language: str | 
     out = []
     for number, line in enumerate(lines, start=1):
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError:
+            value = decode_json(line)
+        except JsonProblem:
             value = None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            reader.flaw(relative, number, f"expected a JSON list of names, got {line!r}", territory_of(number - 1),
+            reader.flaw(relative, number, f"expected a JSON list of names, got {_shown(line)}", territory_of(number - 1),
                         language)
             out.append(None)
         else:
@@ -278,8 +302,8 @@ def read_line_inds(reader: Reader, language: str) -> tuple[list[tuple[int | None
         return [], False
     if text.lstrip().startswith("["):
         try:
-            values = json.loads(text)
-        except json.JSONDecodeError as error:
+            values = decode_json(text)
+        except JsonProblem as error:
             reader.flaw(relative, error.lineno, f"not valid JSON ({error.msg})", language=language)
             return [], False
         places: list[int | str] = [str(i) for i in range(len(values))] if isinstance(values, list) else []

@@ -245,3 +245,26 @@ def test_the_code_export_neutralises_formulas_but_not_numbers(tmp_path, scenario
     row = next(csv.DictReader(path.open(newline="")))
     assert row["model"] == "'=cmd|' /C calc'!A0"
     assert (row["repeat"], row["code"], row["run"]) == ("0", "missing", str(run.pk))
+
+
+# ----------------------------------------------------------------- import_borderlines
+
+BORDERLINES_SAMPLE = Path(__file__).resolve().parents[2] / "territories_app" / "sample_borderlines"
+RELEASE_FILES = ["disputed_territories.csv", "countries_info.json", "templates_q.tsv",
+                 "translate/prompts_mc_q/prompts.ru", "prompts/choices.txt"]
+FLAW = re.compile(r"(?m)^[\w./-]+(?::\d+|\[[^\]]*\])?: \S")  # file:line: reason, file[key]: reason, file: reason
+
+
+@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("replaced", RELEASE_FILES)
+def test_a_malformed_file_in_a_borderlines_release_is_a_flaw_and_nothing_is_written(replaced, name, tmp_path):
+    import shutil
+
+    root = tmp_path / "release"
+    shutil.copytree(BORDERLINES_SAMPLE, root)
+    (root / replaced).write_bytes(content(name))
+    before = database_counts()
+    report = failing_command("import_borderlines", str(root))
+    assert FLAW.search(report), report[:2000]
+    assert "Traceback" not in report and "nothing was imported" in report
+    assert database_counts() == before
