@@ -11,8 +11,10 @@ A family app registers itself from its AppConfig.ready():
 - `filter_questions(queryset, selection)` narrows a benchmark's current questions by the
   family's own selection keys (CFPD: domains, qualified actors); the engine itself only
   knows choice counts, samples and seeds.
-- `rank_prompt(question, order)` (optional) returns the plain-text prompt and the
-  continuations (option texts in `order`) that rank classification scores.
+- `rank_prompt(question, order, condition, system_prompt)` (optional) returns the
+  plain-text prompt and the continuations (option texts in `order`) that rank
+  classification scores; a strategy's system prompt, where the family uses one, leads the
+  prompt.
 - `check_selection(selection)` (optional) returns {field: [messages]} for selection
   keys that name nothing.
 - `applies(question, condition)` (optional) says whether the condition can be asked of

@@ -54,7 +54,7 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
         if rank_prompt is None:
             raise llm.LLMError("bad_request", f"rank classification is not defined for {question.benchmark.family} "
                                "questions; ask this model in choice or generate mode", transient=False)
-        prompt, continuations = rank_prompt(question, response.option_order)
+        prompt, continuations = rank_prompt(question, response.option_order, condition, run.system_prompt)
         messages = [{"role": "user", "content": prompt}]
         params = {"mode": "rank", "continuations": list(continuations)}
     elif mode == LLMModel.AnswerMode.RANK:

@@ -62,9 +62,15 @@ def applies(question, condition) -> bool:
     return True
 
 
-def rank_prompt(question, order) -> tuple[str, list[str]]:
-    ranked = prompting.rank_prompt(plain_question(question))
-    return ranked.prompt, [ranked.continuations[i] for i in (order or range(len(ranked.continuations)))]
+def rank_prompt(question, order, condition=None, system_prompt: str = "") -> tuple[str, list[str]]:
+    """The question followed by the answer cue, led by the strategy's filled system prompt
+    (a persona or the claimants' demographics), whose claimant names are scored."""
+    plain = plain_question(question)
+    ranked = prompting.rank_prompt(plain)
+    template = _system_prompt(condition, system_prompt)
+    preamble = prompting.fill_system_prompt(template, plain, countries_of(question.benchmark_id)) if template else ""
+    prompt = f"{preamble.strip()}\n\n{ranked.prompt}" if preamble.strip() else ranked.prompt
+    return prompt, [ranked.continuations[i] for i in (order or range(len(ranked.continuations)))]
 
 
 RULES = {"claimant name": "claimant-name", "option letter": "option-letter"}

@@ -165,3 +165,13 @@ def test_the_page_and_the_api_show_the_scores_and_refuse_bad_filters(borderlines
     assert client.get("/api/analysis/territories/", {"run": "x"}).status_code == 400
     csv_text = client.get("/analysis/territories/cases.csv", {"iterations": 200}).content.decode()
     assert csv_text.startswith("model,strategy,repeat,territory,language,role,question")
+
+
+def test_a_strategy_leads_the_rank_prompt(borderlines):
+    from territories_app.family import BORDERLINES
+
+    crimea = Question.objects.select_related("benchmark").get(key="borderlines/bl:crimea:uk")
+    plain, continuations = BORDERLINES.rank_prompt(crimea, [0, 1], Condition.objects.get(name="bl-vanilla"), "")
+    persona, same = BORDERLINES.rank_prompt(crimea, [0, 1], Condition.objects.get(name="bl-nationalist"), "")
+    assert plain == f"{crimea.text} Answer:" and continuations == same == [" Росія", " Україна"]
+    assert persona.endswith(plain) and "Ukraine" in persona[: -len(plain)]

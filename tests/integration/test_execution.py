@@ -326,7 +326,8 @@ def ranked_family(monkeypatch):
 
     family = families.Family(
         name="ranked", render=lambda q, order, condition, system: [{"role": "user", "content": q.text}],
-        rank_prompt=lambda q, order: (f"{q.text} Answer:", [" " + q.options[i]["text"] for i in order]),
+        rank_prompt=lambda q, order, condition, system: (f"{q.text} Answer:",
+                                                         [" " + q.options[i]["text"] for i in order]),
         permutable=False)
     monkeypatch.setitem(families._registry, "ranked", family)
     return family
