@@ -1,6 +1,7 @@
 """The authoring console for territorial disputes: territories with their claimants in
 order, languages with their templates, countries and term translations; a territory's
-page previews its whole query set. Saving re-syncs the benchmark's questions."""
+page previews its whole query set. Saving a territory re-syncs its questions; saving a
+language or a term translation, the benchmark's."""
 
 from django import forms
 from django.contrib import admin
@@ -71,7 +72,7 @@ class TerritoryAdmin(GuardedIdsMixin, admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        services.sync_questions(form.instance.benchmark)
+        services.sync_territory_questions(form.instance)
 
 
 @admin.register(Language)

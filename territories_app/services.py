@@ -206,10 +206,28 @@ def export_release(benchmark: Benchmark, path) -> rel.Release:
 def sync_questions(benchmark: Benchmark) -> tuple[dict[str, int], list[str]]:
     """Make the benchmark's BorderLines questions exactly the question sets of its
     territories (idempotent). Returns counts and the gaps (missing translations)."""
-    release = release_of(benchmark)
-    sets = queries.question_sets(release)
-    territories = {t.name: t for t in Territory.objects.filter(benchmark=benchmark, is_current=True)}
-    existing = {q.key: q for q in Question.objects.filter(benchmark=benchmark).select_related("borderlines")}
+    sets = queries.question_sets(release_of(benchmark))
+    current = Question.objects.filter(benchmark=benchmark, is_current=True)
+    return _sync(benchmark, sets, current), [str(g) for s in sets for g in s.gaps]
+
+
+def sync_territory_questions(territory: Territory) -> tuple[dict[str, int], list[str]]:
+    """Make one territory's questions its query set as it stands (idempotent): what
+    saving a territory in the console calls. A retired territory keeps none current."""
+    sets = [preview(territory)] if territory.is_current else []
+    current = Question.objects.filter(benchmark_id=territory.benchmark_id, is_current=True,
+                                      borderlines__territory=territory)
+    return _sync(territory.benchmark, sets, current), [str(g) for s in sets for g in s.gaps]
+
+
+def _sync(benchmark: Benchmark, sets: list[queries.QuestionSet], current) -> dict[str, int]:
+    """Create or update the questions of `sets` in place (same key, same id) and retire
+    the `current` questions they no longer hold; returns created/updated/retired counts."""
+    names = [s.territory for s in sets]
+    territories = {t.name: t for t in Territory.objects.filter(benchmark=benchmark, is_current=True, name__in=names)}
+    keys = [f"{benchmark.name}/{q.key}" for s in sets for q in s.questions]
+    existing = {q.key: q for q in Question.objects.filter(benchmark=benchmark, key__in=keys)
+                .select_related("borderlines")}
     counts = {"created": 0, "updated": 0, "retired": 0}
     wanted = set()
     for question_set in sets:
@@ -240,9 +258,9 @@ def sync_questions(benchmark: Benchmark) -> tuple[dict[str, int], list[str]]:
             if changed:
                 Question.objects.filter(pk=row.pk).update(**fields)
                 counts["updated"] += 1
-    counts["retired"] = (Question.objects.filter(benchmark=benchmark, is_current=True)
-                         .exclude(key__in=wanted).update(is_current=False))
-    return counts, [str(g) for s in sets for g in s.gaps]
+    # Retired, never deleted: answers keep pointing at them.
+    counts["retired"] = current.exclude(key__in=wanted).update(is_current=False)
+    return counts
 
 
 def preview(territory: Territory) -> queries.QuestionSet:

@@ -90,3 +90,29 @@ def test_an_analyst_cannot_add_a_territory(client, analyst, borderlines):
     response = client.post(ADD, territory_form(borderlines, "X", [country("Japan"), country("Russia")]))
     assert response.status_code == 302 and "/login/" in response["Location"]
     assert not Territory.objects.filter(name="X").exists()
+
+
+def test_saving_a_territory_resyncs_only_its_questions_in_place(borderlines):
+    from territories_app.models import Claimant
+    from territories_app.services import sync_territory_questions
+
+    crimea = Territory.objects.get(benchmark=borderlines, name="Crimea")
+    before = dict(Question.objects.values_list("pk", "text"))
+    assert sync_territory_questions(crimea)[0] == {"created": 0, "updated": 0, "retired": 0}  # idempotent
+    # Ukraine first: Crimea's three questions (ru, uk, en) reletter, keep their ids; no other question moves.
+    Claimant.objects.filter(territory=crimea, country__name="Ukraine").update(position=0)
+    Claimant.objects.filter(territory=crimea, country__name="Russia").update(position=1)
+    assert sync_territory_questions(crimea)[0] == {"created": 0, "updated": 3, "retired": 0}
+    after = dict(Question.objects.values_list("pk", "text"))
+    assert after.keys() == before.keys()
+    moved = {pk for pk in after if after[pk] != before[pk]}
+    assert moved == set(Question.objects.filter(borderlines__territory=crimea).values_list("pk", flat=True))
+    question = Question.objects.get(key="borderlines/bl:crimea:en")
+    assert question.borderlines.claimants_en == ["Ukraine", "Russia"]
+    assert [o["claimant"] for o in question.options] == ["Ukraine", "Russia"]
+    assert sync_territory_questions(crimea)[0] == {"created": 0, "updated": 0, "retired": 0}
+    # A retired territory keeps no current question; its rows stay for the answers that name them.
+    Territory.objects.filter(pk=crimea.pk).update(is_current=False)
+    crimea.refresh_from_db()
+    assert sync_territory_questions(crimea)[0]["retired"] == 3
+    assert Question.objects.filter(borderlines__territory=crimea, is_current=False).count() == 3
