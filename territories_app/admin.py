@@ -77,7 +77,7 @@ class TerritoryAdmin(GuardedIdsMixin, admin.ModelAdmin):
 
 @admin.register(Language)
 class LanguageAdmin(GuardedIdsMixin, admin.ModelAdmin):
-    list_display = ["code", "benchmark", "template"]
+    list_display = ["code", "name", "native_name", "benchmark", "template"]
     list_filter = ["benchmark"]
     search_fields = ["code"]
 

@@ -22,6 +22,10 @@ class BorderlinesTable(models.Model):
 class Language(models.Model):
     benchmark = models.ForeignKey("benchmarks_app.Benchmark", on_delete=models.CASCADE, related_name="bl_languages")
     code = models.CharField(max_length=16, help_text="As the release writes it: zhs, zht, ja, …")
+    # Shown to authors; a country keeps the release's own names for its language (North and
+    # South Korea name Korean differently), which is what an export writes back.
+    name = models.CharField(max_length=80, blank=True, help_text="English name, e.g. Japanese.")
+    native_name = models.CharField(max_length=120, blank=True, help_text="Its own name, e.g. 日本語.")
     template = models.TextField(help_text="The question in this language: XX the territory, YY and ZZ the first "
                                           "and last claimants (the words between them are the language's 'or').")
 

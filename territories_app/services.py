@@ -118,8 +118,14 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
 
 
 def _store(benchmark: Benchmark, release: rel.Release, report: ImportReport):
+    spoken = {}
+    for info in release.countries.values():
+        spoken.setdefault(info.language, info)  # the first country's names for it
     for code, template in release.templates.items():
-        Language.objects.update_or_create(benchmark=benchmark, code=code, defaults={"template": template})
+        names = spoken.get(code)
+        Language.objects.update_or_create(benchmark=benchmark, code=code, defaults={
+            "template": template, "name": names.language_name if names else "",
+            "native_name": names.language_native if names else ""})
     Language.objects.filter(benchmark=benchmark).exclude(code__in=list(release.templates)).delete()
     countries = {}
     for name, info in release.countries.items():

@@ -200,3 +200,18 @@ def test_a_cfpd_benchmark_is_not_overwritten():
     with pytest.raises(CommandError, match="CFPD"):
         run("import_borderlines", str(SAMPLE), "--benchmark", "demo")
     assert not TerritoryQuestion.objects.exists() and not Claimant.objects.exists()
+
+
+def test_a_language_is_named_after_its_first_speaker_and_each_country_keeps_its_own_names(tmp_path):
+    from territories_app.models import Language
+
+    run("import_borderlines", str(SAMPLE))
+    japanese = Language.objects.get(code="ja")
+    assert (japanese.name, japanese.native_name, japanese.template) == ("Japanese", "日本語",
+                                                                        "XX は YY と ZZ のいずれの領土ですか？")
+    # Korean is 조선말 in the North and 한국어 in the South: both kept on the countries, both written back.
+    assert Country.objects.get(name="North Korea").language_native == "조선말"
+    assert Country.objects.get(name="South Korea").language_native == "한국어"
+    assert Language.objects.get(code="ko").native_name == "한국어"  # South Korea comes first in the file
+    run("export_borderlines", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "countries_info.json").read_bytes() == (SAMPLE / "countries_info.json").read_bytes()
