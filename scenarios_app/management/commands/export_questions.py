@@ -7,7 +7,11 @@ from scenarios_app.transfer import export_questions
 
 
 class Command(BaseCommand):
-    help = "Write every question (current scenario versions) as CSV, keyed so that answers can be imported back."
+    help = ("Write every question (current scenario versions) as CSV, keyed so that answers can be imported back. "
+            "The last four columns are for territorial-disputes (BorderLines) questions and empty on CFPD rows: "
+            "territory, language, choices (JSON list of the claimants' names as shown, in letter order) and "
+            "claimants_en (the same claimants in English, same order); a BorderLines row leaves the CFPD "
+            "columns (scenario, domain, actors, categories) empty.")
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="Output CSV; '-' for standard output.")
