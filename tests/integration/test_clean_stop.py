@@ -36,6 +36,14 @@ def group_members(pgid):
     return members
 
 
+def _default_signals():
+    """In the child, before exec: INT and TERM neither ignored nor blocked (both would be
+    inherited by the shell, which could then never act on them)."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def answers(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
@@ -53,8 +61,11 @@ def test_serve_stops_the_site_and_the_worker(tmp_path, stop_signal):
     env.update(CFPD_VAR_DIR=str(tmp_path / "var"), CFPD_DEMO_ADDR=f"127.0.0.1:{port}", CFPD_ENV_FILE="",
                DEBUG="1", SECRET_KEY="clean-stop-test-key")
     # Its own session, so that the process group is the script and everything it started.
+    # As from a terminal: INT and TERM at their defaults. A shell cannot trap a signal that
+    # was ignored when it started, and this test process may have inherited or set one
+    # (the whole suite runs in one process, with libraries that touch signal handling).
     process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, start_new_session=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_default_signals)
     try:
         deadline = time.monotonic() + 120
         while not answers(f"http://127.0.0.1:{port}/accounts/login/"):
@@ -64,7 +75,12 @@ def test_serve_stops_the_site_and_the_worker(tmp_path, stop_signal):
         started = group_members(process.pid)
         assert len(started) >= 3  # the script, the worker, the site
         process.send_signal(stop_signal)
-        process.wait(timeout=60)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+            pytest.fail("serve did not stop: " + " ".join(line for line in status.splitlines()
+                                                          if line.startswith(("SigBlk", "SigIgn", "SigCgt"))))
         deadline = time.monotonic() + 20
         while group_members(process.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
