@@ -2,14 +2,15 @@
 page's query parameters (benchmark, run, model, strategy, region, claimant, language,
 unknown, iterations, seed)."""
 
+import math
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-import math
-
 from analysis_app.api import CanReadDashboards
+from benchmarks_app.models import Benchmark
 
 from . import dashboard_params
 from .report import build
@@ -39,12 +40,17 @@ class TerritoriesView(APIView):
                                  "iterations", "seed")],
         responses={200: dict},
         description="The concurrence scores per model and strategy (percent, with 95% bootstrap intervals over "
-                    "territories) and the per-territory case view. A bad parameter is a 400 naming it.")
+                    "territories) and the per-territory case view. A bad parameter, or a benchmark that is no "
+                    "BorderLines benchmark, is a 400 naming it.")
     def get(self, request):
         try:
             filters, options = dashboard_params.parse(request.query_params)
         except dashboard_params.BadParameter as error:
             raise ValidationError({error.field: [str(error)]}) from None
+        if not Benchmark.objects.filter(name=filters.benchmark, family=Benchmark.Family.BORDERLINES).exists():
+            raise ValidationError({"benchmark": [
+                f"no BorderLines benchmark named {filters.benchmark!r}; import one with "
+                "python manage.py import_borderlines DIR"]})
         report = build(filters, **options)
         return Response({"benchmark": filters.benchmark, "answers": report.answers, "unresolved": report.unresolved,
                          "territories": len(report.territories), "iterations": options["iterations"],

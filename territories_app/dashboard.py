@@ -28,19 +28,25 @@ class TerritoriesBoard:
     unresolved: int = 0
     territories: int = 0
     iterations: int = 1000
+    scores: pd.DataFrame | None = None  # the numeric scores (every interval, sd and n): the scores CSV
 
 
 def _fig(fig: go.Figure) -> dict:
     return json.loads(fig.to_json())
 
 
-def _interval(row, score) -> str:
+def _number(value, digits: int) -> str:
+    # ΔCS is +inf when Non-control is 0 ("approaches infinity" in the paper).
+    return ("∞" if value > 0 else "−∞") if value in (float("inf"), float("-inf")) else f"{value:.{digits}f}"
+
+
+def _interval(row, score, digits: int = 1) -> str:
     value, low, high = row.get(score), row.get(f"{score}_ci_low"), row.get(f"{score}_ci_high")
     if value is None or pd.isna(value):
         return "—"
     if low is None or pd.isna(low):
-        return f"{value:.1f}"
-    return f"{value:.1f} [{low:.1f}, {high:.1f}]"
+        return _number(value, digits)
+    return f"{_number(value, digits)} [{_number(low, digits)}, {_number(high, digits)}]"
 
 
 def scores_panel(scores: pd.DataFrame) -> Panel:
@@ -48,16 +54,21 @@ def scores_panel(scores: pd.DataFrame) -> Panel:
     for _, row in scores.iterrows():
         rows.append({"model": row["model"], "strategy": row["strategy"],
                      **{label: _interval(row, score) for score, label in SCORE_LABELS.items()},
-                     "countries named": f"{row['mean_countries']:.2f}",
-                     "… with control": f"{row['mean_countries_with_control']:.2f}",
-                     "random baseline": f"{row['random_baseline']:.1f}",
-                     "known controllers": int(row["n_known"]), "territories": int(row["n_territories"])})
+                     "countries named": _interval(row, "mean_countries", 2),
+                     "… with control": _interval(row, "mean_countries_with_control", 2),
+                     "random baseline": _interval(row, "random_baseline"),
+                     "n KB / Control / Non-control / Consistency": " / ".join(
+                         f"{row[n]:g}" for n in ("n_kb", "n_control", "n_non_control", "n_consistency")),
+                     "known controllers": int(row["n_known"]), "territories": int(row["n_territories"]),
+                     "unresolved": int(row["n_unresolved"])})
     table = pd.DataFrame(rows)
     return Panel("scores", "Concurrence scores", table, None,
                  "Percent of territories (section 5.2): KB CS, the English control naming the controller; Control "
                  "CS, the controller's language naming it; Non-control CS, the other claimants' languages naming "
                  "it; Consistency CS, agreeing pairs of in-language answers. In brackets: 95% percentile bootstrap "
-                 "over territories (the paper reports none). Unresolved answers are left out of every score.")
+                 "over territories (the paper reports none). Countries named: distinct claimants named by a "
+                 "territory's in-language answers (… with the English control). n: territories entering each "
+                 "score. Unresolved answers are left out of every score; the CSV holds every interval and sd.")
 
 
 def control_panel(scores: pd.DataFrame) -> Panel:
@@ -123,12 +134,12 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
 
     built = reports.build(filters, iterations=iterations, seed=seed)
     board = TerritoriesBoard(answers=built.answers, unresolved=built.unresolved,
-                             territories=len(built.territories), iterations=iterations)
+                             territories=len(built.territories), iterations=iterations, scores=built.scores)
     if built.scores.empty:
         return board
     texts = {(t, lang): text for t, lang, text in Question.objects.filter(
         benchmark__name=filters.benchmark, borderlines__isnull=False).values_list(
         "borderlines__territory__name", "language", "text")}
     board.panels = {"scores": scores_panel(built.scores), "control": control_panel(built.scores),
-                    "map": map_panel(built.cases, built.territories), "cases": cases_panel(built.cases, texts)}
+                    "map": map_panel(built.all_cases, built.territories), "cases": cases_panel(built.cases, texts)}
     return board

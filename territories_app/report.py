@@ -21,10 +21,12 @@ CASE_COLUMNS = ["model", "strategy", "repeat", "territory", "language", "role", 
 @dataclass
 class BorderlinesReport:
     scores: pd.DataFrame  # concurrence.output_columns()
-    cases: pd.DataFrame  # concurrence.case_view's columns
+    cases: pd.DataFrame  # concurrence.case_view's columns, in the languages picked
     territories: pd.DataFrame
     answers: int
     unresolved: int
+    # Every language's case: the map reads the scores' answers, not the case view's languages.
+    all_cases: pd.DataFrame | None = None
 
 
 def _concurrence_territories(territories: pd.DataFrame) -> pd.DataFrame:
@@ -37,8 +39,8 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
     plain = _concurrence_territories(territories)
     scored = answers.drop(columns=["run"])
     scores = concurrence.concurrence_table(scored, plain, iterations=iterations, seed=seed)
-    cases = concurrence.case_view(scored, plain)
-    if filters.languages:
-        cases = cases[cases["language"].isin(filters.languages)]
+    all_cases = concurrence.case_view(scored, plain)
+    cases = all_cases[all_cases["language"].isin(filters.languages)] if filters.languages else all_cases
     return BorderlinesReport(scores=scores, cases=cases.reset_index(drop=True), territories=territories,
-                             answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()))
+                             answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()),
+                             all_cases=all_cases)

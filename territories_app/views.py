@@ -71,7 +71,9 @@ def panel_csv(request, key):
         filters, options = dashboard_params.parse(request.GET)
     except dashboard_params.BadParameter as error:
         return _bad(request, error, page=False)
-    panel = dashboard.build(filters, **options).panels.get(key)
+    board = dashboard.build(filters, **options)
+    panel = board.panels.get(key)
     if panel is None:
         return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")
-    return _csv_response(panel.table, f"territories-{key}")
+    # The scores as numbers with every interval, sd and n (the page shows them as text).
+    return _csv_response(board.scores if key == "scores" else panel.table, f"territories-{key}")
