@@ -57,7 +57,7 @@ def scores_panel(scores: pd.DataFrame) -> Panel:
                      "countries named": _interval(row, "mean_countries", 2),
                      "… with control": _interval(row, "mean_countries_with_control", 2),
                      "random baseline": _interval(row, "random_baseline"),
-                     "n KB / Control / Non-control / Consistency": " / ".join(
+                     "n (KB / Control / Non-control / Consistency)": " / ".join(
                          f"{row[n]:g}" for n in ("n_kb", "n_control", "n_non_control", "n_consistency")),
                      "known controllers": int(row["n_known"]), "territories": int(row["n_territories"]),
                      "unresolved": int(row["n_unresolved"])})
@@ -96,6 +96,11 @@ def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
     iso = {}
     for _, row in territories.iterrows():
         iso.update({name: code for name, code in (row["iso3"] or {}).items() if code})
+    # Two countries linked to one ISO code (an actor shared by mistake) would paint one shape
+    # twice, the last drawn winning: neither goes on the map, and the note names them.
+    sharing = {code: sorted(n for n, c in iso.items() if c == code) for code in set(iso.values())}
+    shared = {code: names for code, names in sharing.items() if len(names) > 1}
+    iso = {name: code for name, code in iso.items() if code not in shared}
     answered = cases[(cases["status"] == "answered") & cases["names_controller"].notna()
                      & cases["role"].str.contains("non-controller")]
     by_country = (answered.assign(sides=answered["names_controller"].astype(bool))
@@ -105,16 +110,25 @@ def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
     table["share siding"] = (table["share siding"] * 100).round(1)
     located = table.dropna(subset=["iso3"])
     note = ("Per controlling country: the share of answers asked in the other claimants' languages that name it "
-            "as the owner (non-control answers). Grey: no such answer.")
+            "as the owner (non-control answers). Blue: mostly the controller; red: mostly another claimant; "
+            "grey: no such answer.")
+    if shared:
+        note += " Not on the map, sharing one ISO code: " + "; ".join(
+            f"{' and '.join(names)} ({code})" for code, names in sorted(shared.items())) + "."
     if located.empty:
         return Panel("map", "Where models side with the controller", table, None,
                      note + " No controller with an ISO country code has such an answer in this filter.")
     fig = go.Figure(go.Choropleth(locations=located["iso3"], z=located["share siding"], text=located["controller"],
-                                  zmin=0, zmax=100, colorscale="Blues", colorbar={"title": "% siding"},
+                                  zmin=0, zmax=100, colorscale="RdBu", colorbar={"title": "% siding"},
+                                  marker={"line": {"color": "#ffffff", "width": 0.5}},
                                   hovertemplate="%{text}: %{z:.0f}% of %{customdata} answers<extra></extra>",
                                   customdata=located["answers"]))
     fig.update_layout(title="Share of non-control answers naming the controller", height=420,
-                      geo={"showframe": False, "showcoastlines": False, "projection": {"type": "natural earth"}},
+                      # Countries without such an answer grey, apart from 0% (red) and 50% (white).
+                      geo={"showframe": False, "showcoastlines": False, "showland": True, "landcolor": "#cfcfcf",
+                           "showcountries": True, "countrycolor": "#ffffff", "projection": {"type": "natural earth"},
+                           # Without ranges plotly.js 3 fits the projection past the frame (half the world cut off).
+                           "lonaxis": {"range": [-180, 180]}, "lataxis": {"range": [-58, 85]}},
                       margin={"l": 0, "r": 0, "t": 50, "b": 0})
     return Panel("map", "Where models side with the controller", table, _fig(fig), note)
 

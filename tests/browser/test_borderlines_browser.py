@@ -66,3 +66,40 @@ def test_an_analyst_sees_the_scores_and_narrows_the_case_view_to_a_region(page, 
 def test_an_outsider_is_refused(page, live_server, outsider, answered_territories):
     log_in(page, live_server, outsider.username)
     assert page.goto(f"{live_server.url}/analysis/territories/").status == 403
+
+
+@pytest.fixture
+def two_models_two_strategies(answered_territories):
+    """A second model that names the controller wherever there is one (else the first
+    claimant), under two strategies; the first model answers under bl-nationalist as well."""
+    run = answered_territories
+    loyal = LLMModel.objects.create(name="sides-with-controller", litellm_model="openai/y")
+    first = LLMModel.objects.get(name="first-claimant")
+    units = []
+    for q in Question.objects.filter(benchmark=run.benchmark).select_related("borderlines"):
+        detail = q.borderlines
+        index = detail.claimants_en.index(detail.controller) if detail.controller in detail.claimants_en else 0
+        for name in ("bl-vanilla", "bl-nationalist"):
+            condition = Condition.objects.get(name=name)
+            units.append(Response(run=run, question=q, model=loyal, condition=condition, status="done",
+                                  code="ABCDEF"[index], code_source="choice", option_order=list(range(q.choice_count))))
+        units.append(Response(run=run, question=q, model=first, condition=Condition.objects.get(name="bl-nationalist"),
+                              status="done", code="A", code_source="choice", option_order=list(range(q.choice_count))))
+    Response.objects.bulk_create(units)
+    return run
+
+
+def test_the_chart_groups_every_model_and_strategy_and_the_map_is_coloured(page, live_server, analyst,
+                                                                          two_models_two_strategies, artifacts_dir):
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/territories/?iterations=200")
+    expect(page.locator("#coverage")).to_contain_text("208 answers over 17 territories")  # 52 x 4
+    expect(page.locator("#panel-control .chart")).to_have_attribute("data-drawn", "1")
+    # Four model x strategy groups, a Control and a Non-control bar each, and the baseline drawn.
+    assert page.locator("#panel-control .chart .bars .point").count() == 8
+    assert page.locator("#panel-control .chart .scatterlayer .trace").count() == 1
+    assert page.locator("#table-scores tbody tr").count() == 4
+    expect(page.locator("#panel-map .chart .choroplethlayer path").first).to_be_attached()
+    page.locator("#panel-map").screenshot(path=str(artifacts_dir / "territories-map.png"))
+    page.screenshot(path=str(artifacts_dir / "territories-dashboard-full.png"), full_page=True)
+    assert page.problems == []

@@ -227,7 +227,7 @@ def test_an_analyst_sees_the_scores_table_the_chart_the_map_and_the_cases(answer
     assert "<script>" not in html  # the Content-Security-Policy forbids inline scripts
     board = response.context["board"]
     [scores] = board.panels["scores"].table.to_dict(orient="records")
-    assert scores["n KB / Control / Non-control / Consistency"] == "4 / 4 / 3 / 4"  # see the module docstring
+    assert scores["n (KB / Control / Non-control / Consistency)"] == "4 / 4 / 3 / 4"  # see the module docstring
     assert scores["countries named"].startswith("1.50 [") and scores["… with control"].startswith("1.67 [")
     assert scores["random baseline"] == "50.0" and scores["unresolved"] == 1
     control = board.panels["control"].figure["data"]
@@ -269,6 +269,17 @@ def test_the_map_says_so_when_no_claimant_has_an_iso_code(answered, client, anal
     board = page(client, analyst).context["board"]
     assert board.panels["map"].figure is None
     assert "No controller with an ISO country code" in board.panels["map"].note
+
+
+def test_two_countries_sharing_an_iso_code_stay_off_the_map_and_are_named(answered, client, analyst):
+    from territories_app.models import Country
+
+    Country.objects.filter(name="Ukraine").update(actor=Country.objects.get(name="Russia").actor)
+    board = page(client, analyst).context["board"]
+    assert list(board.panels["map"].figure["data"][0]["locations"]) == ["ISR", "GBR"]
+    # The sample's import links the Republic of China to China's actor (CHN) as well: named too.
+    assert board.panels["map"].note.endswith("sharing one ISO code: People's Republic of China and Republic of "
+                                             "China (CHN); Russia and Ukraine (RUS).")
 
 
 def test_the_panel_csvs(answered, client, analyst):
