@@ -34,6 +34,7 @@ import csv
 import hashlib
 import importlib.metadata
 import importlib.util
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,10 +282,10 @@ class BertScoreScorer:
     def raw_scores(self, texts, pairs):
         """Precision, recall and F1 (unrescaled) of each pair ``(i, j)`` of ``texts``,
         with text i as the candidate and text j as the reference. Arrays of len(pairs)."""
-        import time
-
         torch = self._torch
         texts = list(texts)
+        if not pairs:
+            return np.zeros(0), np.zeros(0), np.zeros(0)
         distinct = list(dict.fromkeys(texts))
         slot = {text: k for k, text in enumerate(distinct)}
         t0 = time.perf_counter()
@@ -292,6 +293,8 @@ class BertScoreScorer:
             vectors, weights = self.embed(distinct)
         t1 = time.perf_counter()
         valid = weights > 0
+        # Real tokens have unit-norm vectors, padding rows are all zero.
+        is_pad = vectors.abs().sum(dim=-1) == 0
         cand = torch.tensor([slot[texts[i]] for i, _ in pairs], dtype=torch.long)
         ref = torch.tensor([slot[texts[j]] for _, j in pairs], dtype=torch.long)
         precision = torch.zeros(len(pairs))
@@ -302,13 +305,11 @@ class BertScoreScorer:
                 sim = torch.bmm(vectors[c], vectors[r].transpose(1, 2))
                 # Padding is never a best match. [CLS] and [SEP] stay match targets and
                 # only weigh 0 as matched tokens, as in bert_score's greedy_cos_idf.
-                ref_pad = ~self._token_mask(vectors[r])
-                cand_pad = ~self._token_mask(vectors[c])
-                best_for_cand = sim.masked_fill(ref_pad[:, None, :], -2.0).max(dim=2).values
-                best_for_ref = sim.masked_fill(cand_pad[:, :, None], -2.0).max(dim=1).values
+                best_for_cand = sim.masked_fill(is_pad[r][:, None, :], -2.0).max(dim=2).values
+                best_for_ref = sim.masked_fill(is_pad[c][:, :, None], -2.0).max(dim=1).values
                 precision[start : start + len(c)] = (best_for_cand * weights[c]).sum(dim=1)
                 recall[start : start + len(c)] = (best_for_ref * weights[r]).sum(dim=1)
-        empty = (~valid.any(dim=1))
+        empty = ~valid.any(dim=1)
         either_empty = empty[cand] | empty[ref]
         precision[either_empty] = 0.0
         recall[either_empty] = 0.0
@@ -316,11 +317,6 @@ class BertScoreScorer:
         self.encode_seconds += t1 - t0
         self.pair_seconds += time.perf_counter() - t1
         return precision.numpy().astype(float), recall.numpy().astype(float), f1.numpy().astype(float)
-
-    @staticmethod
-    def _token_mask(vectors):
-        # Real tokens have unit-norm vectors; padding rows are all zero.
-        return vectors.abs().sum(dim=-1) > 0
 
     def raw_f1(self, texts, pairs):
         return self.raw_scores(texts, pairs)[2]
