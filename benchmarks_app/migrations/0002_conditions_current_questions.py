@@ -7,6 +7,11 @@ def default_condition(apps, schema_editor):
     Condition.objects.update_or_create(pk=1, defaults=dict(
         name="default", label="As the family writes it", kind="default", family="", position=0,
         description="The family's own prompt and the model's own sampling parameters."))
+    if schema_editor.connection.vendor == "postgresql":
+        # The row was given its id: the sequence must move past it, or the next condition
+        # created (a family's strategies) would be given id 1 again.
+        schema_editor.execute("SELECT setval(pg_get_serial_sequence('benchmarks_app_condition', 'id'), "
+                              "(SELECT MAX(id) FROM benchmarks_app_condition))")
 
 
 class Migration(migrations.Migration):
