@@ -28,6 +28,11 @@ A family app registers itself from its AppConfig.ready():
   the generic encoder.
 - `summary(benchmark)` (optional) returns HTML (already escaped) describing a
   benchmark's questions for the console, e.g. CFPD's counts by domain and actor.
+- `follow_ups(question)` (optional) returns the ids of questions asked after this one in
+  the same conversation (the free-form family's move 2 after move 1): when a unit's
+  answer arrives, the engine creates one unit per follow-up (same run, model, condition
+  and repeat) in the transaction that writes the answer, and asks it with the earlier
+  messages and answer before the follow-up's own turn.
 - `mark_asked(question_ids)` (optional) is called in the transaction that creates a
   run's units or imports answers: CFPD freezes the scenario versions asked.
 No Django import here: families hand in plain callables.
@@ -67,6 +72,7 @@ class Family:
     read_answer: Callable[[Any, str], tuple[int | None, str, str] | None] | None = None
     summary: Callable[[Any], str] | None = None
     rank_prompt: Callable[..., tuple[str, list[str]]] | None = None
+    follow_ups: Callable[[Any], list[int]] | None = None
 
 
 _registry: dict[str, Family] = {}

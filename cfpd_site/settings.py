@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "benchmarks_app",
     "scenarios_app",
     "territories_app",
+    "crisis_app",
     "runs_app",
     "encoding_app",
     "analysis_app",

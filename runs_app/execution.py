@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
@@ -28,7 +28,7 @@ from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
-from .signals import response_answered
+from .signals import response_answered, run_finished
 
 
 @dataclass
@@ -43,7 +43,7 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
     model's parameters with the condition's temperature where it sets one."""
     question, condition = response.question, response.condition
     options = question.option_texts()
-    messages = response.messages or render_messages(question, response.option_order, condition, run.system_prompt)
+    messages = response.messages or conversation(response, run)
     mode = model.answer_mode if options else LLMModel.AnswerMode.GENERATE
     params = model.sampling_params() if mode == LLMModel.AnswerMode.GENERATE else {}
     if params and condition.temperature is not None:
@@ -69,6 +69,53 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
         input_cost_per_token=float(model.input_cost_per_token) if model.input_cost_per_token is not None else None,
         output_cost_per_token=float(model.output_cost_per_token) if model.output_cost_per_token is not None else None,
     )
+
+
+def conversation(response: Response, run: Run) -> list[dict[str, str]]:
+    """The unit's messages as its family renders them; a follow-up continues the
+    conversation of the unit it follows: that unit's messages and answer, then the
+    follow-up's own turns (its system message is the earlier one)."""
+    messages = render_messages(response.question, response.option_order, response.condition, run.system_prompt)
+    if response.previous_id is None:
+        return messages
+    previous = Response.objects.only("messages", "raw_output").get(pk=response.previous_id)
+    return (list(previous.messages) + [{"role": "assistant", "content": previous.raw_output}]
+            + [message for message in messages if message["role"] != "system"])
+
+
+def _create_follow_ups(response: Response) -> list[int]:
+    """The units that follow this answer in the same conversation (same run, model,
+    condition and repeat), once: the unique unit constraint makes a second creation a
+    no-op. Called inside the transaction that writes the answer."""
+    follow_ups = families.family(response.question.benchmark.family).follow_ups
+    if follow_ups is None:
+        return []
+    question_ids = follow_ups(response.question)
+    if not question_ids:
+        return []
+    Response.objects.bulk_create(
+        [Response(run_id=response.run_id, question_id=question_id, model_id=response.model_id,
+                  condition_id=response.condition_id, repeat=response.repeat, previous_id=response.pk)
+         for question_id in question_ids], ignore_conflicts=True)
+    return list(Response.objects.filter(previous_id=response.pk, status=Response.Status.PENDING,
+                                        enqueued_at__isnull=True).values_list("id", flat=True))
+
+
+def _finish_answered(response: Response, token: str, **fields) -> bool:
+    """Write a done answer and create the units that follow it, in one transaction: a
+    follow-up exists exactly when the answer it follows is written. Follow-ups of a run
+    cancelled meanwhile end cancelled (a resume asks them)."""
+    from .services import enqueue
+
+    with transaction.atomic():
+        written = _finish(response.pk, token, status=Response.Status.DONE, **fields)
+        follow_up_ids = _create_follow_ups(response) if written else []
+        if follow_up_ids:
+            enqueue(follow_up_ids)
+    if follow_up_ids:
+        Response.objects.filter(pk__in=follow_up_ids, status=Response.Status.PENDING,
+                                run__status=Run.Status.CANCELLED).update(status=Response.Status.CANCELLED)
+    return written
 
 
 def uses_cache(run: Run, model: LLMModel) -> bool:
@@ -174,9 +221,9 @@ def execute(response_id: int) -> Outcome:
     if key:
         cached = CachedCompletion.objects.filter(key=key).first()
         if cached is not None:
-            written = _finish(response_id, token, status=Response.Status.DONE, cache_hit=True, cache_key=key,
-                              answered_at=timezone.now(), error_kind="", error_message="",
-                              **record, **_result_fields(llm.LLMResult(**cached.result)))
+            written = _finish_answered(response, token, cache_hit=True, cache_key=key,
+                                       answered_at=timezone.now(), error_kind="", error_message="",
+                                       **record, **_result_fields(llm.LLMResult(**cached.result)))
             return _after_write(response_id, run, written)
     # Give the database connection back while the model answers (to the pool on
     # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
@@ -211,8 +258,8 @@ def execute(response_id: int) -> Outcome:
         over_budget(run)
         return Outcome("failed" if written else "skipped")
     fields = _result_fields(result)
-    written = _finish(response_id, token, status=Response.Status.DONE, cache_key=key, answered_at=timezone.now(),
-                      error_kind="", error_message="", **record, **fields)
+    written = _finish_answered(response, token, cache_key=key, answered_at=timezone.now(),
+                               error_kind="", error_message="", **record, **fields)
     if key:
         CachedCompletion.objects.get_or_create(key=key, defaults={"model_name": request.model, "result": {
             "text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
@@ -246,5 +293,7 @@ def finish_run_if_complete(run_id: int):
     concurrent workers finishing the last units agree)."""
     open_units = Response.objects.filter(run_id=run_id, status__in=[Response.Status.PENDING, Response.Status.RUNNING])
     if not open_units.exists():
-        Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+        finished = Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
             status=Run.Status.DONE, finished_at=timezone.now())
+        if finished:
+            run_finished.send_robust(sender=Run, run_id=run_id)

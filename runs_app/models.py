@@ -133,6 +133,9 @@ class Response(models.Model):
     condition = models.ForeignKey("benchmarks_app.Condition", on_delete=models.PROTECT, related_name="responses",
                                   default=DEFAULT_CONDITION_ID)
     repeat = models.PositiveSmallIntegerField(default=0)
+    previous = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="follow_ups",
+        help_text="The unit this one follows in the same conversation (its answer is part of this unit's prompt).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     option_order = models.JSONField(default=list, help_text="Canonical option indexes in the order lettered A, B, C.")
     messages = models.JSONField(default=list)

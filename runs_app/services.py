@@ -22,7 +22,7 @@ from . import launch_plan
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
-from .signals import responses_imported
+from .signals import responses_imported, run_finished
 
 
 class RunError(ValueError):
@@ -207,7 +207,7 @@ def _conditions(wanted: list, errors: dict) -> list[Condition]:
 
 
 def conditions_of(request: LaunchRequest) -> list[Condition]:
-    return request.conditions or [Condition.objects.get(pk=DEFAULT_CONDITION_ID)]
+    return request.conditions or [questions_service.default_condition()]
 
 
 def _selected_questions(request: LaunchRequest) -> list[int]:
@@ -386,6 +386,7 @@ def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
     running = run.responses.filter(status=Response.Status.RUNNING).exists()
     if not ids and not running:
         Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, finished_at=run.finished_at or timezone.now())
+        run_finished.send_robust(sender=Run, run_id=run.pk)
         return 0
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, finished_at=None)
     enqueue(ids)

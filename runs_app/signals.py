@@ -7,3 +7,6 @@ from django.dispatch import Signal
 response_answered = Signal()
 # Answers were imported as a finished run. kwargs: run_id.
 responses_imported = Signal()
+# A run became DONE (its last unit finished). kwargs: run_id. Sent once, after the
+# conditional update that marks it done; receivers must not fail the unit that sent it.
+run_finished = Signal()

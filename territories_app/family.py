@@ -5,29 +5,16 @@ console shows of a benchmark. Registered in TerritoriesAppConfig.ready()."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from benchmarks_app.families import Family
 
 from . import parsing, prompting, queries
 from . import release as rel
 
 
-@lru_cache(maxsize=8)
-def _countries(benchmark_id: int, version: str) -> dict[str, rel.Country]:
-    from .models import Country
-
-    return {c.name: rel.Country(c.name, c.language, c.language_name, c.language_native, c.religion, c.population)
-            for c in Country.objects.filter(benchmark_id=benchmark_id)}
-
-
 def countries_of(benchmark_id: int) -> dict[str, rel.Country]:
-    from .models import Country
+    from .services import countries_of as read  # services imports Django models
 
-    # Keyed on the table's last change, so an edited country is seen at once.
-    latest = Country.objects.filter(benchmark_id=benchmark_id).order_by("-pk").values_list("pk", flat=True).first()
-    count = Country.objects.filter(benchmark_id=benchmark_id).count()
-    return _countries(benchmark_id, f"{latest}:{count}")
+    return read(benchmark_id)
 
 
 def plain_question(question) -> queries.Question:

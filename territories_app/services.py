@@ -170,10 +170,15 @@ def _number(value):
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def countries_of(benchmark_id: int) -> dict[str, rel.Country]:
+    """The benchmark's countries as the release and the prompts read them, in file order."""
+    return {c.name: rel.Country(c.name, c.language, c.language_name, c.language_native, c.religion,
+                                _number(c.population))
+            for c in Country.objects.filter(benchmark_id=benchmark_id).order_by("pk")}
+
+
 def release_of(benchmark: Benchmark) -> rel.Release:
-    countries = {c.name: rel.Country(c.name, c.language, c.language_name, c.language_native, c.religion,
-                                     _number(c.population))
-                 for c in Country.objects.filter(benchmark=benchmark).order_by("pk")}
+    countries = countries_of(benchmark.pk)
     claimants: dict[int, list[str]] = {}
     for territory_id, name in (Claimant.objects.filter(territory__benchmark=benchmark, territory__is_current=True)
                                .order_by("territory_id", "position").values_list("territory_id", "country__name")):

