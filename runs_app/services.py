@@ -257,10 +257,17 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     conditions = conditions_of(request)
     family = families.family(request.benchmark.family)
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
-    prompt_chars = [sum(len(m["content"]) for m in questions_service.render_messages(
-                        q, q.option_order or None, condition, request.system_prompt))
-                    for q in questions.iterator(chunk_size=2000) for condition in conditions
-                    if family.applies(q, condition)]
+    prompt_chars = []
+    for q in questions.iterator(chunk_size=2000):
+        for condition in conditions:
+            if not family.applies(q, condition):
+                continue
+            chars = _prompt_chars(q, condition, request.system_prompt)
+            prompt_chars.append(chars)
+            # Units a family asks after this one's answer (the crisis family's move 2): the
+            # earlier conversation is part of their prompt (its answer is not counted).
+            for follow_up in _follow_up_questions(family, q):
+                prompt_chars.append(chars + _prompt_chars(follow_up, condition, request.system_prompt))
     specs = []
     for model in request.models:
         input_price, output_price, source = model_prices(model)
@@ -273,6 +280,17 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
             latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
             latency_source="observed" if latency else "assumed"))
     return launch_plan.plan_run(specs, prompt_chars)
+
+
+def _prompt_chars(question: Question, condition: Condition, system_prompt: str) -> int:
+    return sum(len(m["content"]) for m in questions_service.render_messages(
+        question, question.option_order or None, condition, system_prompt))
+
+
+def _follow_up_questions(family: families.Family, question: Question) -> list[Question]:
+    if family.follow_ups is None:
+        return []
+    return list(Question.objects.filter(pk__in=family.follow_ups(question)).select_related("benchmark"))
 
 
 def plan_as_dict(plan: launch_plan.RunPlan) -> dict:

@@ -81,3 +81,13 @@ def test_cancel_then_resume_asks_the_missing_moves_once(sample, fake, workers):
     services.resume_run(run)
     wait_for(lambda: run_finished(run), 120, "the resumed run to finish")
     check_every_sample_has_both_moves_once(run, fake.stats()["requests_per_prompt"], 8)
+
+
+def test_the_plan_counts_the_move_two_units_a_launch_will_create(sample, fake):
+    # explicit: move 1 + 2 continuations = 3 units per sample; x 2 temperatures x 4 samples = 24
+    request = services.read_launch({"benchmark": sample.benchmark, "models": [generate_model(fake)], "repeats": 4,
+                                    "domains": ["explicit"], "conditions": ["t0-2", "t1-0"]})
+    plan = services.plan_launch(request)
+    assert plan.units == 24
+    run = services.start_run(request)
+    assert run.responses.count() == 8  # move 1 only; move 2 is created as each move-1 answer arrives
