@@ -25,6 +25,11 @@ _TERRITORY_MODELS = ["territory", "claimant", "country", "language", "termtransl
 _TERRITORY_AUTHORING = [f"territories_app.{action}_{model}" for model in _TERRITORY_MODELS
                         for action in ("add", "change", "delete", "view")] + ["territories_app.view_territoryquestion"]
 _TERRITORY_READING = [f"territories_app.view_{model}" for model in [*_TERRITORY_MODELS, "territoryquestion"]]
+# crisis_app: authors write simulations with their continuations and variants; the questions,
+# scorers and scores are written by services, which authors only read.
+_CRISIS_AUTHORING = ([f"crisis_app.{action}_{model}" for model in ("simulation", "continuation", "variant")
+                      for action in ("add", "change", "delete", "view")]
+                     + [f"crisis_app.view_{model}" for model in ("crisisquestion", "scorer", "groupscore")])
 
 
 def _perms(app, models, actions):
@@ -36,7 +41,7 @@ _RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
 
 ROLE_PERMISSIONS = {
     AUTHORS: _perms("scenarios_app", _SCENARIO_MODELS, ["add", "change", "delete", "view"])
-    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]) + _AUTHORING_SHARED + _TERRITORY_AUTHORING,
+    + _perms("scenarios_app", _READ_ONLY_MODELS, ["view"]) + _AUTHORING_SHARED + _TERRITORY_AUTHORING + _CRISIS_AUTHORING,
     # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
     # read agreement and the encoder's audit.
     REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
