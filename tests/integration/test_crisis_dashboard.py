@@ -1,0 +1,180 @@
+"""inconsistency_report, the crisis page (/analysis/crisis/) and GET /api/analysis/crisis/ on
+group scores made by hand for the sample simulation (no scoring: the numbers are ours).
+
+Scorer bertscore-minilm, three samples per group (pairs (0, 1), (0, 2), (1, 2)):
+
+    model-a explicit   m1 T=0.2 run A  pairs 0.1, 0.2, 0.3   mean 0.2
+    model-a explicit   m1 T=0.2 run B  pairs 0.3, 0.4, 0.5   mean 0.4
+    model-a anonymised m1 T=0.2 run A  pairs 0.2, 0.3, 0.4   mean 0.3
+    model-a explicit   m2 status_quo T=0.2 run A  0.3, 0.35, 0.4  mean 0.35
+    model-a explicit   m1 T=1.0 run C  pairs 0.5, 0.6, 0.7   mean 0.6   (a <script> answer in pair (1, 2))
+    model-a paraphrase (level 1)       m1 T=0 run D  0.05, 0.1, 0.15  mean 0.1
+    model-a changed-setting (level 2)  m1 T=0 run D  0.4, 0.5, 0.6    mean 0.5
+    model-b explicit   m1 T=0.2 run A  pairs 0.5, 0.5, 0.5   mean 0.5
+    model-b explicit   m1 T=0.2 run E (imported from the revisionist folder)  0.4, 0.45, 0.5  mean 0.45
+
+Scorer kendall: model-a ranked m1 T=0.2 run A  pairs 0, 0.25, 0.5  mean 0.25
+"""
+
+import csv
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from benchmarks_app.models import Condition
+from crisis_app.models import CrisisQuestion, GroupScore, Scorer
+from crisis_app.services import load_sample
+from runs_app.models import LLMModel, Response, Run
+
+pytestmark = pytest.mark.django_db
+
+SCRIPT = "<script>alert('x')</script>"
+
+
+def answer_text(recommendation, reasoning="Because the alliance needs it."):
+    return f"Mr President,\n\nRECOMMENDATIONS: {recommendation}\n\nREASONING: {reasoning}"
+
+
+def scored_group(run, model, variant, temperature, pair_values, *, move=1, continuation=None, scorer,
+                 texts=None):
+    """Three answers and their group score."""
+    question = CrisisQuestion.objects.get(variant__simulation__benchmark=run.benchmark, variant__name=variant,
+                                          move=move, continuation__name=continuation).question
+    condition = Condition.objects.get(name="t" + f"{temperature:.1f}".replace(".", "-"))
+    run.llm_models.add(model)
+    run.conditions.add(condition)
+    texts = texts or [answer_text(f"{variant} advice {k} at {temperature}.") for k in range(3)]
+    responses = []
+    for repeat, text in enumerate(texts):
+        response, _ = Response.objects.get_or_create(
+            run=run, question=question, model=model, condition=condition, repeat=repeat,
+            defaults={"status": "done", "raw_output": text, "params": {"temperature": temperature}})
+        responses.append(response)
+    return GroupScore.objects.create(
+        run=run, model=model, question=question, condition=condition, scorer=scorer, n_samples=3, n_pairs=3,
+        mean=sum(pair_values) / 3, pair_values=list(pair_values), response_ids=[r.pk for r in responses])
+
+
+def make_scores():
+    """The groups of the module docstring; returns a dict of the objects made."""
+    simulation = load_sample("crisis-sample")
+    benchmark = simulation.benchmark
+    bert = Scorer.objects.create(name="bertscore-minilm", kind="bertscore", config={"encoder": "minilm"})
+    kendall = Scorer.objects.create(name="kendall", kind="kendall")
+    a = LLMModel.objects.create(name="model-a", litellm_model="external/a", is_external=True)
+    b = LLMModel.objects.create(name="model-b", litellm_model="external/b", is_external=True)
+    runs = {name: Run.objects.create(benchmark=benchmark, status="done", note=f"run {name}", repeats=3)
+            for name in "ABCD"}
+    runs["E"] = Run.objects.create(benchmark=benchmark, status="done", repeats=3, selection={
+        "imported": {"path": "release/revisionist", "continuation": "revisionist", "run": 1}})
+    groups = {
+        "a-explicit-A": scored_group(runs["A"], a, "explicit", 0.2, [0.1, 0.2, 0.3], scorer=bert),
+        "a-explicit-B": scored_group(runs["B"], a, "explicit", 0.2, [0.3, 0.4, 0.5], scorer=bert),
+        "a-anonymised-A": scored_group(runs["A"], a, "anonymised", 0.2, [0.2, 0.3, 0.4], scorer=bert),
+        "a-move2-A": scored_group(runs["A"], a, "explicit", 0.2, [0.3, 0.35, 0.4], move=2,
+                                  continuation="status_quo", scorer=bert),
+        "a-hot-C": scored_group(runs["C"], a, "explicit", 1.0, [0.5, 0.6, 0.7], scorer=bert, texts=[
+            answer_text("Protest through diplomatic channels."),
+            answer_text(f"Board the ship now. {SCRIPT}", reasoning=f"{SCRIPT} speed matters."),
+            "I would not advise anything: this is a fictional scenario."]),
+        "a-paraphrase-D": scored_group(runs["D"], a, "paraphrase", 0.0, [0.05, 0.1, 0.15], scorer=bert),
+        "a-setting-D": scored_group(runs["D"], a, "changed-setting", 0.0, [0.4, 0.5, 0.6], scorer=bert),
+        "b-explicit-A": scored_group(runs["A"], b, "explicit", 0.2, [0.5, 0.5, 0.5], scorer=bert),
+        "b-imported-E": scored_group(runs["E"], b, "explicit", 0.2, [0.4, 0.45, 0.5], scorer=bert),
+        "a-ranked-A": scored_group(runs["A"], a, "ranked", 0.2, [0.0, 0.25, 0.5], scorer=kendall),
+    }
+    return {"benchmark": benchmark, "runs": runs, "groups": groups, "models": (a, b)}
+
+
+@pytest.fixture
+def scores(db):
+    return make_scores()
+
+
+def report(tmp_path, *args):
+    out = tmp_path / "inconsistency.csv"
+    err = io.StringIO()
+    call_command("inconsistency_report", "--out", str(out), "--iterations", "500", *args, stdout=io.StringIO(),
+                 stderr=err)
+    return list(csv.DictReader(out.open(encoding="utf-8"))), err.getvalue()
+
+
+def keyed(rows):
+    return {(r["model"], r["variant"], r["move"], r["continuation"], r["temperature"], r["scorer"]): r for r in rows}
+
+
+# --- inconsistency_report ------------------------------------------------------------------------
+
+COLUMNS = ["model", "simulation", "variant", "level", "continuation", "explicit", "temperature", "move", "scorer",
+           "n_samples", "n_pairs", "runs", "mean", "sd", "ci_low", "ci_high"]
+
+
+def test_the_report_writes_one_row_per_condition_and_scorer_with_exactly_the_columns(scores, tmp_path):
+    rows, summary = report(tmp_path)
+    assert list(rows[0]) == COLUMNS
+    assert len(rows) == 9  # ten groups; model-a explicit m1 T=0.2 holds two runs
+    by_key = keyed(rows)
+    pooled = by_key[("model-a", "explicit", "1", "", "0.2", "bertscore-minilm")]
+    assert float(pooled["mean"]) == pytest.approx(0.3)  # runs A and B: (0.2 + 0.4) / 2
+    assert float(pooled["sd"]) == pytest.approx(0.141421, abs=1e-6)  # sqrt((0.1^2 + 0.1^2) / 1)
+    assert (pooled["runs"], pooled["n_samples"], pooled["n_pairs"]) == ("2", "6", "6")
+    assert 0.2 <= float(pooled["ci_low"]) <= 0.3 <= float(pooled["ci_high"]) <= 0.4
+    assert (pooled["simulation"], pooled["level"], pooled["explicit"]) == ("northern-cable-crisis", "0", "True")
+    assert by_key[("model-a", "anonymised", "1", "", "0.2", "bertscore-minilm")]["explicit"] == "False"
+    single = by_key[("model-a", "explicit", "1", "", "1", "bertscore-minilm")]
+    assert (single["mean"], single["sd"], single["runs"]) == ("0.600000", "", "1")  # one run: no sd
+    assert by_key[("model-a", "explicit", "2", "status_quo", "0.2", "bertscore-minilm")]["mean"] == "0.350000"
+    # The imported run's move-1 answers came from the revisionist folder.
+    assert by_key[("model-b", "explicit", "1", "revisionist", "0.2", "bertscore-minilm")]["mean"] == "0.450000"
+    assert by_key[("model-b", "explicit", "1", "", "0.2", "bertscore-minilm")]["mean"] == "0.500000"
+    assert by_key[("model-a", "ranked", "1", "", "0.2", "kendall")]["mean"] == "0.250000"
+    assert "9 rows from 10 groups in 5 runs" in summary
+
+
+def test_two_calls_with_one_seed_agree(scores, tmp_path):
+    first, _ = report(tmp_path, "--seed", "3")
+    second, _ = report(tmp_path, "--seed", "3")
+    assert first == second
+
+
+def test_filters_pick_runs_scorers_and_models(scores, tmp_path):
+    runs = scores["runs"]
+    rows, _ = report(tmp_path, "--scorer", "kendall")
+    assert [(r["variant"], r["scorer"]) for r in rows] == [("ranked", "kendall")]
+    rows, _ = report(tmp_path, "--run", str(runs["D"].pk))
+    assert [(r["variant"], r["level"], r["temperature"]) for r in rows] == [
+        ("changed-setting", "2", "0"), ("paraphrase", "1", "0")]
+    rows, _ = report(tmp_path, "--model", "model-b", "--benchmark", "crisis-sample")
+    assert {r["model"] for r in rows} == {"model-b"} and len(rows) == 2
+
+
+def test_per_run_writes_one_row_per_group(scores, tmp_path):
+    per_run = tmp_path / "per-run.csv"
+    report(tmp_path, "--per-run", str(per_run))
+    rows = list(csv.DictReader(per_run.open(encoding="utf-8")))
+    assert len(rows) == 10
+    assert list(rows[0]) == COLUMNS[:9] + ["run", "n_samples", "n_pairs", "mean"]
+    explicit = [r for r in rows if (r["model"], r["variant"], r["move"], r["temperature"]) == ("model-a", "explicit",
+                                                                                                 "1", "0.2")]
+    assert [(int(r["run"]), r["mean"]) for r in explicit] == [(scores["runs"]["A"].pk, "0.200000"),
+                                                              (scores["runs"]["B"].pk, "0.400000")]
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--run", "99999"], "--run is unknown: 99999"),
+    (["--benchmark", "nope"], "--benchmark is no free-form benchmark: 'nope'"),
+    (["--scorer", "bleu"], "--scorer is unknown: 'bleu' (scorers: bertscore-minilm, kendall)"),
+    (["--model", "gpt-9"], "--model is unknown: 'gpt-9'"),
+])
+def test_unknown_names_are_errors_naming_them(scores, tmp_path, args, named):
+    with pytest.raises(CommandError, match=named.replace("(", r"\(").replace(")", r"\)")):
+        report(tmp_path, *args)
+    assert not (tmp_path / "inconsistency.csv").exists()
+
+
+def test_no_scores_is_an_error_that_says_what_to_do(db, tmp_path):
+    load_sample("crisis-sample")
+    with pytest.raises(CommandError, match="no inconsistency scores in this selection.*score_inconsistency"):
+        report(tmp_path)
+    assert not (tmp_path / "inconsistency.csv").exists()
