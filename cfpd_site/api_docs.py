@@ -30,6 +30,8 @@ EXTRA_ENDPOINTS = [
     ("analysis", "api-analysis", "The dashboard's figures as tables (GET with the dashboard's filters)."),
     ("territories", "api-analysis-territories", "Territorial disputes: concurrence scores and the case view (GET with "
                                                 "the page's filters)."),
+    ("crisis", "api-analysis-crisis", "Crisis simulations: inconsistency per model and temperature, the ablation "
+                                      "bands and the most divergent answers (GET with the page's filters)."),
     ("schema", "api-schema", "The OpenAPI 3 schema (YAML; ?format=json for JSON)."),
     ("docs", "api-docs", "Browsable docs of every endpoint (Swagger UI; signed-in users)."),
     ("site", "home", "Back to CFPD Workbench."),

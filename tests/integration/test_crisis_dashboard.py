@@ -178,3 +178,164 @@ def test_no_scores_is_an_error_that_says_what_to_do(db, tmp_path):
     with pytest.raises(CommandError, match="no inconsistency scores in this selection.*score_inconsistency"):
         report(tmp_path)
     assert not (tmp_path / "inconsistency.csv").exists()
+
+
+# --- the page ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def analyst_client(client, analyst):
+    client.force_login(analyst)
+    return client
+
+
+def figure(response, key):
+    import json
+    import re
+
+    found = re.search(rf'<script id="figure-data-{key}" type="application/json">(.*?)</script>',
+                      response.content.decode(), re.S)
+    assert found, f"no figure {key}"
+    return json.loads(found.group(1))
+
+
+def test_the_page_shows_every_chart_with_its_data_points_and_tables(scores, analyst_client):
+    response = analyst_client.get("/analysis/crisis/?iterations=200")
+    assert response.status_code == 200
+    page = response.content.decode()
+    for key in ("summary", "boxes", "curve", "groups", "pairs"):
+        assert f'id="panel-{key}"' in page and f'href="{key}.csv?iterations=200"' in page
+    assert "scorer <strong>bertscore-minilm</strong>" in page  # BERTScore picked before kendall
+    boxes = figure(response, "boxes")
+    box_a = next(t for t in boxes["data"] if t["type"] == "box" and t["name"] == "model-a")
+    # model-a's level-0 groups: 0.2, 0.4, 0.3, 0.35 at T=0.2 and 0.6 at T=1.0
+    assert sorted(box_a["y"]) == pytest.approx([0.2, 0.3, 0.35, 0.4, 0.6])
+    curve = figure(response, "curve")
+    line_a = next(t for t in curve["data"] if t["name"] == "model-a: level 0 by temperature")
+    # T=0.2: run A (0.2 + 0.3 + 0.35) / 3 = 0.2833, run B 0.4 -> (0.2833 + 0.4) / 2 = 0.341667; T=1.0: 0.6
+    assert line_a["x"] == [0.2, 1.0] and line_a["y"] == pytest.approx([0.341667, 0.6], abs=1e-6)
+    bands = {t["name"]: t for t in curve["data"] if "level 1" in t["name"] or "level 2" in t["name"]}
+    assert bands["model-a: level 1 (paraphrase)"]["y"] == pytest.approx([0.1, 0.1])
+    assert bands["model-a: level 2 (changed-setting)"]["y"] == pytest.approx([0.5, 0.5])
+    assert 'id="table-curve"' in page and "level 1 band" in page and "temperature curve (level 0)" in page
+
+
+def test_the_divergent_pairs_of_the_most_inconsistent_group_are_shown_escaped(scores, analyst_client):
+    response = analyst_client.get("/analysis/crisis/?iterations=200")
+    page = response.content.decode()
+    hot = scores["groups"]["a-hot-C"]  # the most inconsistent group: 0.6
+    assert f"Answers of group {hot.pk}" in page
+    # most divergent: pair 2 = samples (1, 2), 0.7; least: pair 0 = (0, 1), 0.5
+    assert "Most divergent pair</h3>" not in page  # the heading names the samples
+    assert "Most divergent pair: samples 1 and 2" in page and "inconsistency 0.700" in page
+    assert "Least divergent pair: samples 0 and 1" in page and "inconsistency 0.500" in page
+    assert SCRIPT not in page
+    assert ('<mark class="scored">Board the ship now. &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;</mark>'
+            in page)
+    assert '<mark class="scored">Protest through diplomatic channels.</mark>' in page
+    assert "No RECOMMENDATIONS section: the whole answer was scored." in page  # sample 2 ignored the format
+
+
+def test_a_group_is_picked_by_its_parameter(scores, analyst_client):
+    group = scores["groups"]["a-paraphrase-D"]
+    page = analyst_client.get(f"/analysis/crisis/?group={group.pk}").content.decode()
+    assert f"Answers of group {group.pk}" in page and "paraphrase (level 1) · move 1" in page
+    # 0.05, 0.1, 0.15: most divergent (1, 2), least (0, 1)
+    assert "Most divergent pair: samples 1 and 2" in page and "inconsistency 0.150" in page
+
+
+def test_filters_narrow_the_page_and_the_csvs(scores, analyst_client):
+    response = analyst_client.get("/analysis/crisis/summary.csv?model=model-b&continuation=revisionist")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert [(r["model"], r["continuation"], r["mean"]) for r in rows] == [("model-b", "revisionist", "0.450000")]
+    assert list(rows[0]) == COLUMNS
+    rows = list(csv.DictReader(io.StringIO(analyst_client.get("/analysis/crisis/groups.csv?move=2").content.decode())))
+    assert [(r["variant"], r["move"], r["continuation"]) for r in rows] == [("explicit", "2", "status_quo")]
+    rows = list(csv.DictReader(io.StringIO(analyst_client.get("/analysis/crisis/summary.csv?scorer=kendall")
+                                           .content.decode())))
+    assert [(r["variant"], r["scorer"]) for r in rows] == [("ranked", "kendall")]
+    pairs = list(csv.DictReader(io.StringIO(analyst_client.get(
+        f"/analysis/crisis/pairs.csv?group={scores['groups']['a-explicit-A'].pk}").content.decode())))
+    assert [(p["i"], p["j"], p["inconsistency"]) for p in pairs] == [
+        ("0", "1", "0.100000"), ("0", "2", "0.200000"), ("1", "2", "0.300000")]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("move=3", "move must be between 1 and 2, got &#x27;3&#x27;"),
+    ("move=one", "move must be a whole number"),
+    ("scorer=bleu", "scorer is unknown: &#x27;bleu&#x27;"),
+    ("model=gpt-9", "model is unknown: &#x27;gpt-9&#x27;"),
+    ("continuation=escalation", "continuation is unknown: &#x27;escalation&#x27;"),
+    ("benchmark=nope", "benchmark is no free-form benchmark"),
+    ("group=999999", "group is no scored group of benchmark"),
+    ("group=x", "group must be a whole number"),
+    ("iterations=5", "iterations must be between 100 and 10000"),
+])
+def test_bad_parameters_are_400s_naming_them(scores, analyst_client, query, message):
+    response = analyst_client.get(f"/analysis/crisis/?{query}")
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    csv_response = analyst_client.get(f"/analysis/crisis/summary.csv?{query}")
+    assert csv_response.status_code == 400
+
+
+def test_the_empty_page_says_what_to_do(db, analyst_client):
+    load_sample("crisis-sample")
+    page = analyst_client.get("/analysis/crisis/").content.decode()
+    assert "No inconsistency scores in this filter yet." in page and "score_inconsistency" in page
+    assert 'id="panel-' not in page
+    assert analyst_client.get("/analysis/crisis/summary.csv").status_code == 404
+
+
+def test_with_no_benchmark_the_page_says_to_load_one(db, analyst_client):
+    page = analyst_client.get("/analysis/crisis/").content.decode()
+    assert "load_crisis_sample" in page
+
+
+def test_outsiders_are_refused_and_analysts_see_the_link(scores, client, outsider, analyst):
+    client.force_login(outsider)
+    assert client.get("/analysis/crisis/").status_code == 403
+    assert client.get("/analysis/crisis/summary.csv").status_code == 403
+    assert client.get("/api/analysis/crisis/").status_code == 403
+    client.force_login(analyst)
+    assert 'href="/analysis/crisis/">Crisis</a>' in client.get("/analysis/territories/").content.decode()
+
+
+def test_an_unknown_panel_is_404(scores, analyst_client):
+    assert analyst_client.get("/analysis/crisis/nothing.csv").status_code == 404
+
+
+# --- the API -------------------------------------------------------------------------------------
+
+def test_the_api_returns_the_figures(scores, analyst_client):
+    data = analyst_client.get("/api/analysis/crisis/?iterations=200").json()
+    assert (data["benchmark"], data["scorer"], data["scorers"]) == ("crisis-sample", "bertscore-minilm",
+                                                                    ["bertscore-minilm", "kendall"])
+    assert (data["groups"], data["runs"]) == (9, 5)
+    assert len(data["summary"]) == 8 and set(data["summary"][0]) >= set(COLUMNS)
+    curve = [(p["model"], p["temperature"], round(p["mean"], 6)) for p in data["curve"]]
+    assert curve == [("model-a", 0.2, 0.341667), ("model-a", 1.0, 0.6), ("model-b", 0.2, 0.475)]  # (0.5 + 0.45) / 2
+    bands = [(b["model"], b["level"], b["variants"], b["temperatures"], b["mean"]) for b in data["bands"]]
+    assert bands == [("model-a", 1, "paraphrase", "0", pytest.approx(0.1)),
+                     ("model-a", 2, "changed-setting", "0", pytest.approx(0.5))]
+    assert data["bands"][0]["sd"] is None  # one run
+    divergent = data["divergent"]
+    assert divergent["group"] == scores["groups"]["a-hot-C"].pk
+    most = divergent["pairs"][0]
+    assert (most["kind"], most["i"], most["j"], most["inconsistency"]) == ("most", 1, 2, 0.7)
+    assert most["answers"][0]["scored"] == f"Board the ship now. {SCRIPT}"  # JSON: the text as written
+    assert most["answers"][1]["scored"] is None  # no section: scored whole
+
+
+@pytest.mark.parametrize("query, field", [("move=3", "move"), ("scorer=bleu", "scorer"), ("run=abc", "run"),
+                                          ("benchmark=nope", "benchmark"), ("group=0", "group")])
+def test_the_api_answers_bad_parameters_with_400(scores, analyst_client, query, field):
+    response = analyst_client.get(f"/api/analysis/crisis/?{query}")
+    assert response.status_code == 400
+    assert field in response.json()
+
+
+def test_the_endpoint_is_in_the_openapi_schema(analyst_client):
+    schema = analyst_client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/analysis/crisis/"]["get"]
+    assert {p["name"] for p in operation["parameters"]} >= {"benchmark", "scorer", "model", "move", "continuation",
+                                                            "group"}

@@ -1,0 +1,72 @@
+"""The crisis-inconsistency figures in the REST API: GET /api/analysis/crisis/ with the
+page's query parameters (benchmark, scorer, model, move, continuation, run, group,
+iterations, seed)."""
+
+import math
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from analysis_app.api import CanReadDashboards
+
+from . import dashboard, dashboard_params, queries
+
+INTS = ("move", "run", "group", "iterations", "seed")
+MANY = ("model", "continuation", "run")
+
+
+def _records(table):
+    """Rows as JSON (NaN, such as the sd of one run, is null)."""
+    if table is None:
+        return []
+
+    def value(v):
+        return None if isinstance(v, float) and math.isnan(v) else v
+    return [{key: value(v) for key, v in row.items()} for row in table.to_dict(orient="records")]
+
+
+def _side_by_side(board):
+    pairs = []
+    for side in board.side_by_side:
+        pairs.append({"kind": side.kind, "pair": side.pair.pair, "i": side.pair.first, "j": side.pair.second,
+                      "inconsistency": side.pair.value, "answers": [
+                          {"sample": a["sample"], "response": a["response"],
+                           "text": None if a["missing"] else a["span"].before + a["span"].scored + a["span"].after,
+                           "scored": None if a["missing"] or not a["span"].section_found else a["span"].scored}
+                          for a in side.answers]})
+    return pairs
+
+
+class CrisisView(APIView):
+    permission_classes = [CanReadDashboards]
+
+    @extend_schema(
+        parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
+                    for name in dashboard_params.PARAMETERS],
+        responses={200: dict},
+        description="Free-form crisis inconsistency of one scorer: the summary rows (mean over runs of each run's "
+                    "mean over pairs, sd, 95% bootstrap CI over runs), the boxes per model and temperature, the "
+                    "temperature curve of the level-0 variants and the level-1/level-2 ablation bands, and one "
+                    "group's most and least divergent pairs (default: the most inconsistent group). A bad "
+                    "parameter, or a name that does not exist, is a 400 naming it.")
+    def get(self, request):
+        try:
+            filters, options = dashboard_params.parse(request.query_params)
+            filters, scorers = dashboard.resolve(filters)
+            if options.group is not None and not queries.group_in_benchmark(options.group, filters.benchmark):
+                raise dashboard_params.BadParameter(
+                    "group", f"is no scored group of benchmark {filters.benchmark!r}: {options.group}")
+        except dashboard_params.BadParameter as error:
+            raise ValidationError({error.field: [str(error)]}) from None
+        board = dashboard.build(filters, options)
+        group = board.group
+        return Response({
+            "benchmark": filters.benchmark, "scorer": board.scorer, "scorers": scorers, "groups": board.groups,
+            "runs": board.runs, "iterations": options.iterations, "seed": options.seed,
+            "summary": _records(board.summary), "boxes": _records(board.boxes), "curve": _records(board.curve),
+            "bands": _records(board.bands), "per_run": _records(board.per_run),
+            "divergent": None if group is None else {
+                "group": group.score.pk, "title": group.title, "mean": group.score.mean,
+                "n_samples": group.score.n_samples, "pairs": _side_by_side(board)}})

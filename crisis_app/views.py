@@ -1,0 +1,81 @@
+"""The analysts' crisis-inconsistency page and each panel's CSV (`analysis_app.view_dashboard`)."""
+
+from django.contrib.auth.decorators import permission_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+
+from analysis_app.views import _csv_response, _display_rows
+
+from . import dashboard, dashboard_params, queries
+from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
+
+VIEW = "analysis_app.view_dashboard"
+TABLE_ONLY = ("summary", "groups")
+
+
+def _bad(request, error, page=True):
+    label = dashboard_params.LABELS.get(error.field)
+    message = f"{error} (the {label} box)" if label else str(error)
+    if not page:
+        return HttpResponse(message, status=400, content_type="text/plain")
+    return render(request, "crisis_app/dashboard.html", {"error": message}, status=400)
+
+
+def _board(query):
+    """The filter, options and board of a query; BadParameter for a bad one."""
+    filters, options = dashboard_params.parse(query)
+    filters, scorers = dashboard.resolve(filters)
+    if options.group is not None and not queries.group_in_benchmark(options.group, filters.benchmark):
+        raise dashboard_params.BadParameter("group", f"is no scored group of benchmark {filters.benchmark!r}: "
+                                                     f"{options.group}")
+    board = dashboard.build(filters, options)
+    board.scorers = scorers
+    return filters, options, board
+
+
+def _choices(filters):
+    return {"benchmarks": queries.freeform_benchmarks(), "models": queries.model_names(filters.benchmark),
+            "continuations": queries.continuation_names(filters.benchmark)}
+
+
+def _selected(request):
+    return {key: request.GET.getlist(key) for key in ("model", "continuation")}
+
+
+@permission_required(VIEW, raise_exception=True)
+def crisis_page(request):
+    try:
+        filters, options, board = _board(request.GET)
+    except dashboard_params.BadParameter as error:
+        return _bad(request, error)
+    query = request.GET.urlencode()
+    panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
+               "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
+               "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
+               "open": key in TABLE_ONLY, "table_only": key in TABLE_ONLY}
+              for key in dashboard.PANEL_ORDER if (panel := board.panels.get(key)) is not None]
+    top_groups = ([] if board.per_run is None else
+                  board.per_run.sort_values("mean", ascending=False, kind="stable").head(200).to_dict("records"))
+    return render(request, "crisis_app/dashboard.html", {
+        "board": board, "panels": panels, "filters": filters, "options": options, "query": query,
+        "move": filters.moves[0] if filters.moves else None, "selected": _selected(request),
+        "top_groups": top_groups, "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
+                                           for v in values], **_choices(filters)})
+
+
+@permission_required(VIEW, raise_exception=True)
+def panel_csv(request, key):
+    if key not in dashboard.PANEL_ORDER:
+        raise Http404("no such panel")
+    try:
+        _, _, board = _board(request.GET)
+    except dashboard_params.BadParameter as error:
+        return _bad(request, error, page=False)
+    panel = board.panels.get(key)
+    if panel is None:
+        return HttpResponse("No inconsistency scores in this filter.", status=404, content_type="text/plain")
+    # The summary and the groups as the command writes them (numbers at full precision).
+    table = {"summary": board.summary.reindex(columns=SUMMARY_COLUMNS) if key == "summary" else None,
+             "groups": board.per_run.reindex(columns=["group", *PER_RUN_COLUMNS]) if key == "groups" else None}
+    chosen = table.get(key) if table.get(key) is not None else panel.table
+    return _csv_response(for_csv(chosen), f"crisis-{key}")
