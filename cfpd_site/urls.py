@@ -17,6 +17,7 @@ urlpatterns = [
     path("runs/", include("runs_app.urls")),
     path("encoding/", include("encoding_app.urls")),
     path("analysis/territories/", include("territories_app.urls")),
+    path("analysis/crisis/validation/", include("crisis_app.validation_urls")),
     path("analysis/crisis/", include("crisis_app.urls")),
     path("analysis/", include("analysis_app.urls")),
     path("api/analysis/", include("analysis_app.api_urls")),

@@ -106,6 +106,8 @@ class SimulationAdmin(GuardedIdsMixin, admin.ModelAdmin):
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field.name == "ranked_options":
             kwargs["widget"] = forms.Textarea(attrs={"rows": 5, "cols": 90, "class": "vLargeTextField"})
+        elif db_field.name in TEXT_FIELDS:
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 5, "cols": 90, "class": "vLargeTextField"})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description="Variants")

@@ -66,3 +66,57 @@ def validate_items(items, scorer, expected_order=EXPECTED_ORDER):
         scorer,
         expected_order,
     )
+
+
+ITEM_LABEL_KEYS = ("id", "note")
+
+
+class ValidationFileError(ValueError):
+    """An authored validation file that cannot be used: every problem, one per line."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def parse_items(payload, expected_order=EXPECTED_ORDER):
+    """Authored reference answers and their ablations, checked row by row.
+
+    The shape (JSON): ``{"items": [{"reference": "…", "lexical": "…", "syntactic": "…",
+    "irrelevance": "…", "semantic": "…"}, …]}`` or the list alone; each item may also
+    carry an ``id`` and a ``note`` (labels, not scored). Items are numbered from 1 in the
+    messages. Raises ValidationFileError naming every bad item and key.
+    """
+    if isinstance(payload, dict):
+        if set(payload) - {"items"}:
+            raise ValidationFileError([f"top level: unknown key(s) {', '.join(sorted(set(payload) - {'items'}))}; "
+                                       'write {"items": [ … ]}'])
+        payload = payload.get("items")
+    if not isinstance(payload, list) or not payload:
+        raise ValidationFileError(['top level: write {"items": [{"reference": "…", '
+                                   + ", ".join(f'"{name}": "…"' for name in expected_order)
+                                   + "}, …]} with at least one item"])
+    wanted = ("reference", *expected_order)
+    problems = []
+    items = []
+    for number, item in enumerate(payload, start=1):
+        if not isinstance(item, dict):
+            problems.append(f"item {number}: not an object; write {{\"reference\": \"…\", …}}")
+            continue
+        unknown = sorted(set(item) - set(wanted) - set(ITEM_LABEL_KEYS))
+        if unknown:
+            problems.append(f"item {number}: unknown key(s) {', '.join(unknown)}; the keys are "
+                            f"{', '.join(wanted)} (and optionally {', '.join(ITEM_LABEL_KEYS)})")
+        for key in wanted:
+            value = item.get(key)
+            if key not in item:
+                problems.append(f"item {number}: no {key!r} text; add it")
+            elif not isinstance(value, str) or not value.strip():
+                problems.append(f"item {number}: {key!r} must be a non-empty text")
+        for key in ITEM_LABEL_KEYS:
+            if key in item and not isinstance(item[key], (str, int)):
+                problems.append(f"item {number}: {key!r} must be a text")
+        items.append(item)
+    if problems:
+        raise ValidationFileError(problems)
+    return [{key: item[key] for key in (*wanted, *ITEM_LABEL_KEYS) if key in item} for item in items]

