@@ -76,9 +76,11 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 
 def _layout(fig: go.Figure, title: str, **extra):
-    layout = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left"}, "template": "plotly_white",
-              "height": 420, "margin": {"l": 60, "r": 20, "t": 70, "b": 60},
-              "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0}}
+    # The title at the top of the frame and the legend (up to two rows) beneath it, above the plot.
+    layout = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left", "y": 0.985,
+                        "yref": "container", "yanchor": "top"}, "template": "plotly_white",
+              "height": 460, "margin": {"l": 60, "r": 20, "t": 100, "b": 60},
+              "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}}
     fig.update_layout(**{**layout, **extra})
 
 
@@ -97,7 +99,10 @@ def resolve(filters: CrisisFilter) -> tuple[CrisisFilter, list[str]]:
 
 
 def summary_panel(summary: pd.DataFrame) -> Panel:
-    return Panel("summary", "Inconsistency per condition", summary.reset_index(drop=True), None,
+    # The numbers before the names that rarely vary (the CSV keeps the command's order).
+    shown = ["model", "variant", "level", "move", "continuation", "temperature", "explicit", "runs", "mean", "sd",
+             "ci_low", "ci_high", "n_samples", "n_pairs", "simulation", "scorer"]
+    return Panel("summary", "Inconsistency per condition", reports.for_csv(summary)[shown].reset_index(drop=True), None,
                  "One row per model, variant, move, continuation and temperature: the mean over runs of each run's "
                  "mean over pairs, the sd of the run means (— for one run) and a 95% percentile bootstrap interval "
                  "over runs; n_samples and n_pairs are totals over runs. The CSV is what inconsistency_report "
@@ -125,7 +130,8 @@ def boxes_panel(boxes: pd.DataFrame, per_run: pd.DataFrame) -> Panel:
     _layout(fig, "Inconsistency per model and temperature (base tellings)",
             yaxis={"title": "inconsistency (group mean over pairs)", "rangemode": "tozero"},
             xaxis={"title": "model · temperature", "type": "category", "automargin": True})
-    return Panel("boxes", "Inconsistency per model and temperature", boxes.reset_index(drop=True), _fig(fig),
+    return Panel("boxes", "Inconsistency per model and temperature", reports.for_csv(boxes).reset_index(drop=True),
+                 _fig(fig),
                  "Each point is one group's mean inconsistency over its pairs of answers (the samples of one run, "
                  "model, level-0 variant, move and temperature); the box spans its quartiles. The diamond is the "
                  "mean over runs of each run's mean, its bar the 95% bootstrap interval over runs.")
@@ -183,9 +189,10 @@ def curve_panel(curve: pd.DataFrame, bands: pd.DataFrame) -> Panel:
 
 
 def groups_panel(per_run: pd.DataFrame) -> Panel:
-    table = per_run.reindex(columns=["group", *reports.PER_RUN_COLUMNS])
-    return Panel("groups", "Scored groups", table.sort_values("mean", ascending=False, kind="stable")
-                 .reset_index(drop=True), None,
+    table = per_run.reindex(columns=["group", "model", "variant", "level", "move", "continuation", "temperature",
+                                     "run", "mean", "n_samples", "n_pairs", "explicit", "simulation", "scorer"])
+    return Panel("groups", "Scored groups", reports.for_csv(table.sort_values("mean", ascending=False, kind="stable")
+                                                            .reset_index(drop=True)), None,
                  "One row per group (the samples of one run, model, question and temperature), the most "
                  "inconsistent first; pick one by its group number to read its answers below. The CSV is what "
                  "inconsistency_report --per-run writes.")
@@ -217,7 +224,8 @@ def pairs_panel(group: queries.Group, pairs: pd.DataFrame, divergent) -> Panel:
                       annotation_text=f"group mean {group.score.mean:.3f}", annotation_position="top left")
     _layout(fig, "Each pair's inconsistency (red: most divergent, green: least)",
             xaxis={"title": "pair of samples (i, j)", "type": "category"},
-            yaxis={"title": "inconsistency", "rangemode": "tozero"}, showlegend=False, height=320)
+            yaxis={"title": "inconsistency", "rangemode": "tozero"}, showlegend=False, height=340,
+            margin={"l": 60, "r": 20, "t": 60, "b": 60})
     note = ("Pairs (i, j) of the group's samples, row-major as stored. Below, the most and the least divergent pair "
             "side by side; the scored section is highlighted.")
     if not divergent:

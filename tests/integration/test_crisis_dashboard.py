@@ -10,6 +10,8 @@ Scorer bertscore-minilm, three samples per group (pairs (0, 1), (0, 2), (1, 2)):
     model-a explicit   m1 T=1.0 run C  pairs 0.5, 0.6, 0.7   mean 0.6   (a <script> answer in pair (1, 2))
     model-a paraphrase (level 1)       m1 T=0 run D  0.05, 0.1, 0.15  mean 0.1
     model-a changed-setting (level 2)  m1 T=0 run D  0.4, 0.5, 0.6    mean 0.5
+    model-a paraphrase (level 1)       m1 T=0 run F  0.15, 0.2, 0.25  mean 0.2
+    model-a changed-setting (level 2)  m1 T=0 run F  0.3, 0.4, 0.5    mean 0.4
     model-b explicit   m1 T=0.2 run A  pairs 0.5, 0.5, 0.5   mean 0.5
     model-b explicit   m1 T=0.2 run E (imported from the revisionist folder)  0.4, 0.45, 0.5  mean 0.45
 
@@ -65,7 +67,7 @@ def make_scores():
     a = LLMModel.objects.create(name="model-a", litellm_model="external/a", is_external=True)
     b = LLMModel.objects.create(name="model-b", litellm_model="external/b", is_external=True)
     runs = {name: Run.objects.create(benchmark=benchmark, status="done", note=f"run {name}", repeats=3)
-            for name in "ABCD"}
+            for name in "ABCDF"}
     runs["E"] = Run.objects.create(benchmark=benchmark, status="done", repeats=3, selection={
         "imported": {"path": "release/revisionist", "continuation": "revisionist", "run": 1}})
     groups = {
@@ -80,6 +82,8 @@ def make_scores():
             "I would not advise anything: this is a fictional scenario."]),
         "a-paraphrase-D": scored_group(runs["D"], a, "paraphrase", 0.0, [0.05, 0.1, 0.15], scorer=bert),
         "a-setting-D": scored_group(runs["D"], a, "changed-setting", 0.0, [0.4, 0.5, 0.6], scorer=bert),
+        "a-paraphrase-F": scored_group(runs["F"], a, "paraphrase", 0.0, [0.15, 0.2, 0.25], scorer=bert),
+        "a-setting-F": scored_group(runs["F"], a, "changed-setting", 0.0, [0.3, 0.4, 0.5], scorer=bert),
         "b-explicit-A": scored_group(runs["A"], b, "explicit", 0.2, [0.5, 0.5, 0.5], scorer=bert),
         "b-imported-E": scored_group(runs["E"], b, "explicit", 0.2, [0.4, 0.45, 0.5], scorer=bert),
         "a-ranked-A": scored_group(runs["A"], a, "ranked", 0.2, [0.0, 0.25, 0.5], scorer=kendall),
@@ -113,7 +117,7 @@ COLUMNS = ["model", "simulation", "variant", "level", "continuation", "explicit"
 def test_the_report_writes_one_row_per_condition_and_scorer_with_exactly_the_columns(scores, tmp_path):
     rows, summary = report(tmp_path)
     assert list(rows[0]) == COLUMNS
-    assert len(rows) == 9  # ten groups; model-a explicit m1 T=0.2 holds two runs
+    assert len(rows) == 9  # twelve groups; explicit m1 T=0.2, paraphrase and changed-setting hold two runs each
     by_key = keyed(rows)
     pooled = by_key[("model-a", "explicit", "1", "", "0.2", "bertscore-minilm")]
     assert float(pooled["mean"]) == pytest.approx(0.3)  # runs A and B: (0.2 + 0.4) / 2
@@ -129,7 +133,7 @@ def test_the_report_writes_one_row_per_condition_and_scorer_with_exactly_the_col
     assert by_key[("model-b", "explicit", "1", "revisionist", "0.2", "bertscore-minilm")]["mean"] == "0.450000"
     assert by_key[("model-b", "explicit", "1", "", "0.2", "bertscore-minilm")]["mean"] == "0.500000"
     assert by_key[("model-a", "ranked", "1", "", "0.2", "kendall")]["mean"] == "0.250000"
-    assert "9 rows from 10 groups in 5 runs" in summary
+    assert "9 rows from 12 groups in 6 runs" in summary
 
 
 def test_two_calls_with_one_seed_agree(scores, tmp_path):
@@ -153,7 +157,7 @@ def test_per_run_writes_one_row_per_group(scores, tmp_path):
     per_run = tmp_path / "per-run.csv"
     report(tmp_path, "--per-run", str(per_run))
     rows = list(csv.DictReader(per_run.open(encoding="utf-8")))
-    assert len(rows) == 10
+    assert len(rows) == 12
     assert list(rows[0]) == COLUMNS[:9] + ["run", "n_samples", "n_pairs", "mean"]
     explicit = [r for r in rows if (r["model"], r["variant"], r["move"], r["temperature"]) == ("model-a", "explicit",
                                                                                                  "1", "0.2")]
@@ -214,8 +218,8 @@ def test_the_page_shows_every_chart_with_its_data_points_and_tables(scores, anal
     # T=0.2: run A (0.2 + 0.3 + 0.35) / 3 = 0.2833, run B 0.4 -> (0.2833 + 0.4) / 2 = 0.341667; T=1.0: 0.6
     assert line_a["x"] == [0.2, 1.0] and line_a["y"] == pytest.approx([0.341667, 0.6], abs=1e-6)
     bands = {t["name"]: t for t in curve["data"] if "level 1" in t["name"] or "level 2" in t["name"]}
-    assert bands["model-a: level 1 (paraphrase)"]["y"] == pytest.approx([0.1, 0.1])
-    assert bands["model-a: level 2 (changed-setting)"]["y"] == pytest.approx([0.5, 0.5])
+    assert bands["model-a: level 1 (paraphrase)"]["y"] == pytest.approx([0.15, 0.15])  # runs D 0.1, F 0.2
+    assert bands["model-a: level 2 (changed-setting)"]["y"] == pytest.approx([0.45, 0.45])  # runs D 0.5, F 0.4
     assert 'id="table-curve"' in page and "level 1 band" in page and "temperature curve (level 0)" in page
 
 
@@ -310,14 +314,15 @@ def test_the_api_returns_the_figures(scores, analyst_client):
     data = analyst_client.get("/api/analysis/crisis/?iterations=200").json()
     assert (data["benchmark"], data["scorer"], data["scorers"]) == ("crisis-sample", "bertscore-minilm",
                                                                     ["bertscore-minilm", "kendall"])
-    assert (data["groups"], data["runs"]) == (9, 5)
+    assert (data["groups"], data["runs"]) == (11, 6)
     assert len(data["summary"]) == 8 and set(data["summary"][0]) >= set(COLUMNS)
     curve = [(p["model"], p["temperature"], round(p["mean"], 6)) for p in data["curve"]]
     assert curve == [("model-a", 0.2, 0.341667), ("model-a", 1.0, 0.6), ("model-b", 0.2, 0.475)]  # (0.5 + 0.45) / 2
     bands = [(b["model"], b["level"], b["variants"], b["temperatures"], b["mean"]) for b in data["bands"]]
-    assert bands == [("model-a", 1, "paraphrase", "0", pytest.approx(0.1)),
-                     ("model-a", 2, "changed-setting", "0", pytest.approx(0.5))]
-    assert data["bands"][0]["sd"] is None  # one run
+    assert bands == [("model-a", 1, "paraphrase", "0", pytest.approx(0.15)),  # (0.1 + 0.2) / 2
+                     ("model-a", 2, "changed-setting", "0", pytest.approx(0.45))]  # (0.5 + 0.4) / 2
+    assert data["bands"][0]["sd"] == pytest.approx(0.070711, abs=1e-6)  # sqrt((0.05^2 + 0.05^2) / 1)
+    assert [c["sd"] for c in data["curve"]][1] is None  # T=1.0: one run, no sd
     divergent = data["divergent"]
     assert divergent["group"] == scores["groups"]["a-hot-C"].pk
     most = divergent["pairs"][0]
