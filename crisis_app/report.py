@@ -73,7 +73,8 @@ def summary_frame(per_run: pd.DataFrame, confidence: float = 0.95, n_bootstrap: 
     over runs of the run means, their sd (NaN for one run) and the bootstrap CI over runs."""
     rows = []
     usable = per_run[per_run["n_pairs"] > 0] if not per_run.empty else per_run
-    for key, group in usable.groupby(KEY_COLUMNS, sort=True):
+    # dropna=False: a condition without a temperature (the model's own) is still a condition.
+    for key, group in usable.groupby(KEY_COLUMNS, sort=True, dropna=False):
         rows.append({**dict(zip(KEY_COLUMNS, key)), "n_samples": int(group["n_samples"].sum()),
                      "n_pairs": int(group["n_pairs"].sum()),
                      **_summary(_run_means(group), confidence, n_bootstrap, seed)})

@@ -161,3 +161,12 @@ def test_csv_temperatures_are_written_as_the_conditions_name_them():
     frame = per_run_frame([row(1, 0.2, temperature=0.2), row(1, 0.2, temperature=1.0, variant="x")])
     assert for_csv(frame)["temperature"].tolist() == ["0.2", "1"]
     assert frame["temperature"].tolist() == [0.2, 1.0]  # the frame itself is left as it was
+
+
+def test_a_condition_without_a_temperature_keeps_its_row():
+    from crisis_app.report import for_csv
+
+    rows = [row(1, 0.2, temperature=float("nan")), row(2, 0.4, temperature=float("nan"))]
+    summary = summary_frame(per_run_frame(rows), n_bootstrap=100)
+    assert len(summary) == 1 and summary.loc[0, "mean"] == pytest.approx(0.3)  # (0.2 + 0.4) / 2
+    assert for_csv(summary)["temperature"].tolist() == [""]
