@@ -124,13 +124,18 @@ def test_a_semantic_shift_is_the_most_inconsistent_ablation(validation):
     assert means["semantic"] > max(means["lexical"], means["syntactic"], means["irrelevance"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured with all-MiniLM-L6-v2 layer 4 on validation_data: lexical 0.321, "
-    "syntactic 0.290, irrelevance 0.207, semantic 0.586; baseline F1 0.429 (layer 6: 0.316, 0.181, 0.179, "
-    "0.460). An added sentence leaves recall intact and synonyms change tokens, so "
-    "irrelevance < syntactic < lexical with this encoder; only the semantic shift is "
-    "where the paper puts it",
-)
 def test_the_ablation_classes_come_in_the_papers_order(validation):
-    assert validation.order_holds, validation.class_means
+    # validation_data follows the paper's section-4 construction (two words per sentence
+    # for a synonym, clauses moved with the same words, one irrelevant sentence appended,
+    # the opposite decision in the same frames). Measured with all-MiniLM-L6-v2 layer 4,
+    # no idf: lexical 0.093 < syntactic 0.094 < irrelevance 0.132 < semantic 0.271. The
+    # first gap is a tie within 8 items; the other two are wide.
+    means = validation.class_means
+    assert validation.order_holds, means
+    assert list(validation.measured_order()) == ["lexical", "syntactic", "irrelevance", "semantic"]
+
+
+def test_a_semantic_shift_outscores_every_other_ablation_of_its_own_reference(validation):
+    per_item = validation.per_item
+    for k, semantic in enumerate(per_item["semantic"]):
+        assert semantic > max(per_item[name][k] for name in ("lexical", "syntactic", "irrelevance")), k + 1
