@@ -161,6 +161,9 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 else:
     CELERY_BROKER_URL = "filesystem://localhost/"  # a host, or kombu warns at every connection
+    # kombu's file transport, with each message renamed into the folder once written
+    # (cfpd_site/file_broker.py: a reader could read a file still empty).
+    CELERY_BROKER_TRANSPORT = "cfpd_site.file_broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(QUEUE_DIR / "out"),
         "data_folder_out": str(QUEUE_DIR / "out"),
