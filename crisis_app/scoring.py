@@ -95,8 +95,8 @@ def freeform_runs(run_ids: Iterable[int] | None = None, benchmark_name: str | No
             raise ScoringError(unknown)
         others = Run.objects.filter(pk__in=run_ids).exclude(pk__in=runs.values("pk")).select_related("benchmark")
         if others:
-            raise ScoringError("not free-form runs" + (f" of benchmark {benchmark_name}" if benchmark_name else "")
-                               + ": " + ", ".join(f"run {r.pk} ({r.benchmark.name})" for r in others))
+            what = f"not runs of benchmark {benchmark_name}" if benchmark_name else "not free-form runs"
+            raise ScoringError(f"{what}: " + ", ".join(f"run {r.pk} ({r.benchmark.name})" for r in others))
         runs = runs.filter(pk__in=run_ids)
     return list(runs)
 

@@ -194,6 +194,8 @@ def test_unknown_runs_and_benchmarks_are_named(sample):
         scoring.freeform_runs(None, "cfpd-x")
     with pytest.raises(scoring.ScoringError, match=rf"not free-form runs: run {other.pk} \(cfpd-x\)"):
         scoring.freeform_runs([other.pk])
+    with pytest.raises(scoring.ScoringError, match=rf"not runs of benchmark crisis-score: run {other.pk}"):
+        scoring.freeform_runs([other.pk], "crisis-score")
 
 
 # -- the command --------------------------------------------------------------------
