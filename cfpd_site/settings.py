@@ -9,6 +9,11 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
+# The bundled encoder and models are read from installed packages; nothing is fetched
+# from a model hub (none is reachable here). HF_HUB_OFFLINE=0 lets transformers look
+# online for an encoder that is not on the machine (e.g. the paper's scorer).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
