@@ -24,7 +24,7 @@ def generate_model(fake, **changes):
     return fake_model(fake, answer_mode="generate", temperature=0.7, max_tokens=64, **changes)
 
 
-def check_every_sample_has_both_moves_once(run, per_prompt, samples):
+def check_every_sample_has_both_moves_once(run, per_prompt, samples, killed=False):
     move1 = run.responses.filter(previous__isnull=True)
     assert move1.count() == samples and set(move1.values_list("status", flat=True)) == {"done"}
     for first in move1:
@@ -45,7 +45,12 @@ def check_every_sample_has_both_moves_once(run, per_prompt, samples):
     for response in run.responses.all():
         key = prompt_key(response.messages)
         attempts[key] = attempts.get(key, 0) + response.attempts
-    assert attempts == {key: per_prompt[key] for key in attempts}
+    assert set(per_prompt) <= set(attempts)  # the server saw no prompt the engine did not record
+    if killed:
+        # A unit claimed by the killed worker counts an attempt it may never have sent.
+        assert all(per_prompt.get(key, 0) <= count for key, count in attempts.items())
+    else:
+        assert attempts == {key: per_prompt[key] for key in attempts}
 
 
 def test_move_two_follows_each_move_one_answer_under_faults_and_a_killed_worker(sample, fake, workers):
@@ -63,7 +68,7 @@ def test_move_two_follows_each_move_one_answer_under_faults_and_a_killed_worker(
     wait_for(lambda: run_finished(run), 240, "the run to finish after the restart")
     assert run.status == "done"
     assert fake.stats()["failed"] > 5  # faults really were injected
-    check_every_sample_has_both_moves_once(run, fake.stats()["requests_per_prompt"], 24)
+    check_every_sample_has_both_moves_once(run, fake.stats()["requests_per_prompt"], 24, killed=True)
     temperatures = {r.condition.name: r.params.get("temperature") for r in run.responses.select_related("condition")}
     assert temperatures == {"t0-2": 0.2, "t1-0": 1.0}
 
