@@ -5,6 +5,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from analysis_app.views import _csv_response, _display_rows
+from cfpd_site.param_errors import bad_parameter
 
 from . import dashboard, dashboard_params, queries
 from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
@@ -14,11 +15,7 @@ TABLE_ONLY = ("summary", "groups")
 
 
 def _bad(request, error, page=True):
-    label = dashboard_params.LABELS.get(error.field)
-    message = f"{error} (the {label} box)" if label else str(error)
-    if not page:
-        return HttpResponse(message, status=400, content_type="text/plain")
-    return render(request, "crisis_app/dashboard.html", {"error": message}, status=400)
+    return bad_parameter(request, error, dashboard_params.LABELS, "crisis_app/dashboard.html", page)
 
 
 def _board(query):

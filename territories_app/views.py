@@ -6,6 +6,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from analysis_app.views import _csv_response, _display_rows
+from cfpd_site.param_errors import bad_parameter
 from benchmarks_app.models import Benchmark, Condition
 from runs_app.models import LLMModel, Response
 
@@ -37,11 +38,7 @@ def _selected(request):
 
 
 def _bad(request, error, page=True):
-    label = dashboard_params.LABELS.get(error.field)
-    message = f"{error} (the {label} box)" if label else str(error)
-    if not page:
-        return HttpResponse(message, status=400, content_type="text/plain")
-    return render(request, "territories_app/dashboard.html", {"error": message}, status=400)
+    return bad_parameter(request, error, dashboard_params.LABELS, "territories_app/dashboard.html", page)
 
 
 @permission_required(VIEW, raise_exception=True)

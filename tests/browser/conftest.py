@@ -33,6 +33,7 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 15_000
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
 def _require_chromium():
@@ -79,3 +80,10 @@ def page():
 def artifacts_dir():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def screenshots():
+    """The folder the browser tests save their screenshots in (var/screenshots)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

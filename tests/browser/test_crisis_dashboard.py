@@ -2,7 +2,6 @@
 temperature curve are drawn with their points, the ablation bands beside the curve, and
 the most and least divergent answers side by side with the scored section marked."""
 
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,14 +13,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-
-
-@pytest.fixture
-def screenshots():
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
 
 
 def test_an_analyst_reads_the_curve_against_the_bands_and_the_divergent_answers(page, live_server, analyst,

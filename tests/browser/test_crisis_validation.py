@@ -2,7 +2,6 @@
 analyst reads the metric's validation page with the bundled encoder (the bars drawn, the
 verdict shown). Screenshots go to var/screenshots/crisis-*.png."""
 
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,14 +13,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-
-
-@pytest.fixture
-def screenshots():
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
 
 
 def test_an_author_previews_every_variants_conversation(page, live_server, author, screenshots):

@@ -2,18 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cfpd_site.csv_safety import neutralise
+from cfpd_site.report_files import write_csv
 from crisis_app import queries
 from crisis_app.report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, build, for_csv
-
-
-def _write(frame, path):
-    text = for_csv(frame).map(neutralise).to_csv(index=False, float_format="%.6f")  # formula-like cells quoted
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror}") from None
 
 
 class Command(BaseCommand):
@@ -47,9 +38,9 @@ class Command(BaseCommand):
             raise CommandError("no inconsistency scores in this selection: score finished runs first with "
                                "python manage.py score_inconsistency (nothing written)")
         report = build(rows, n_bootstrap=iterations, seed=seed)
-        _write(report.summary.reindex(columns=SUMMARY_COLUMNS), out)
+        write_csv(for_csv(report.summary.reindex(columns=SUMMARY_COLUMNS)), out)
         if per_run:
-            _write(report.per_run.reindex(columns=PER_RUN_COLUMNS), per_run)
+            write_csv(for_csv(report.per_run.reindex(columns=PER_RUN_COLUMNS)), per_run)
         self.stderr.write(f"{len(report.summary)} rows from {len(report.per_run)} groups in "
                           f"{report.per_run['run'].nunique()} runs; bootstrap {iterations} resamples over runs, "
                           f"seed {seed}")

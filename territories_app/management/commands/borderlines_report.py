@@ -3,19 +3,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks_app.models import Benchmark
-from cfpd_site.csv_safety import neutralise
+from cfpd_site.report_files import write_csv
 from runs_app.services import unknown_runs_and_models
 from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, build
 from territories_app.report_frames import BorderlinesFilter
-
-
-def _write(frame, path):
-    text = frame.map(neutralise).to_csv(index=False, float_format="%.6f")  # formula-like cells quoted
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror}") from None
 
 
 class Command(BaseCommand):
@@ -54,9 +45,9 @@ class Command(BaseCommand):
         columns = list(REPORT_COLUMNS)
         if with_intervals:
             columns += [c for c in report.scores.columns if c.endswith(("_ci_low", "_ci_high", "_sd"))]
-        _write(report.scores.reindex(columns=columns), out)
+        write_csv(report.scores.reindex(columns=columns), out)
         if per_territory:
-            _write(report.cases.reindex(columns=CASE_COLUMNS), per_territory)
+            write_csv(report.cases.reindex(columns=CASE_COLUMNS), per_territory)
         self.stderr.write(f"{len(report.scores)} model x strategy rows from {report.answers} answers "
                           f"({report.unresolved} unresolved, left out of every score) over "
                           f"{len(report.territories)} territories; bootstrap {iterations} iterations, seed {seed}")
