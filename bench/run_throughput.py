@@ -72,6 +72,32 @@ def questions(count):
     return benchmark
 
 
+def wait_done(run, count):
+    from runs_app import services
+
+    while True:
+        state = services.progress(run)
+        if state.done + state.failed >= count:
+            return state
+        time.sleep(0.25)
+
+
+def warm_up(model, concurrency):
+    """A small run first, so that the workers have started (Django's checks, imports) and
+    made their first calls before the clock starts: a long run pays that once."""
+    from runs_app import services
+    from scenarios_app.models import Benchmark, Question
+
+    count = 2 * concurrency
+    benchmark, _ = Benchmark.objects.get_or_create(name=f"bench-warm-up-{count}")
+    Question.objects.bulk_create([
+        Question(benchmark=benchmark, key=f"bench-warm-up-{count}/q{i}", text=f"Warm-up question {i}. What now?",
+                 options=[{"text": "Wait", "category": "no-force"}, {"text": "Act", "category": "use-of-force"}],
+                 option_order=[0, 1], choice_count=2)
+        for i in range(Question.objects.filter(benchmark=benchmark).count(), count)])
+    wait_done(services.launch_run(benchmark, [model], use_cache=False), count)
+
+
 def measure(count, concurrency, latency, base_url, processes=2):
     from django.db.models import Max, Min
 
@@ -82,20 +108,23 @@ def measure(count, concurrency, latency, base_url, processes=2):
     model, _ = LLMModel.objects.update_or_create(name=f"bench-c{concurrency}", defaults=dict(
         litellm_model="openai/fake", api_base=base_url, answer_mode="choice", choice_strategy="logprobs",
         max_concurrency=concurrency, timeout_seconds=30))
-    # Enough threads that the model's limit, not the pool, bounds the calls in flight.
-    threads = max(2, (concurrency + processes - 1) // processes)
+    # Each worker thread asks a batch of units together: enough batches in flight that
+    # the model's limit, not the pool, bounds the calls (twice the limit, so that the next
+    # batches are claimed while the last answers of the earlier ones are written).
+    from django.conf import settings
+
+    from runs_app.batching import batch_size
+
+    size = batch_size(concurrency, settings.CFPD_BATCH_SIZE)
+    threads = max(2, -(-2 * concurrency // (processes * size)))
     workers = start_workers(threads, processes)
     try:
-        time.sleep(4)  # workers connect and warm up
+        warm_up(model, concurrency)
         cpu_before = sum(cpu_seconds(w.pid) for w in workers)
         started = time.perf_counter()
         run = services.launch_run(benchmark, [model], use_cache=False)
         launched = time.perf_counter() - started
-        while True:
-            state = services.progress(run)
-            if state.done + state.failed >= count:
-                break
-            time.sleep(0.25)
+        state = wait_done(run, count)
         wall = time.perf_counter() - started
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
     finally:

@@ -8,10 +8,12 @@ default runs one worker process, so process-local counters are exact there.
 
 from __future__ import annotations
 
+import asyncio
+import random
 import threading
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 
 # KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token.
 # Drops holders whose lease ran out (a killed worker never releases), then admits the
@@ -142,6 +144,53 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
         yield
     finally:
         limiter.release(model, token)
+
+
+# Per event loop and model: woken when a call of this process gives its slot back, so a
+# waiting call of the same process takes it at once instead of at its next poll.
+_released: dict[tuple[int, str], asyncio.Condition] = {}
+
+
+def _released_condition(model: str) -> asyncio.Condition:
+    key = (id(asyncio.get_running_loop()), model)
+    if key not in _released:
+        _released[key] = asyncio.Condition()
+    return _released[key]
+
+
+@asynccontextmanager
+async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
+                poll: float = 0.01, max_poll: float = 0.1):
+    """`slot` for a call on an event loop: the same shared limits, waiting without a
+    thread. A waiting call tries again when a call of this process releases a slot, and
+    otherwise polls (from `poll`, doubling to `max_poll`, jittered) for slots released
+    by other processes. Raises LimitBusy after `wait` seconds."""
+    deadline = time.monotonic() + wait
+    delay = poll
+    released = _released_condition(model)
+    while True:
+        token = limiter.try_acquire(model, limit, lease)
+        if token is not None:
+            break
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise LimitBusy(poll * 10)
+        async with released:
+            try:
+                await asyncio.wait_for(released.wait(), timeout=min(delay * (0.5 + random.random()), remaining))
+            except TimeoutError:
+                pass
+        delay = min(delay * 2, max_poll)
+    try:
+        if per_minute:
+            retry_in = limiter.try_rate(model, per_minute)
+            if retry_in:
+                raise LimitBusy(retry_in)
+        yield
+    finally:
+        limiter.release(model, token)
+        async with released:
+            released.notify(1)
 
 
 _limiter = None

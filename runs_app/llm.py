@@ -175,7 +175,25 @@ def complete(request: LLMRequest) -> LLMResult:
         response = _litellm().completion(**request.call_kwargs())
     except Exception as exc:  # LiteLLM wraps provider errors in its own classes
         raise classify(exc) from exc
-    latency_ms = int((time.perf_counter() - started) * 1000)
+    return read_completion(request, response, int((time.perf_counter() - started) * 1000))
+
+
+async def acomplete(request: LLMRequest) -> LLMResult:
+    """`complete` on the caller's event loop (`litellm.acompletion`): many calls in flight
+    in one thread, each waiting on its socket instead of holding a thread."""
+    litellm = _litellm()
+    started = time.perf_counter()
+    try:
+        response = await litellm.acompletion(**request.call_kwargs())
+    except Exception as exc:  # LiteLLM wraps provider errors in its own classes
+        raise classify(exc) from exc
+    return read_completion(request, response, int((time.perf_counter() - started) * 1000))
+
+
+def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult:
+    """The answer of a chat completion as the request's mode reads it; LLMError
+    ("malformed", transient) when it has not the expected shape, ("no_choice") when no
+    option letter can be read in choice mode."""
     try:
         choice = response.choices[0]
         text = choice.message.content or ""

@@ -18,7 +18,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import launch_plan
+from . import batching, launch_plan
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -58,18 +58,35 @@ def select_questions(benchmark: Benchmark, selection: Selection) -> list[int]:
 
 
 def enqueue(response_ids: list[int]):
-    """Queue one task per unit, after the transaction that created them commits."""
-    from .tasks import ask
+    """Queue the units after the transaction that created them commits: units of one
+    model in batches (one message each, asked together), a unit asked alone in a message
+    of its own (see `batch_execution.asked_alone`)."""
+    from .tasks import ask, ask_batch
 
     def send():
         now = timezone.now()
         for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
             chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
             Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
-            for response_id in chunk:
-                ask.delay(response_id)
+            for batch in batching.batches(_batch_keys(chunk)):
+                if len(batch) == 1:
+                    ask.delay(batch[0])
+                else:
+                    ask_batch.delay(batch)
 
     transaction.on_commit(send)
+
+
+def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
+    """(unit, what it may be batched with, the largest batch) for each unit that exists."""
+    rows = Response.objects.filter(pk__in=response_ids).values_list(
+        "pk", "model_id", "model__max_concurrency", "model__is_bundled", "model__answer_mode", "run__budget_usd",
+        "run__budget_units")
+    keys = []
+    for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units in rows:
+        size = 1 if batching.asked_alone(bundled, mode, budget_usd, budget_units) else batching.batch_size(concurrency, settings.CFPD_BATCH_SIZE)
+        keys.append((pk, model_id, size))
+    return keys
 
 
 def schedule_sweep(run_id: int):

@@ -6,7 +6,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
-from . import execution, services
+from . import batch_execution, execution, services
 
 
 @shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
@@ -19,6 +19,15 @@ def ask(self, response_id: int):
         raise self.retry(countdown=outcome.countdown)
     if outcome.action == "requeue":
         ask.apply_async((response_id,), countdown=outcome.countdown)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def ask_batch(response_ids: list[int]):
+    """Units of one model, asked together (see `batch_execution`). Idempotent: each unit
+    is claimed. A unit to try again later goes on alone, as `ask` retries."""
+    for response_id, outcome in batch_execution.execute_batch(response_ids):
+        if outcome.action in ("retry", "requeue"):
+            ask.apply_async((response_id,), countdown=outcome.countdown)
 
 
 @shared_task(ignore_result=True)

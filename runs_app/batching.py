@@ -1,0 +1,39 @@
+"""Which units travel in one message and are asked together. No Django here.
+
+A batch holds units of one model only (they share its limits and timeout), at most
+`batch_size(...)` of them. Units that must be asked one at a time go alone."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+
+RANK_MODE = "rank"
+
+
+def asked_alone(bundled: bool, answer_mode: str, budget_usd, budget_units) -> bool:
+    """A unit asked one at a time: a bundled model's (computed in the worker process, not
+    awaited), in rank mode (a completions call of its own), or of a run with a budget
+    (what it spent is checked before each call)."""
+    return bool(bundled) or answer_mode == RANK_MODE or budget_usd is not None or budget_units is not None
+
+
+def batch_size(max_concurrency: int, largest: int) -> int:
+    """Half the model's calls in flight, so that two workers share a model's units (one
+    worker taking all of them in one batch would leave the other idle), at most `largest`
+    and at least 1.  8 -> 4, 32 -> 16, 128 -> 32 with largest 32."""
+    return max(1, min(largest, (max_concurrency + 1) // 2))
+
+
+def batches(units: Iterable[tuple[int, Hashable, int]]) -> list[list[int]]:
+    """Units (id, group, size) in batches: each of one group, at most its size, in the
+    order the units came (a group's first batch is sent where its first unit was)."""
+    open_batches: dict[Hashable, list[int]] = {}
+    order: list[list[int]] = []
+    for unit_id, group, size in units:
+        batch = open_batches.get(group)
+        if batch is None or len(batch) >= size:
+            batch = []
+            open_batches[group] = batch
+            order.append(batch)
+        batch.append(unit_id)
+    return order
