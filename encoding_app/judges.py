@@ -85,6 +85,12 @@ def is_judge_unit(response_id: int) -> bool:
     return JudgeRequest.objects.filter(judge_response_id=response_id).exists()
 
 
+def judge_units(response_ids: list[int]) -> list[int]:
+    """Those of the responses that are judge units."""
+    return list(JudgeRequest.objects.filter(judge_response_id__in=response_ids).values_list("judge_response_id",
+                                                                                             flat=True))
+
+
 def suggestion_text(request: JudgeRequest) -> str:
     name = request.judge.model.name
     if request.read_at is None:

@@ -5,7 +5,7 @@ import logging
 from django.dispatch import receiver
 
 from runs_app.models import Response
-from runs_app.signals import response_answered, responses_imported
+from runs_app.signals import response_answered, responses_answered, responses_imported
 
 from . import judges, services
 
@@ -29,6 +29,23 @@ def encode_on_arrival(sender, response_id, **kwargs):
         log.exception("could not encode response %s; queued for a reviewer", response_id)
         services.queue_for_review(response_id, reason="encoder-error",
                                   explanation="The automatic encoder failed on this answer (logged); code it yourself.")
+
+
+@receiver(responses_answered, dispatch_uid="encode-batch-on-arrival")
+def encode_batch_on_arrival(sender, response_ids, **kwargs):
+    """A batch of answers, coded together; judge units read one by one. If coding the
+    batch fails, each answer goes through `encode_on_arrival` (so a failure reaches the
+    reviewers with its reason, and one bad answer does not hold back the others)."""
+    judged = set(judges.judge_units(response_ids))
+    for response_id in judged:
+        encode_on_arrival(sender, response_id)
+    answers = [pk for pk in response_ids if pk not in judged]
+    try:
+        services.encode_new_answers(answers)
+    except Exception:
+        log.exception("could not encode a batch of %d answers; coding them one by one", len(answers))
+        for response_id in answers:
+            encode_on_arrival(sender, response_id)
 
 
 @receiver(responses_imported, dispatch_uid="encode-imported")

@@ -219,6 +219,76 @@ def encode_responses(responses, progress=None) -> dict[str, int]:
     return counts
 
 
+def _fresh_reading(response: Response, suspended: set[str]) -> tuple[str, str, str] | None:
+    """(letter, source, rule) of an answer that `encode_response` would code at once, or
+    None for every other outcome (no code, a suspended rule, a review to open)."""
+    if response.status != Response.Status.DONE:
+        return None
+    if response.chosen_letter:
+        rule = "rank-classification" if (response.params or {}).get("mode") == "rank" else "logprobs"
+        return response.chosen_letter, Source.CHOICE, rule
+    encoding = family_encoding(response) or automatic_encoding(response)
+    if encoding.rule == "empty" or encoding.code is None or encoding.rule in suspended:
+        return None
+    return encoding.code, Source.AUTO, encoding.rule
+
+
+def encode_new_answers(response_ids: list[int], policy: CodingPolicy | None = None) -> dict[str, int]:
+    """Code answers just written, as `encode_response` codes each, with a few statements
+    for the whole batch: an answer with no code and no review item yet, read as a letter
+    (the chosen one, or the automatic encoder's under a rule not suspended), gets its
+    code in one insert and one update per code value (and its audit item when the share
+    picks it). Every other answer (judge units excepted: they are not answers) goes
+    through `encode_response`. Counts by outcome."""
+    policy = policy or CodingPolicy.current()
+    counts: dict[str, int] = {}
+    slow: list[int] = []
+    with transaction.atomic():
+        responses = list(Response.objects.select_for_update(of=("self",)).select_related("question__benchmark")
+                         .filter(pk__in=response_ids).order_by("pk"))
+        ids = [r.pk for r in responses]
+        judged = set(JudgeRequest.objects.filter(judge_response_id__in=ids).values_list("judge_response_id",
+                                                                                         flat=True))
+        touched = set(Code.objects.filter(response_id__in=ids).values_list("response_id", flat=True)) | set(
+            ReviewTask.objects.filter(response_id__in=ids).values_list("response_id", flat=True))
+        suspended = audits.suspended_rules()
+        confidences: dict[str, float | None] = {}
+        new_codes = []
+        for response in responses:
+            if response.pk in judged or not response.question.options:
+                counts["not-applicable"] = counts.get("not-applicable", 0) + 1
+                continue
+            reading = None if response.pk in touched else _fresh_reading(response, suspended)
+            if reading is None:
+                slow.append(response.pk)
+                continue
+            letter, source, rule = reading
+            if source == Source.CHOICE:
+                confidence = _choice_confidence(response)
+            else:
+                if rule not in confidences:
+                    confidences[rule] = audits.rule_confidence(rule)
+                confidence = confidences[rule]
+            new_codes.append(Code(response=response, code=canonical_code(letter, response.option_order),
+                                  presented_letter=letter, source=source, rule=rule, confidence=confidence,
+                                  is_current=True))
+            counts[source] = counts.get(source, 0) + 1
+        Code.objects.bulk_create(new_codes)
+        by_value: dict[tuple[str, str], list[int]] = {}
+        for code in new_codes:
+            by_value.setdefault((code.code, code.source), []).append(code.response_id)
+        for (code, source), pks in by_value.items():
+            Response.objects.filter(pk__in=pks).update(code=code, code_source=source)
+        audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
+                      for code in new_codes if code.source == Source.AUTO
+                      and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
+        ReviewTask.objects.bulk_create(audits_due)
+    for response_id in slow:
+        outcome = encode_response(response_id, policy)
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return counts
+
+
 # ---------------------------------------------------------------- the reviewer's queue
 
 def _lease_for(policy: CodingPolicy) -> timedelta:

@@ -29,7 +29,7 @@ from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields,
 from .limits import LimitBusy, aslot, get_limiter
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
-from .signals import response_answered
+from .signals import responses_answered
 
 UNIT_FIELDS = ("run", "model", "question__benchmark", "condition")
 # What an answer writes on its row (bulk_update needs the list).
@@ -237,9 +237,9 @@ def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
             pending = _give_back(pk, token, error_kind=unit.error.kind, error_message=unit.error.message,
                                  enqueued_at=timezone.now(), **unit.record)
             outcomes[pk] = Outcome("retry", countdown=retries[pk]) if pending else Outcome("cancelled")
-    for unit in answered:
+    if answered:
         # Coded before the run can be marked done (see execution._answered).
-        response_answered.send(sender=Response, response_id=unit.response.pk)
+        responses_answered.send(sender=Response, response_ids=[u.response.pk for u in answered])
     for run_id in {u.response.run_id for u in units}:
         finish_run_if_complete(run_id)
     return outcomes

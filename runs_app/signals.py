@@ -5,6 +5,9 @@ from django.dispatch import Signal
 
 # A response reached DONE (its answer is written). kwargs: response_id.
 response_answered = Signal()
+# Responses of one batch reached DONE together (runs_app.batch_execution). kwargs:
+# response_ids. Receivers handle them together; each is as if `response_answered`.
+responses_answered = Signal()
 # Answers were imported as a finished run. kwargs: run_id.
 responses_imported = Signal()
 # A run became DONE (its last unit finished). kwargs: run_id. Sent once, after the

@@ -6,7 +6,7 @@ from django.conf import settings as django_settings
 
 from runs_app import batch_execution, execution, services
 from runs_app.models import Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.integration.test_execution import benchmark, launch, model  # noqa: F401 — fixtures
 
@@ -59,15 +59,15 @@ def test_each_unit_of_a_batch_is_written_once_and_coded(benchmark, fake, monkeyp
     ids = unit_ids(run)
     coded = []
 
-    def receiver(sender, response_id, **kwargs):
-        coded.append(response_id)
+    def receiver(sender, response_ids, **kwargs):
+        coded.extend(response_ids)
 
-    response_answered.connect(receiver)
+    responses_answered.connect(receiver)
     try:
         assert actions(batch_execution.execute_batch(ids)) == ["done"] * 8
         assert actions(batch_execution.execute_batch(ids)) == ["skipped"] * 8  # a message delivered twice
     finally:
-        response_answered.disconnect(receiver)
+        responses_answered.disconnect(receiver)
     assert sorted(coded) == ids and fake.stats()["total_requests"] == 8
     assert all(r.code for r in run.responses.all())
 
