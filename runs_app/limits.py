@@ -9,6 +9,7 @@ default runs one worker process, so process-local counters are exact there.
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import threading
 import time
@@ -146,40 +147,53 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
         limiter.release(model, token)
 
 
-# Per event loop and model: woken when a call of this process gives its slot back, so a
-# waiting call of the same process takes it at once instead of at its next poll.
-_released: dict[tuple[int, str], asyncio.Condition] = {}
+# A slot given back while a call of the same process waits for the same model goes
+# straight to that call, without a round trip to Redis: only while the slot is young
+# (HANDOVER_SECONDS since Redis granted it), so that its lease (timeout + margin) still
+# covers the next call, and so that a busy process lets the slot go back to Redis every
+# so often, where the waiting calls of other processes can take it.
+HANDOVER_SECONDS = 1.0
+_waiting: dict[tuple[int, str], collections.deque] = {}
 
 
-def _released_condition(model: str) -> asyncio.Condition:
-    key = (id(asyncio.get_running_loop()), model)
-    if key not in _released:
-        _released[key] = asyncio.Condition()
-    return _released[key]
+def _waiting_calls(model: str) -> collections.deque:
+    return _waiting.setdefault((id(asyncio.get_running_loop()), model), collections.deque())
 
 
 @asynccontextmanager
 async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
                 poll: float = 0.01, max_poll: float = 0.1):
     """`slot` for a call on an event loop: the same shared limits, waiting without a
-    thread. A waiting call tries again when a call of this process releases a slot, and
-    otherwise polls (from `poll`, doubling to `max_poll`, jittered) for slots released
-    by other processes. Raises LimitBusy after `wait` seconds."""
+    thread. A waiting call is handed a slot that a call of this process gives back, and
+    otherwise polls Redis (from `poll`, doubling to `max_poll`, jittered) for slots given
+    back by other processes. Raises LimitBusy after `wait` seconds."""
+    loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
     delay = poll
-    released = _released_condition(model)
+    waiting = _waiting_calls(model)
     while True:
         token = limiter.try_acquire(model, limit, lease)
         if token is not None:
+            granted_at = time.monotonic()
             break
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise LimitBusy(poll * 10)
-        async with released:
-            try:
-                await asyncio.wait_for(released.wait(), timeout=min(delay * (0.5 + random.random()), remaining))
-            except TimeoutError:
-                pass
+        handed = loop.create_future()
+        waiting.append(handed)
+        try:
+            await asyncio.wait({handed}, timeout=min(delay * (0.5 + random.random()), remaining))
+        except BaseException:  # this call was cancelled: a slot handed to it meanwhile goes back
+            if handed.done() and not handed.cancelled():
+                limiter.release(model, handed.result()[0])
+            elif handed in waiting:
+                waiting.remove(handed)
+            raise
+        if handed.done():
+            token, granted_at = handed.result()
+            break
+        handed.cancel()
+        waiting.remove(handed)
         delay = min(delay * 2, max_poll)
     try:
         if per_minute:
@@ -188,9 +202,16 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 raise LimitBusy(retry_in)
         yield
     finally:
-        limiter.release(model, token)
-        async with released:
-            released.notify(1)
+        if time.monotonic() - granted_at < HANDOVER_SECONDS:
+            while waiting:
+                handed = waiting.popleft()
+                if not handed.done():
+                    handed.set_result((token, granted_at))
+                    break
+            else:
+                limiter.release(model, token)
+        else:
+            limiter.release(model, token)
 
 
 _limiter = None

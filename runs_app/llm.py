@@ -149,6 +149,12 @@ def _cost(request: LLMRequest, response, prompt_tokens, completion_tokens) -> fl
     if request.input_cost_per_token is not None or request.output_cost_per_token is not None:
         return ((prompt_tokens or 0) * (request.input_cost_per_token or 0)
                 + (completion_tokens or 0) * (request.output_cost_per_token or 0))
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        # LiteLLM prices every answer from its table as it logs it (None when the model
+        # is not in the table): the same figure as completion_cost, not computed twice.
+        cost = hidden["response_cost"]
+        return float(cost) if cost is not None else None
     try:
         return float(_litellm().completion_cost(completion_response=response))
     except Exception:  # no price in LiteLLM's table (local and custom models)

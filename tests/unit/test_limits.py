@@ -53,3 +53,114 @@ def test_slot_gives_up_after_waiting():
     with pytest.raises(LimitBusy):
         with slot(limiter, "m", 1, None, lease=10, wait=0.05):
             pass
+
+
+# --- aslot: the same limits for calls on an event loop --------------------------------------
+
+class CountingLimiter(LocalLimiter):
+    def __init__(self):
+        super().__init__()
+        self.acquired = self.released = 0
+
+    def try_acquire(self, model, limit, lease):
+        token = super().try_acquire(model, limit, lease)
+        self.acquired += token is not None
+        return token
+
+    def release(self, model, token):
+        self.released += 1
+        super().release(model, token)
+
+
+def test_calls_on_a_loop_never_exceed_the_limit_and_hand_slots_over_within_the_process():
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter, in_flight, peak = CountingLimiter(), [0], [0]
+
+    async def call():
+        async with aslot(limiter, "m", 2, None, lease=10, poll=0.5, max_poll=0.5):
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+            await asyncio.sleep(0.02)
+            in_flight[0] -= 1
+
+    async def main():
+        await asyncio.gather(*(call() for _ in range(10)))
+
+    started = time.monotonic()
+    asyncio.run(main())
+    # 10 calls of 20 ms, 2 at a time: about 100 ms. With a poll of 500 ms, calls that
+    # waited for Redis would take over a second: the waiting calls were handed the slots.
+    assert peak[0] == 2 and time.monotonic() - started < 0.4
+    assert limiter.acquired == 2 and limiter.released == 2  # 8 of 10 calls never touched the limiter
+    assert limiter.in_flight("m") == 0
+
+
+def test_an_old_slot_goes_back_to_the_limiter_instead_of_being_handed_over(monkeypatch):
+    import asyncio
+
+    from runs_app import limits
+
+    monkeypatch.setattr(limits, "HANDOVER_SECONDS", 0.0)
+    limiter = CountingLimiter()
+
+    async def call():
+        async with limits.aslot(limiter, "m", 1, None, lease=10, poll=0.005, max_poll=0.01):
+            await asyncio.sleep(0.01)
+
+    async def main():
+        await asyncio.gather(*(call() for _ in range(4)))
+
+    asyncio.run(main())
+    assert limiter.acquired == limiter.released == 4
+
+
+def test_a_call_on_a_loop_without_a_free_slot_is_told_to_come_back():
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter = LocalLimiter()
+    held = limiter.try_acquire("m", 1, lease=10)
+
+    async def call():
+        async with aslot(limiter, "m", 1, None, lease=10, wait=0.05):
+            pass
+
+    with pytest.raises(LimitBusy):
+        asyncio.run(call())
+    limiter.release("m", held)
+    assert limiter.in_flight("m") == 0
+
+
+def test_a_waiting_call_that_is_cancelled_leaves_no_slot_behind():
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter = LocalLimiter()
+
+    async def holder(release):
+        async with aslot(limiter, "m", 1, None, lease=10):
+            await release.wait()
+
+    async def waiter():
+        async with aslot(limiter, "m", 1, None, lease=10, poll=1, max_poll=1):
+            pass
+
+    async def main():
+        release = asyncio.Event()
+        first = asyncio.create_task(holder(release))
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(waiter())
+        await asyncio.sleep(0.01)
+        second.cancel()
+        release.set()
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await second
+
+    asyncio.run(main())
+    assert limiter.in_flight("m") == 0
