@@ -74,6 +74,12 @@ class Family:
     rank_prompt: Callable[..., tuple[str, list[str]]] | None = None
     follow_ups: Callable[[Any], list[int]] | None = None
 
+    @property
+    def asks_every_condition(self) -> bool:
+        """Whether every condition applies to every question (no `applies` of its own):
+        a launch then needs no question object to decide its units."""
+        return self.applies is _always
+
 
 _registry: dict[str, Family] = {}
 

@@ -164,37 +164,42 @@ def _waiting_calls(model: str) -> collections.deque:
 async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
                 poll: float = 0.01, max_poll: float = 0.1):
     """`slot` for a call on an event loop: the same shared limits, waiting without a
-    thread. A waiting call is handed a slot that a call of this process gives back, and
-    otherwise polls Redis (from `poll`, doubling to `max_poll`, jittered) for slots given
-    back by other processes. Raises LimitBusy after `wait` seconds."""
+    thread. Waiting calls of a process queue in order: each is handed a slot that a call
+    of this process gives back; the first in the queue also asks Redis every `poll`
+    seconds (jittered) for slots given back by other processes, the others look again
+    every `max_poll` seconds. Raises LimitBusy after `wait` seconds."""
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
-    delay = poll
     waiting = _waiting_calls(model)
-    while True:
-        token = limiter.try_acquire(model, limit, lease)
-        if token is not None:
-            granted_at = time.monotonic()
-            break
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise LimitBusy(poll * 10)
-        handed = loop.create_future()
-        waiting.append(handed)
-        try:
-            await asyncio.wait({handed}, timeout=min(delay * (0.5 + random.random()), remaining))
-        except BaseException:  # this call was cancelled: a slot handed to it meanwhile goes back
-            if handed.done() and not handed.cancelled():
-                limiter.release(model, handed.result()[0])
-            elif handed in waiting:
-                waiting.remove(handed)
-            raise
-        if handed.done():
-            token, granted_at = handed.result()
-            break
-        handed.cancel()
-        waiting.remove(handed)
-        delay = min(delay * 2, max_poll)
+    handed = None
+    try:
+        while True:
+            first = not waiting or waiting[0] is handed
+            if first:
+                token = limiter.try_acquire(model, limit, lease)
+                if token is not None:
+                    granted_at = time.monotonic()
+                    break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LimitBusy(poll * 10)
+            if handed is None:
+                handed = loop.create_future()
+                waiting.append(handed)
+            await asyncio.wait({handed}, timeout=min((poll if first else max_poll) * (0.5 + random.random()),
+                                                     remaining))
+            if handed.done():
+                token, granted_at = handed.result()
+                break
+    except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
+        if handed is not None and handed.done() and not handed.cancelled():
+            limiter.release(model, handed.result()[0])
+        raise
+    finally:
+        if handed is not None and not handed.done():
+            handed.cancel()
+        if handed is not None and handed in waiting:
+            waiting.remove(handed)
     try:
         if per_minute:
             retry_in = limiter.try_rate(model, per_minute)

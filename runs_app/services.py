@@ -18,7 +18,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, launch_plan
+from . import batching, launch_plan, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -61,20 +61,34 @@ def enqueue(response_ids: list[int]):
     """Queue the units after the transaction that created them commits: units of one
     model in batches (one message each, asked together), a unit asked alone in a message
     of its own (see `batch_execution.asked_alone`)."""
-    from .tasks import ask, ask_batch
 
     def send():
         now = timezone.now()
         for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
             chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
             Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
-            for batch in batching.batches(_batch_keys(chunk)):
-                if len(batch) == 1:
-                    ask.delay(batch[0])
-                else:
-                    ask_batch.delay(batch)
+            _send(batching.batches(_batch_keys(chunk)))
 
     transaction.on_commit(send)
+
+
+def send_batches(batches: list[list[int]]):
+    """Send batches of units already marked as sent, once the transaction commits."""
+    transaction.on_commit(lambda: _send(batches))
+
+
+def _send(batches: list[list[int]]):
+    """One message per batch, all through one producer (one broker connection)."""
+    from cfpd_site.celery import app
+
+    from .tasks import ask, ask_batch
+
+    with app.producer_or_acquire() as producer:
+        for batch in batches:
+            if len(batch) == 1:
+                ask.apply_async((batch[0],), producer=producer)
+            else:
+                ask_batch.apply_async((batch,), producer=producer)
 
 
 def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
@@ -331,17 +345,26 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     family = families.family(request.benchmark.family)
     permute = request.permute_options and family.permutable
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
-    rows = [
-        Response(run=run, question=q, model=m, condition=c, repeat=r,
-                 option_order=option_order(q.choice_count, permute, selection.seed,
-                                           f"{q.key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID
-                                           else f"{q.key}/{m.pk}/{c.name}/{r}"))
-        for q in questions for c in conditions if family.applies(q, c)
+    if family.asks_every_condition:  # three columns, not 20,000 question objects
+        asked = [(pk, key, choice_count, conditions) for pk, key, choice_count
+                 in Question.objects.filter(pk__in=question_ids).values_list("pk", "key", "choice_count")]
+    else:
+        asked = [(q.pk, q.key, q.choice_count, [c for c in conditions if family.applies(q, c)])
+                 for q in questions.iterator(chunk_size=5000)]
+    units = [
+        (pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed,
+                                         f"{key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID
+                                         else f"{key}/{m.pk}/{c.name}/{r}"))
+        for pk, key, choice_count, applying in asked for c in applying
         for m in models for r in range(repeats_for(m, request.repeats))
     ]
-    Response.objects.bulk_create(rows, batch_size=2000)
+    unit_rows.insert_units(run.pk, units, timezone.now())
     family.mark_asked(question_ids)
-    enqueue(list(run.responses.values_list("id", flat=True)))
+    # Marked as sent when written: the messages go once the transaction commits.
+    sizes = {m.pk: 1 if batching.asked_alone(m.is_bundled, m.answer_mode, request.budget_usd, request.budget_units)
+             else batching.batch_size(m.max_concurrency, settings.CFPD_BATCH_SIZE) for m in models}
+    written = run.responses.order_by("pk").values_list("pk", "model_id")
+    send_batches(batching.batches((pk, model_id, sizes[model_id]) for pk, model_id in written))
     schedule_sweep(run.pk)
     return run
 

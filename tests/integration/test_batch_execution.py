@@ -172,8 +172,8 @@ def test_enqueue_sends_a_models_units_in_batches_and_a_budgeted_runs_alone(bench
     from runs_app import tasks
 
     sent = []
-    monkeypatch.setattr(tasks.ask_batch, "delay", lambda ids: sent.append(("batch", list(ids))))
-    monkeypatch.setattr(tasks.ask, "delay", lambda pk: sent.append(("alone", [pk])))
+    monkeypatch.setattr(tasks.ask_batch, "apply_async", lambda args, **kw: sent.append(("batch", list(args[0]))))
+    monkeypatch.setattr(tasks.ask, "apply_async", lambda args, **kw: sent.append(("alone", [args[0]])))
     settings.CFPD_BATCH_SIZE = 3
     wide = model(fake, max_concurrency=8)  # batches of min(3, 8 / 2) = 3
     narrow = model(fake, name="narrow", max_concurrency=2)  # batches of 1: sent alone

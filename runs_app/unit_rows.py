@@ -1,0 +1,62 @@
+"""Writing a launch's units: one row per (question, model, condition, repeat), pending.
+
+On PostgreSQL the rows go in with one COPY (each row its ids and option order before a
+tail of defaults formatted once): 20,000 units in well under a second, where the ORM's
+bulk_create spent most of a launch preparing 32 fields per row. Elsewhere (SQLite)
+bulk_create."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from django.db import connection
+
+from .models import Response
+
+IDS = ["run_id", "question_id", "model_id", "condition_id", "repeat", "option_order"]
+
+
+def _text(value) -> str:
+    """A value in COPY's text format (the defaults below hold no tab, newline or backslash)."""
+    if value is None:
+        return r"\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _defaults(now: datetime) -> dict:
+    """Every other column of a new pending unit, as the model's defaults give it."""
+    template = Response(created_at=now, enqueued_at=now)
+    values = {}
+    for field in Response._meta.concrete_fields:
+        if field.primary_key or field.attname in IDS:
+            continue
+        values[field.column] = now if field.attname in ("created_at", "enqueued_at") else getattr(
+            template, field.attname)
+    return values
+
+
+def insert_units(run_id: int, units: list[tuple[int, int, int, int, list[int]]], now: datetime):
+    """Write the units (question_id, model_id, condition_id, repeat, option_order) of a run,
+    pending and marked as sent at `now`."""
+    if connection.vendor != "postgresql":
+        Response.objects.bulk_create([
+            Response(run_id=run_id, question_id=q, model_id=m, condition_id=c, repeat=r, option_order=order,
+                     enqueued_at=now) for q, m, c, r, order in units], batch_size=2000)
+        return
+    defaults = _defaults(now)
+    tail = "\t".join(_text(value) for value in defaults.values()) + "\n"
+    columns = ", ".join(connection.ops.quote_name(name) for name in [*IDS, *defaults])
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(f"COPY {connection.ops.quote_name(Response._meta.db_table)} ({columns}) "
+                                "FROM STDIN") as copy:
+            step = 5000
+            for start in range(0, len(units), step):
+                copy.write("".join(f"{run_id}\t{q}\t{m}\t{c}\t{r}\t{json.dumps(order)}\t{tail}"
+                                   for q, m, c, r, order in units[start:start + step]))
