@@ -14,6 +14,7 @@ BENCH_REDIS_URL, default redis://127.0.0.1:6379/14). The bench database is creat
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -41,6 +42,14 @@ def ensure_database():
 def cpu_seconds(pid):
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mib(pid):
+    """The process's peak resident memory (VmHWM), MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def start_fake(latency):
@@ -127,6 +136,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         state = wait_done(run, count)
         wall = time.perf_counter() - started
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
+        rss = max(peak_rss_mib(w.pid) for w in workers)
     finally:
         for worker in workers:
             worker.terminate()
@@ -141,6 +151,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "wall_s": wall, "throughput": throughput, "ideal": ideal, "ratio": throughput / ideal,
         "steady_ratio": (count / answering) / ideal if answering else float("nan"),
         "overhead_ms": (concurrency * wall / count - latency) * 1000, "worker_cpu_ms": 1000 * cpu / count,
+        "worker_rss_mib": rss, "processes": processes, "threads": threads, "batch": size,
     }
 
 
@@ -150,6 +161,7 @@ def main():
     parser.add_argument("--questions", type=int, action="append")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--processes", type=int, default=2, help="Worker processes (thread pool each).")
+    parser.add_argument("--json", action="store_true", help="One JSON object per configuration per line.")
     args = parser.parse_args()
     ensure_database()
     import django
@@ -168,13 +180,18 @@ def main():
             for concurrency in args.concurrency or [8, 32, 128]:
                 row = measure(count, concurrency, args.latency, base_url, args.processes)
                 rows.append(row)
+                if args.json:
+                    print(json.dumps({"bench": "run_throughput", "system": "cfpd", **row}), flush=True)
+                    continue
                 print(f"N={row['questions']:>6} C={row['concurrency']:>4}  {row['throughput']:7.1f}/s of ideal "
                       f"{row['ideal']:6.1f}/s  ratio {row['ratio']:.2f} (steady {row['steady_ratio']:.2f})  "
                       f"launch {row['launch_s']:.1f}s  wall {row['wall_s']:.1f}s  overhead/response "
                       f"{row['overhead_ms']:.0f} ms  worker CPU/response {row['worker_cpu_ms']:.1f} ms  "
-                      f"failed {row['failed']}", flush=True)
+                      f"failed {row['failed']}  worker peak RSS {row['worker_rss_mib']:.0f} MiB", flush=True)
     finally:
         fake.terminate()
+    if args.json:
+        return
     print("\n| questions | concurrency | achieved/s | ideal/s | ratio | steady ratio | launch s | overhead ms | CPU ms |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:

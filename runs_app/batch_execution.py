@@ -59,7 +59,7 @@ class _Unit:
 def execute_batch(response_ids: list[int]) -> list[tuple[int, Outcome]]:
     """Ask the units; what the task should do next for each (retry and requeue with a
     countdown; anything else is finished)."""
-    responses = list(Response.objects.select_related(*UNIT_FIELDS).filter(pk__in=response_ids))
+    responses = list(Response.objects.select_related(*UNIT_FIELDS).filter(pk__in=response_ids).order_by("pk"))
     outcomes: dict[int, Outcome] = {pk: Outcome("skipped") for pk in response_ids}
     together = []
     for response in responses:
