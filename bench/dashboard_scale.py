@@ -86,8 +86,8 @@ def setup(args):
     vacuum = "VACUUM (FULL, ANALYZE)" if loaded else "VACUUM (ANALYZE)"
     with connection.cursor() as cursor:
         started = time.perf_counter()
-        cursor.execute(f"{vacuum} runs_app_response")
-        cursor.execute(f"{vacuum} scenarios_app_question")
+        for table in ("runs_app_response", "benchmarks_app_question", "scenarios_app_scenarioquestion"):
+            cursor.execute(f"{vacuum} {table}")
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('runs_app_response'))")
         size = cursor.fetchone()[0]
     print(f"{vacuum} of the answers and questions: {time.perf_counter() - started:.1f} s; answers table with its "
