@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
-from analysis_app import metrics
+from analysis_app import metrics, tally
 from analysis_app.tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import Response, Run
@@ -265,9 +265,11 @@ CACHE_SECONDS = 60
 
 def data_version() -> tuple:
     """Moves whenever an answer, a code or a reviewer's item is added (newest ids, read from
-    the primary keys: instant). Changes that add no row (a failed call, an undo) show within
-    `CACHE_SECONDS`."""
-    return (Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
+    the primary keys: instant). On PostgreSQL also with every change to an answer's
+    status or code (`tally.version`: a finished call, an undo, a deleted run), so an
+    answer coded while an analyst reads is on the next load; on SQLite changes that add
+    no row show within `CACHE_SECONDS`."""
+    return (tally.version(), Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
             ReviewTask.objects.aggregate(m=Max("pk"))["m"],
             # which launch of a selection is the newest finished one (`latest_launches`)
             Run.objects.aggregate(m=Max("pk"), f=Max("finished_at")).values())
