@@ -93,21 +93,36 @@ def model_differences(df: pd.DataFrame, iterations: int = 2000, seed: int = 0, a
         per_scenario = scenario_rates(df, categories)
     if per_scenario.empty:
         return empty_frame(COLUMNS)
-    parts = []
+    columns = {name: [] for name in ("category", "diff", "ci_low", "ci_high", "p_value", "n_scenarios", "domain",
+                                     "choice_count", "model_a", "model_b")}
     for (domain, choice_count), block in per_scenario.groupby(["domain", "choice_count"], sort=True):
         table = block.pivot(index=["model", "scenario"], columns="category", values="rate").dropna(axis=1, how="all")
-        models = sorted(table.index.unique(level="model"))
+        categories, rates = list(table.columns), table.to_numpy(dtype=float)
+        model_of = table.index.get_level_values("model").to_numpy(dtype=object)
+        scenario_of = table.index.get_level_values("scenario").to_numpy(dtype=object)
+        models = sorted(set(model_of))
+        # Each model's scenarios in the pivot's sorted order; the scenarios two models share
+        # come out of intersect1d sorted as well, the order the resamples are drawn in.
+        rows = {model: np.flatnonzero(model_of == model) for model in models}
         for model_a, model_b in combinations(models, 2):
-            rates_a, rates_b = table.loc[model_a], table.loc[model_b]
-            common = rates_a.index.intersection(rates_b.index)
-            if common.empty:
+            common, in_a, in_b = np.intersect1d(scenario_of[rows[model_a]], scenario_of[rows[model_b]],
+                                                assume_unique=True, return_indices=True)
+            if not len(common):
                 continue
-            d = rates_a.loc[common].to_numpy() - rates_b.loc[common].to_numpy()
-            part = paired_summary(d, table.columns, iterations, seed, (model_a, model_b, domain, int(choice_count)))
-            parts.append(part.assign(domain=domain, choice_count=choice_count, model_a=model_a, model_b=model_b))
-    if not parts:
+            d = rates[rows[model_a][in_a]] - rates[rows[model_b][in_b]]
+            key = (model_a, model_b, domain, int(choice_count))
+            low, high = bootstrap_ci(d, iterations, group_rng(seed, ("bootstrap",) + key))
+            width = len(categories)
+            for name, values in (("category", categories), ("diff", d.mean(axis=0)), ("ci_low", low),
+                                 ("ci_high", high),
+                                 ("p_value", sign_flip_p_values(d, iterations, group_rng(seed, ("sign-flip",) + key))),
+                                 ("n_scenarios", [d.shape[0]] * width), ("domain", [domain] * width),
+                                 ("choice_count", [choice_count] * width), ("model_a", [model_a] * width),
+                                 ("model_b", [model_b] * width)):
+                columns[name].extend(values)
+    if not columns["category"]:
         return empty_frame(COLUMNS)
-    frame = holm(pd.concat(parts, ignore_index=True), alpha)
+    frame = holm(pd.DataFrame(columns), alpha)
     frame["iterations"] = iterations
     return frame[COLUMNS].sort_values(["domain", "choice_count", "category", "model_a", "model_b"],
                                       ignore_index=True)
