@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db.models import Max
 from django.utils import timezone
 
-from analysis_app import metrics
+from analysis_app import metrics, tally
 from analysis_app.tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import Response, Run
@@ -265,9 +265,11 @@ CACHE_SECONDS = 60
 
 def data_version() -> tuple:
     """Moves whenever an answer, a code or a reviewer's item is added (newest ids, read from
-    the primary keys: instant). Changes that add no row (a failed call, an undo) show within
-    `CACHE_SECONDS`."""
-    return (Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
+    the primary keys: instant). On PostgreSQL also with every change to an answer's
+    status or code (`tally.version`: a finished call, an undo, a deleted run), so an
+    answer coded while an analyst reads is on the next load; on SQLite changes that add
+    no row show within `CACHE_SECONDS`."""
+    return (tally.version(), Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
             ReviewTask.objects.aggregate(m=Max("pk"))["m"],
             # which launch of a selection is the newest finished one (`latest_launches`)
             Run.objects.aggregate(m=Max("pk"), f=Max("finished_at")).values())
@@ -321,8 +323,12 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         board.panels[key] = Panel(key=key, title=title, table=table,
                                   figure=figure(table) if figure is not None and len(table) else None, note=note)
 
+    # The per-scenario rates behind the rates, differences and robustness panels, taken once.
+    per_scenario = (metrics.scenario_rates(tidy, sets) if wanted & {"rates", "differences", "robustness"}
+                    else None)
     if "rates" in wanted:
-        add("rates", "Model comparison by domain", metrics.preference_table(tidy, iterations, seed, sets),
+        add("rates", "Model comparison by domain",
+            metrics.preference_table(tidy, iterations, seed, sets, per_scenario=per_scenario),
             lambda t: rates_figure(t, colours),
             f"Scenario-normalised rates (3.6); 95% percentile bootstrap over scenarios, {iterations} iterations, "
             f"seed {seed}.")
@@ -333,14 +339,15 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             "the comparison itself, e.g. “Balance vs Bandwagon”, stands in). The chart shows each domain's "
             "headline category, or the category picked above; the table has them all.")
     if "repeats" in wanted:
-        summary = metrics.repeat_summary(tidy, sets)
+        per_pass = metrics.repeat_rates(tidy, sets)
+        summary = metrics.summarise_repeats(per_pass)
         if (summary["n_repeats"] > 1).any():
             add("repeats", "Repeated sampling: mean ± sd across repeats", summary,
                 lambda t: repeats_figure(t, colours),
                 "Each repeat's normalised rate, then the mean and the sample standard deviation across repeats "
                 "(as the paper reports for closed models). A repeat is one (run, repeat) pair: two runs count as "
                 "two repeats only when both are picked in Runs.")
-            add("repeat_rates", "Each repeat's rates", metrics.repeat_rates(tidy, sets),
+            add("repeat_rates", "Each repeat's rates", per_pass,
                 lambda t: repeat_rates_figure(t, colours),
                 "One normalised rate per model, domain form, category and sampling pass (run, repeat).")
     if "countries" in wanted:
@@ -371,11 +378,12 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
     if "differences" in wanted and len(board.models) > 1:
         add("differences", "Differences between models",
-            metrics.model_differences(tidy, iterations, seed, categories=sets), differences_figure,
+            metrics.model_differences(tidy, iterations, seed, categories=sets, per_scenario=per_scenario),
+            differences_figure,
             f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
     if "robustness" in wanted:
-        both = pd.concat([metrics.domain_rates(tidy, sets).assign(subset="all"),
+        both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),
                           metrics.domain_rates(tidy[tidy["scenario"].isin(complete)], sets)
                           .assign(subset="focus-complete")], ignore_index=True)
         note = (f"The same rates on every scenario and on the {len(complete)} scenario"

@@ -3,30 +3,36 @@ about 2.66 million coded answers) on PostgreSQL.
 
     DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale .venv/bin/python bench/dashboard_scale.py
     ... bench/dashboard_scale.py --load            # (re)load the synthetic answers first
-    ... bench/dashboard_scale.py --rounds 1 --no-prototypes
+    ... bench/dashboard_scale.py --rounds 1 --no-answers --json   # tallies only, JSON lines
+    ... bench/dashboard_scale.py --explain                        # and the slowest GROUP BY explained
 
 Creates and migrates the database if needed, loads the synthetic answers
 (`load_synthetic_answers`) when the benchmark is absent, VACUUM ANALYZEs the answers (as
 autovacuum would after a load), then reports:
 
 (a) GET /analysis/ through django.test.Client as an analyst: all answers, one run, one
-    domain; best and mean of --rounds, split into the database aggregation (`_grouped`,
-    the GROUP BY and its fetch), the rest of tidy_counts (pandas), the metrics, the whole
-    `dashboard.build`, and the view's remainder (filter choices, template render);
+    domain, cold (fresh=1) and cached; best and mean of --rounds, split into the database
+    read (`_grouped`: the tallies, or the GROUP BYs over the answers), the rest of
+    tidy_counts (pandas), the metrics, the whole `dashboard.build`, and the view's
+    remainder (filter choices, template render). Measured twice: counts read from the
+    tallies (analysis_app/tally.py, as the app does on PostgreSQL) and counted from the
+    answers (tallies off, as before them), side by side, with the panel tables of both
+    builds checked equal;
 (b) `metrics.scenario_bootstrap`, 2,000 iterations, on the real per-scenario table;
 (c) peak memory: ru_maxrss of the process, and tracemalloc's peak over one build;
-(d) row counts: answers, and rows after the database aggregation.
+(d) row counts: answers, and rows after each GROUP BY of a build;
+(e) with --explain, EXPLAIN (ANALYZE, BUFFERS) of the slowest GROUP BY of a build.
 
-Over the 2 s target (e) captures the GROUP BYs the build sends, prints them as
-`str(queryset.query)` would, EXPLAIN (ANALYZE, BUFFERS)es the slowest, times each under
-other settings (work_mem, JIT, parallel workers) and with a covering index (built inside
-a transaction that is rolled back), and measures the page with proposed changes to the
-app swapped in by monkeypatching (the app's files are not touched), each checked to give
-the same panel tables.
+--json prints one JSON object per measured configuration per line ("bench":
+"dashboard_scale", view, cache cold/cached, source tally/answers, seconds, ...), and
+nothing else on stdout. --prototypes (over target) runs the older diagnosis: the
+GROUP BYs under other settings, a covering index, and changes swapped in by
+monkeypatching.
 """
 
 import argparse
 import functools
+import json
 import os
 import resource
 import statistics
@@ -56,7 +62,7 @@ def ensure_database(url):
     with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             conn.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}")
+            print(f"created database {name}", file=sys.stderr)
 
 
 def setup(args):
@@ -72,26 +78,27 @@ def setup(args):
 
     executor = MigrationExecutor(connection)
     if executor.migration_plan(executor.loader.graph.leaf_nodes()):
-        print("migrating…")
+        print("migrating…", file=sys.stderr)
         call_command("migrate", verbosity=0)
     from scenarios_app.models import Benchmark
 
     loaded = args.load or not Benchmark.objects.filter(name=BENCHMARK).exists()
     if loaded:
         call_command("load_synthetic_answers", questions=args.questions, models=args.models, repeats=args.repeats,
-                     seed=0, benchmark=BENCHMARK, replace=True)
+                     seed=0, benchmark=BENCHMARK, replace=True, stdout=sys.stderr if args.json else sys.stdout)
     # Visibility map and statistics as autovacuum would leave them (this server may run
     # with autovacuum off). After a load FULL: --replace deletes and inserts 2.7 million
     # rows in one transaction, and the dead half would double every sequential scan.
     vacuum = "VACUUM (FULL, ANALYZE)" if loaded else "VACUUM (ANALYZE)"
     with connection.cursor() as cursor:
         started = time.perf_counter()
-        cursor.execute(f"{vacuum} runs_app_response")
-        cursor.execute(f"{vacuum} scenarios_app_question")
+        for table in ("runs_app_response", "benchmarks_app_question", "scenarios_app_scenarioquestion",
+                      "analysis_app_passtally", "analysis_app_questiontally"):
+            cursor.execute(f"{vacuum} {table}")
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('runs_app_response'))")
         size = cursor.fetchone()[0]
-    print(f"{vacuum} of the answers and questions: {time.perf_counter() - started:.1f} s; answers table with its "
-          f"indexes {size}")
+    print(f"{vacuum} of the answers, questions and tallies: {time.perf_counter() - started:.1f} s; answers table with its "
+          f"indexes {size}", file=sys.stderr if args.json else sys.stdout)
 
 
 # --- timing by wrapping the app's functions where they are looked up ------------------
@@ -187,7 +194,14 @@ def dashboard_cases():
             ("one domain (escalation)", "/analysis/?domain=escalation")]
 
 
-def measure_requests(client, rounds):
+def measure_requests(client, rounds, source="tally"):
+    """Each view cold (fresh=1) and cached; `source` "answers" turns the tallies off, so
+    the build counts the answers with GROUP BYs as before the tallies."""
+    from analysis_app import tally
+
+    original = tally.available
+    if source == "answers":
+        tally.available = lambda: False
     split = Split()
     install_split(split)
     results = []
@@ -203,11 +217,13 @@ def measure_requests(client, rounds):
             results.append((label, url, best, mean, parts, calls, warm_best, warm_mean))
     finally:
         split.remove()
+        tally.available = original
     return results
 
 
-def print_requests(results, rounds):
-    print(f"\n(a) GET /analysis/ as an analyst, best / mean of {rounds} (s); split = mean per request")
+def print_requests(results, rounds, source="tally"):
+    print(f"\n(a) GET /analysis/ as an analyst, counts from the {source}, best / mean of {rounds} (s); "
+          "split = mean per request")
     order = ["db aggregation (_grouped: GROUP BY + fetch)", "tidy pandas: _add_outcomes",
              "tidy tables (tidy_counts*, all)", "coverage (one aggregate)", "metrics (all panels)",
              "dashboard.build", "view: filter choices (lazy querysets)",
@@ -264,7 +280,7 @@ def captured_sql():
 
 
 def aggregations_of_build():
-    """The GROUP BY statements over the answers that one dashboard.build(all answers) runs,
+    """The GROUP BY statements over the answers (or their tallies) that one dashboard.build(all answers) runs,
     captured as the app sends them (so this bench follows the app's query shapes)."""
     from analysis_app import dashboard
     from analysis_app.tidy_query import AnalysisFilter
@@ -272,7 +288,7 @@ def aggregations_of_build():
     with captured_sql() as statements:
         dashboard.build(AnalysisFilter())
     return [(sql, tuple(params or ())) for sql, params in statements
-            if "GROUP BY" in sql and '"runs_app_response"' in sql]
+            if "GROUP BY" in sql and ('"runs_app_response"' in sql or "tally" in sql)]
 
 
 def as_text(sql, params):
@@ -597,8 +613,13 @@ def main():
     parser.add_argument("--models", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3, help="timed repetitions of each measurement")
-    parser.add_argument("--no-prototypes", action="store_true", help="skip the diagnosis even when over target")
-    parser.add_argument("--explain", action="store_true", help="diagnose even when under target")
+    parser.add_argument("--prototypes", action="store_true",
+                        help="over target, run the diagnosis of the build before the tallies (settings, covering "
+                             "index, monkeypatched changes)")
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN (ANALYZE) the slowest GROUP BY of a build")
+    parser.add_argument("--no-answers", action="store_true",
+                        help="skip the build that counts the answers (tallies off) beside the tallies")
+    parser.add_argument("--json", action="store_true", help="one JSON object per measured configuration per line")
     parser.add_argument("--no-index", action="store_true", help="skip the covering-index prototype")
     args = parser.parse_args()
 
@@ -612,35 +633,95 @@ def main():
         work_mem = cursor.fetchone()[0]
         cursor.execute("SHOW max_parallel_workers_per_gather")
         parallel = cursor.fetchone()[0]
-    print(f"PostgreSQL {version} (work_mem {work_mem}, max_parallel_workers_per_gather {parallel}); "
+    (print if not args.json else (lambda *a: None))(f"PostgreSQL {version} (work_mem {work_mem}, max_parallel_workers_per_gather {parallel}); "
           f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     client = analyst_client()
     get_ok(client, "/analysis/")  # warm: imports, first connection, caches of the OS
-    requests = measure_requests(client, args.rounds)
-    print_requests(requests, args.rounds)
+    say = (lambda *a, **k: None) if args.json else print
+    sources = ["tally"] if args.no_answers else ["tally", "answers"]
+    requests = {}
+    for source in sources:
+        requests[source] = measure_requests(client, args.rounds, source)
+        if not args.json:
+            print_requests(requests[source], args.rounds, source)
+        for label, url, best, mean, parts, calls, warm_best, warm_mean in requests[source]:
+            view = label.split(" (")[0]
+            emit(args, view=view, url=url, cache="cold", source=source, seconds=round(best, 4),
+                 mean_seconds=round(mean, 4), rounds=args.rounds, target_seconds=TARGET_DASHBOARD,
+                 **{"db_seconds": round(parts.get("db aggregation (_grouped: GROUP BY + fetch)", 0), 4),
+                    "metrics_seconds": round(parts.get("metrics (all panels)", 0), 4)})
+            emit(args, view=view, url=url, cache="cached", source=source, seconds=round(warm_best, 4),
+                 mean_seconds=round(warm_mean, 4), rounds=args.rounds, target_seconds=0.1)
+    if "answers" in requests:
+        say("\n    side by side, cold best (s):   " + "   ".join(
+            f"{t[0].split(' (')[0]}: tally {t[2]:.2f} / answers {a[2]:.2f}"
+            for t, a in zip(requests["tally"], requests["answers"])))
+        problems = same_panels_both_ways()
+        emit(args, check="panels from the tally equal panels from the answers", ok=not problems)
+        say("    panels from the tallies " + ("identical to those counted from the answers (all answers, one "
+            "domain)" if not problems else "DIFFER: " + "; ".join(problems)))
 
     boot = measure_bootstrap(args.rounds)
     flag = "" if boot["best"] <= TARGET_BOOTSTRAP else f"   OVER the {TARGET_BOOTSTRAP:.0f} s target"
-    print(f"\n(b) scenario_bootstrap, 2,000 iterations, on metrics.scenario_rates(tidy_counts()): "
-          f"{boot['rows']:,} rows = {boot['scenarios']} scenarios (no-middle forms count apart) x "
-          f"{boot['models']} models x categories, {boot['groups']} (model, domain, choice_count) groups\n"
-          f"    best {boot['best']:.3f} s, mean {boot['mean']:.3f} s{flag}")
+    say(f"\n(b) scenario_bootstrap, 2,000 iterations, on metrics.scenario_rates(tidy_counts()): "
+        f"{boot['rows']:,} rows = {boot['scenarios']} scenarios (no-middle forms count apart) x "
+        f"{boot['models']} models x categories, {boot['groups']} (model, domain, choice_count) groups\n"
+        f"    best {boot['best']:.3f} s, mean {boot['mean']:.3f} s{flag}")
+    emit(args, view="scenario_bootstrap", iterations=2000, seconds=round(boot["best"], 4),
+         mean_seconds=round(boot["mean"], 4), rounds=args.rounds, target_seconds=TARGET_BOOTSTRAP)
 
     memory = measure_memory()
-    print(f"\n(c) memory: tracemalloc peak over one dashboard.build(all answers) {memory['traced_peak']:.0f} MiB "
-          f"(that build took {memory['traced_seconds']:.1f} s under tracemalloc); process peak RSS (ru_maxrss) "
-          f"{memory['maxrss']:.0f} MiB")
+    say(f"\n(c) memory: tracemalloc peak over one dashboard.build(all answers) {memory['traced_peak']:.0f} MiB "
+        f"(that build took {memory['traced_seconds']:.1f} s under tracemalloc); process peak RSS (ru_maxrss) "
+        f"{memory['maxrss']:.0f} MiB")
+    emit(args, measure="memory", traced_peak_mib=round(memory["traced_peak"], 1),
+         maxrss_mib=round(memory["maxrss"], 1))
 
     aggregations = aggregations_of_build()
-    print("\n(d) rows")
+    say("\n(d) rows")
     for label, value in measure_counts(aggregations).items():
-        print(f"    {label:<60} {value:>10,}")
+        say(f"    {label:<60} {value:>10,}")
+        emit(args, measure="rows", what=label, rows=value)
 
-    slowest = max(row[2] for row in requests)
-    if not args.no_prototypes and (slowest > TARGET_DASHBOARD or args.explain):
+    if args.explain and aggregations:
+        timed = [(sql_seconds(sql, params, rounds=args.rounds)[0], sql, params) for sql, params in aggregations]
+        seconds, sql, params = max(timed, key=lambda t: t[0])
+        say(f"\n(e) the slowest GROUP BY of a build ({seconds:.2f} s), as str(queryset.query) prints it:\n    "
+            f"{as_text(sql, params)}\n    EXPLAIN (ANALYZE, BUFFERS):")
+        if not args.json:
+            show(explain(sql, params))
+        emit(args, measure="slowest query", seconds=round(seconds, 4), sql=as_text(sql, params))
+    slowest = max(row[2] for row in requests["tally"])
+    if args.prototypes and not args.json and slowest > TARGET_DASHBOARD:
         diagnose(client, args.rounds, not args.no_index, aggregations)
-    print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    say(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def emit(args, **record):
+    """One JSON line per measured configuration (--json)."""
+    if args.json:
+        print(json.dumps({"bench": "dashboard_scale", **record}), flush=True)
+
+
+def same_panels_both_ways():
+    """Panel tables of builds from the tallies and from the answers, compared."""
+    from analysis_app import dashboard, tally
+    from analysis_app.tidy_query import AnalysisFilter
+
+    problems = []
+    for filters in (AnalysisFilter(), AnalysisFilter(domains=("escalation",))):
+        from_tally = dashboard.build(filters)
+        original = tally.available
+        tally.available = lambda: False
+        try:
+            from_answers = dashboard.build(filters)
+        finally:
+            tally.available = original
+        problems += panels_equal(from_answers, from_tally)
+        if from_answers.coverage != from_tally.coverage:
+            problems.append("coverage differs")
+    return problems
 
 
 if __name__ == "__main__":

@@ -17,17 +17,18 @@ from .bootstrap import bootstrap_ci, scenario_bootstrap
 from .countries import country_rates, dyad_rates
 from .differences import model_differences
 from .entropy import domain_entropy, scenario_entropy, shannon_entropy
-from .rates import action_rates, domain_rates, scenario_rates
+from .rates import action_rates, domain_rates, mean_over_scenarios, scenario_rates
 from .refusals import outcome_summary, refusals_by_actor, refusals_by_domain, refusals_by_model
-from .repeats import repeat_rates, repeat_summary
+from .repeats import repeat_rates, repeat_summary, summarise_repeats
 from .report import preference_table
 from .robustness import focus_complete, focus_complete_scenarios, robustness_rates
 from .tidy import COLUMNS, OUTCOMES, WEIGHT, validate, weights
 
 __all__ = [
     "COLUMNS", "OUTCOMES", "WEIGHT", "action_rates", "bootstrap_ci", "country_rates", "domain_entropy",
-    "domain_rates", "dyad_rates", "focus_complete", "focus_complete_scenarios", "model_differences",
+    "domain_rates", "dyad_rates", "focus_complete", "focus_complete_scenarios", "mean_over_scenarios",
+    "model_differences",
     "outcome_summary", "preference_table", "refusals_by_actor", "refusals_by_domain", "refusals_by_model",
     "repeat_rates", "repeat_summary", "robustness_rates", "scenario_bootstrap", "scenario_entropy",
-    "scenario_rates", "shannon_entropy", "validate", "weights",
+    "scenario_rates", "shannon_entropy", "summarise_repeats", "validate", "weights",
 ]

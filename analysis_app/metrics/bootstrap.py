@@ -43,9 +43,17 @@ def resample_means(values: np.ndarray, iterations: int, rng: np.random.Generator
     values = np.asarray(values, dtype=float)
     n = values.shape[0]
     index = rng.integers(0, n, size=(iterations, n))
-    # Vectorised over iterations and categories: the s-th draw of every resample is
-    # gathered and added at once. The additions run in draw order, so a plain loop over
-    # resamples gives bit-identical means, and no (iterations, n, k) array is built.
+    if iterations > 1 and values.ndim in (1, 2) and values.size:
+        # Per category, the draws gathered as (n, iterations) and summed over the first
+        # axis: numpy adds whole rows in draw order there, so the means are bit-identical
+        # to the loop below (a sum along the last axis would be pairwise: other bits), in
+        # one call per category instead of one per scenario.
+        drawn = np.ascontiguousarray(index.T)
+        if values.ndim == 1:
+            return values[drawn].sum(axis=0) / n
+        columns = [np.ascontiguousarray(values[:, j])[drawn].sum(axis=0) for j in range(values.shape[1])]
+        return np.stack(columns, axis=1).reshape((iterations,) + values.shape[1:]) / n
+    # The s-th draw of every resample gathered and added at once, in draw order.
     total = np.zeros((iterations,) + values.shape[1:])
     for draws in index.T:
         total += values[draws]

@@ -33,8 +33,12 @@ def repeat_summary(df: pd.DataFrame, categories: CategorySets | None = None) -> 
 
     Columns: model, domain, choice_count, category, mean, sd, n_repeats.
     """
+    return summarise_repeats(repeat_rates(df, categories))
+
+
+def summarise_repeats(per_pass: pd.DataFrame) -> pd.DataFrame:
+    """`repeat_summary` of a `repeat_rates` table already computed (the dashboard shows both)."""
     keys = DOMAIN_KEYS + ["category"]
-    per_pass = repeat_rates(df, categories)
     if per_pass.empty:
         return empty_frame(keys + ["mean", "sd", "n_repeats"])
     grouped = per_pass.groupby(keys, sort=True)["rate"]

@@ -20,9 +20,11 @@ COLUMNS = ["model", "domain", "choice_count", "category", "rate", "ci_low", "ci_
 
 
 def preference_table(df: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                     categories: CategorySets | None = None) -> pd.DataFrame:
-    """Rates with bootstrap CIs and refusal rates; columns `COLUMNS`."""
-    per_scenario = scenario_rates(df, categories)
+                     categories: CategorySets | None = None, per_scenario: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Rates with bootstrap CIs and refusal rates; columns `COLUMNS`. `per_scenario`:
+    `scenario_rates(df, categories)` when the caller has it already."""
+    if per_scenario is None:
+        per_scenario = scenario_rates(df, categories)
     if per_scenario.empty:
         return empty_frame(COLUMNS)
     keys = DOMAIN_KEYS + ["category"]

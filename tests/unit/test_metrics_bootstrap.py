@@ -98,3 +98,20 @@ def test_the_interval_holds_the_rate_and_the_categories_are_resampled_together()
 def test_an_empty_table_gives_no_intervals():
     result = scenario_bootstrap(scenario_rates(empty_table()))
     assert result.empty and {"ci_low", "ci_high", "iterations"} <= set(result.columns)
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 7, 2000])
+@pytest.mark.parametrize("shape", [(400,), (83, 3), (3, 5), (1, 2), (60, 1)])
+def test_resample_means_add_the_draws_in_order_whatever_the_shape(shape, iterations):
+    """Bit for bit the one-resample-at-a-time sum, for every number of iterations (a sum
+    along the draws' own axis would be pairwise and differ in the last bits)."""
+    values = np.random.default_rng(7).random(shape)
+    means = resample_means(values, iterations, np.random.default_rng(8))
+    index = np.random.default_rng(8).integers(0, shape[0], size=(iterations, shape[0]))
+    expected = []
+    for draws in index:
+        total = 0.0
+        for s in draws:
+            total = total + values[s]
+        expected.append(total / shape[0])
+    np.testing.assert_array_equal(means, np.array(expected).reshape((iterations,) + shape[1:]))

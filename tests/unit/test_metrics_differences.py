@@ -97,3 +97,19 @@ def test_the_same_seed_gives_the_same_table():
 def test_an_empty_table_or_a_single_model_gives_no_rows():
     assert model_differences(empty_table()).empty
     assert model_differences(from_records(model_rows("solo", mixed), **BASE)).empty
+
+
+def test_holm_gives_what_statsmodels_gives_ties_and_all():
+    from analysis_app.metrics.differences import holm_adjusted
+
+    rng = np.random.default_rng(4)
+    cases = [rng.random(n) for n in (1, 2, 5, 28)] + [
+        np.array([0.01, 0.01, 0.04, 0.04, 0.5]),  # ties: the same sort decides who gets which factor
+        np.array([0.001, 0.002, 0.003]),  # all rejected: 0.003 x 1 <= 0.05
+        np.array([0.9, 0.8, 0.7]),  # none rejected; 0.7 x 3 = 2.1 is clipped to 1
+        np.round(rng.random(40), 2)]
+    for p in cases:
+        reject, adjusted = holm_adjusted(p, 0.05)
+        expected_reject, expected_adjusted, _, _ = multipletests(p, alpha=0.05, method="holm")
+        np.testing.assert_array_equal(reject, expected_reject)
+        np.testing.assert_array_equal(adjusted, expected_adjusted)

@@ -1,0 +1,172 @@
+"""The answer tallies (analysis_app/tally.py): kept in step with the answers by every write
+path, read by the dashboard with the same results as counting the answers, and moving
+the dashboard's cache key. The triggers are PostgreSQL's: on SQLite the tallies are not
+read, and only the tests that say so run."""
+
+import random
+
+import pytest
+from django.db import connection
+from django.db.models import Count
+
+from analysis_app import dashboard, tally
+from analysis_app.models import PassTally, QuestionTally
+from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+from encoding_app import services as coding
+from runs_app.models import LLMModel, Response, Run
+from runs_app.services import import_responses
+from runs_app.signals import response_answered
+from tests.integration.test_analysis import answered  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.django_db
+
+postgres_only = pytest.mark.skipif("connection.vendor != 'postgresql'",
+                                   reason="the tallies are kept by PostgreSQL triggers")
+
+
+def recounted():
+    """Both tallies as the answers give them now, counted from scratch."""
+    passes = (Response.objects.filter(question__choice_count__gt=0, question__cfpd__isnull=False)
+              .values_list("run_id", "model_id", "condition_id", "question__cfpd__scenario_id",
+                           "question__cfpd__domain_id", "question__cfpd__variant", "question__choice_count",
+                           "repeat", "code", "code_source", "status").annotate(n=Count("id")).order_by())
+    questions = (Response.objects.values_list("run_id", "model_id", "condition_id", "question_id", "code",
+                                              "code_source", "status").annotate(n=Count("id")).order_by())
+    return sorted(passes), sorted(questions)
+
+
+def tallied():
+    passes = (PassTally.objects.filter(n__gt=0).values_list(
+        "run_id", "model_id", "condition_id", "scenario_id", "domain_id", "variant", "choice_count", "repeat", "code",
+        "code_source", "status", "n"))
+    questions = QuestionTally.objects.filter(n__gt=0).values_list(
+        "run_id", "model_id", "condition_id", "question_id", "code", "code_source", "status", "n")
+    return sorted(passes), sorted(questions)
+
+
+@postgres_only
+def test_the_tallies_follow_every_write_path(answered, reviewer):  # noqa: F811
+    assert tallied() == recounted()  # inserts one by one, then the encoder's codes
+    hawk, dove = LLMModel.objects.get(name="hawk"), LLMModel.objects.get(name="dove")
+    questions = [r.question for r in answered.responses.filter(model=hawk).order_by("pk")]
+    rng = random.Random(15)
+
+    # Pending units made in bulk (as a launch does), claimed and answered by statement.
+    Response.objects.bulk_create([Response(run=answered, question=q, model=m, repeat=1, option_order=[0, 1])
+                                  for q in questions for m in (hawk, dove)])
+    assert tallied() == recounted()
+    Response.objects.filter(run=answered, repeat=1, model=dove).update(status="running")
+    assert tallied() == recounted()
+    for unit in Response.objects.filter(run=answered, repeat=1).order_by("pk"):
+        Response.objects.filter(pk=unit.pk).update(status=rng.choice(["done", "failed"]), chosen_letter="B",
+                                                   raw_output="B")
+        response_answered.send(sender=Response, response_id=unit.pk)  # the encoder codes it
+    assert tallied() == recounted()
+    # An update that leaves every key alone changes nothing.
+    before = tallied()
+    Response.objects.filter(run=answered).update(raw_output="rewritten")
+    assert tallied() == before == recounted()
+
+    # A reviewer codes an answer and takes the code back.
+    coded = Response.objects.filter(run=answered, model=hawk, repeat=0, code="B").first()
+    coding.queue_for_review(coded.pk, "check")
+    held = coding.next_task(reviewer)
+    coding.submit_code(held.pk, reviewer, "A")
+    assert Response.objects.get(pk=coded.pk).code == "A" and tallied() == recounted()
+    coding.undo_last(reviewer)
+    assert tallied() == recounted()
+
+    # Answers imported from a file (a run of their own).
+    keys = [q.key for q in questions[:3]]
+    result = import_responses("question_key,model,repeat,output\n" + "".join(f"{k},outside,0,A\n" for k in keys),
+                              benchmark_name=answered.benchmark.name)
+    assert not result.problems and tallied() == recounted()
+
+    # Deleting runs takes their answers out (cascade), one run and then the imported one.
+    Run.objects.filter(pk=answered.pk).delete()
+    assert tallied() == recounted()
+    assert Response.objects.exists()
+    Run.objects.all().delete()
+    assert tallied() == recounted() == ([], [])
+
+
+@postgres_only
+def test_a_rebuild_gives_the_same_counts_and_drops_the_emptied_rows(answered):  # noqa: F811
+    Response.objects.filter(run=answered, model__name="dove", status="failed").update(status="pending")
+    Response.objects.filter(run=answered, status="pending").update(status="failed")
+    # Emptied rows: the pending one the failed answer passed through, and the uncoded ones
+    # each answer left when the encoder coded it.
+    assert PassTally.objects.filter(n=0, status="pending").exists()
+    counts = tallied()
+    assert tally.rebuild() == {"passes": PassTally.objects.count(), "questions": QuestionTally.objects.count()}
+    assert tallied() == counts == recounted() and not PassTally.objects.filter(n=0).exists()
+
+
+@postgres_only
+def test_the_dashboard_reads_the_same_from_the_tallies_as_from_the_answers(answered, monkeypatch):  # noqa: F811
+    hawk = LLMModel.objects.get(name="hawk")
+    for response in list(answered.responses.filter(model=hawk)):
+        again = Response.objects.create(run=answered, question=response.question, model=hawk, repeat=1,
+                                        option_order=[0, 1], status="done", chosen_letter="A")
+        response_answered.send(sender=Response, response_id=again.pk)
+    filters = [AnalysisFilter(), AnalysisFilter(models=("dove",)), AnalysisFilter(actors=("US", "CN")),
+               AnalysisFilter(domains=("escalation",), choice_counts=(2,))]
+    read = [dashboard.build(f, iterations=200) for f in filters]
+    with monkeypatch.context() as patch:
+        patch.setattr(tally, "available", lambda: False)
+        counted = [dashboard.build(f, iterations=200) for f in filters]
+    for left, right in zip(read, counted):
+        assert left.coverage == right.coverage and sorted(left.panels) == sorted(right.panels)
+        for key in left.panels:
+            a, b = (p.panels[key].table.sort_values(list(p.panels[key].table.columns)).reset_index(drop=True)
+                    for p in (left, right))
+            assert a.equals(b), key
+
+
+@postgres_only
+def test_judge_units_in_the_tallies_are_left_out_on_read(answered):  # noqa: F811
+    from encoding_app.models import Judge, JudgeRequest
+
+    hawk = LLMModel.objects.get(name="hawk")
+    before = tidy_counts(AnalysisFilter())
+    judge_run = Run.objects.create(benchmark=answered.benchmark, selection={"judge_of": answered.pk})
+    target = answered.responses.filter(model=hawk).first()
+    unit = Response.objects.create(run=judge_run, question=target.question, model=hawk, option_order=[0, 1],
+                                   status="done", code="A", code_source="choice")
+    judge = Judge.objects.create(model=LLMModel.objects.create(name="reader", litellm_model="openai/x"))
+    JudgeRequest.objects.create(judge_response=unit, target_response=target, judge=judge)
+    assert QuestionTally.objects.filter(run=judge_run).exists()  # counted by the trigger …
+    after = tidy_counts(AnalysisFilter(runs=(answered.pk, judge_run.pk)))
+    # hawk 5 + dove 5 (one of them missing): the judge unit is taken away on read
+    assert int(after["n"].sum()) == int(before["n"].sum()) == 10
+
+
+def test_an_answer_coded_while_an_analyst_reads_shows_on_the_next_load(answered):  # noqa: F811
+    """A code that adds no row (a reviewer's undo, a code written onto the answer) moves
+    the cache key on PostgreSQL; a new code row moves it everywhere."""
+    filters = AnalysisFilter(runs=(answered.pk,))
+    first = dashboard.build_cached(filters, iterations=200)
+    assert dashboard.build_cached(filters, iterations=200).cached
+    failed = answered.responses.get(status="failed")
+    if connection.vendor == "postgresql":
+        # The failed call answered after all and coded straight onto the row: no new row anywhere.
+        Response.objects.filter(pk=failed.pk).update(status="done", code="A", code_source="choice")
+    else:
+        Response.objects.filter(pk=failed.pk).update(status="done", chosen_letter="A", raw_output="A")
+        response_answered.send(sender=Response, response_id=failed.pk)  # the encoder writes a Code
+    fresh = dashboard.build_cached(filters, iterations=200)
+    # coded 9 -> 10 of 10 answers (the failed one now coded A)
+    assert not fresh.cached and first.coverage["coded"] == 9 and fresh.coverage["coded"] == 10
+
+
+@postgres_only
+def test_the_rebuild_command_says_what_it_counted(answered):  # noqa: F811
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("rebuild_answer_tallies", stdout=out)
+    assert out.getvalue() == (f"Tallies rebuilt: {PassTally.objects.count():,} pass rows, "
+                              f"{QuestionTally.objects.count():,} question rows.\n")
+    assert tallied() == recounted()
