@@ -27,7 +27,8 @@ from tests.unit.encoder_corpus import CORPUS  # noqa: E402
 def _counts(results: list) -> dict:
     coded = [(case, got) for case, got in results if got.code is not None]
     clear = [(case, got) for case, got in results if case.expected is not None]
-    return {"cases": len(results), "coded": len(coded), "correct": sum(got.code == case.expected for case, got in coded),
+    return {"cases": len(results), "coded": len(coded),
+            "correct": sum(got.code == case.expected for case, got in coded),
             "clear": len(clear), "covered": sum(got.code == case.expected for case, got in clear),
             "unresolved": sum(got.code is None for _, got in results)}
 

@@ -29,7 +29,7 @@ For each configuration: throughput (answers/s), the ratio of the ideal, CPU ms p
 (the client processes; the fake server's beside it), peak RSS per process, the most
 requests the server saw in flight, and failures.
 
-    .venv/bin/python bench/fanout_baselines.py                 # litellm (1, 2 processes), inspect x C 32, 128 x N 2,000, 20,000
+    .venv/bin/python bench/fanout_baselines.py    # litellm (1, 2 processes), inspect x C 32, 128 x N 2,000, 20,000
     .venv/bin/python bench/fanout_baselines.py --systems litellm --processes 2 --concurrency 128 --questions 2000
     .venv/bin/python bench/fanout_baselines.py --json          # one JSON object per configuration per line
 
@@ -282,7 +282,7 @@ def _row(system, processes, concurrency, count, latency, seconds, cpu_s, rss_mib
     ideal = concurrency / latency
     row = {"bench": "fanout", "system": system, "processes": processes, "concurrency": concurrency,
            "questions": count, "seconds": round(seconds, 3), "throughput": round(throughput, 1),
-           "ideal": round(ideal, 1), "ratio": round(throughput / ideal, 3),
+           "ideal": round(ideal, 1), "ratio": round(throughput / ideal, 3), "unit": "of ideal (C / latency)",
            "cpu_ms_per_answer": round(1000 * cpu_s / count, 2), "rss_mib": round(rss_mib, 1), "failed": failed}
     if server is not None:
         row.update(server_cpu_ms_per_answer=round(1000 * server.cpu / count, 2),
@@ -292,7 +292,10 @@ def _row(system, processes, concurrency, count, latency, seconds, cpu_s, rss_mib
 
 
 def human(row: dict) -> str:
-    label = f"{row['system']} x{row['processes']}" if row["system"] == "litellm" else f"inspect {row.get('version', '')}"
+    if row["system"] == "litellm":
+        label = f"litellm x{row['processes']}"
+    else:
+        label = f"inspect {row.get('version', '')}"
     line = (f"{label:<16} N={row['questions']:>6} C={row['concurrency']:>4}  {row['throughput']:7.1f}/s of ideal "
             f"{row['ideal']:6.1f}/s  ratio {row['ratio']:.2f}  {row['seconds']:.1f}s  CPU/answer "
             f"{row['cpu_ms_per_answer']:.1f} ms (server {row.get('server_cpu_ms_per_answer', float('nan')):.1f})  "
@@ -322,7 +325,8 @@ def main():
     unknown = set(args.systems) - {"litellm", "inspect"}
     if unknown:
         parser.error(f"unknown systems {sorted(unknown)}; choose from litellm, inspect")
-    say = (lambda text: print(text, file=sys.stderr, flush=True)) if args.json else (lambda text: print(text, flush=True))
+    def say(text):  # with --json, stdout carries the JSON lines alone
+        print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
 
     python = None
     if "inspect" in args.systems:

@@ -74,7 +74,8 @@ def report(name, mode, times, as_json=False, threads=None):
     if as_json:  # seconds: the mean per call
         print(json.dumps({"bench": "local_models_latency", "configuration": f"{name} {mode}", "model": name,
                           "mode": mode, "calls": len(times), "threads": threads,
-                          "seconds": round(statistics.mean(times), 4), "median_seconds": round(statistics.median(times), 4),
+                          "seconds": round(statistics.mean(times), 4),
+                          "median_seconds": round(statistics.median(times), 4),
                           "p90_seconds": round(p90, 4)}), flush=True)
         return
     print(f"| {name} | {mode} | {len(times)} | {statistics.mean(times):.3f} | {statistics.median(times):.3f} | {p90:.3f} |")

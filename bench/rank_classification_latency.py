@@ -72,7 +72,8 @@ def report(alias: str, mode: str, times: list[float], as_json: bool = False, thr
     if as_json:  # seconds: the mean per question
         print(json.dumps({"bench": "rank_classification_latency", "configuration": f"{alias} {mode}", "model": alias,
                           "mode": mode, "questions": len(times), "threads": threads,
-                          "seconds": round(statistics.mean(times), 4), "median_seconds": round(statistics.median(times), 4),
+                          "seconds": round(statistics.mean(times), 4),
+                          "median_seconds": round(statistics.median(times), 4),
                           "p90_seconds": round(p90, 4), "max_seconds": round(max(times), 4)}), flush=True)
         return
     print(f"| {alias} | {mode} | {len(times)} | {statistics.mean(times):.3f} | {statistics.median(times):.3f} "
