@@ -46,6 +46,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import queue
 import resource
 import subprocess
 import sys
@@ -201,7 +202,14 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
             server.__enter__()
         started = time.monotonic()
         barrier.wait(timeout=60)
-        reports = [results.get(timeout=3600) for _ in workers]
+        reports = []
+        while len(reports) < len(workers):
+            try:
+                reports.append(results.get(timeout=5))
+            except queue.Empty:
+                crashed = [worker.exitcode for worker in workers if worker.exitcode not in (None, 0)]
+                if crashed:
+                    raise RuntimeError(f"a LiteLLM process ended with exit code {crashed[0]}") from None
         if server:
             server.__exit__(None, None, None)
     finally:
