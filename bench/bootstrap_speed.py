@@ -15,9 +15,11 @@ reports its buffers to it) during one extra call.
 
     .venv/bin/python bench/bootstrap_speed.py
     .venv/bin/python bench/bootstrap_speed.py --iterations 5000 --repeats 10
+    .venv/bin/python bench/bootstrap_speed.py --repeats 2 --json   # one JSON object per case per line
 """
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -106,6 +108,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--json", action="store_true", help="one JSON object per case per line (seconds: the best)")
     args = parser.parse_args()
 
     categories = ["No use of force", "Threat to use of force", "Use of force"]
@@ -114,21 +117,28 @@ def main():
     tidy = tidy_table(args.rows)
     weighted = collapsed(tidy)
 
-    cases = [
-        (f"scenario_bootstrap 400 sc x 8 models x 3 cat, {args.iterations} it",
+    cases = [  # (case, rows, label, function)
+        ("scenario_bootstrap", len(rates), f"scenario_bootstrap 400 sc x 8 models x 3 cat, {args.iterations} it",
          lambda: scenario_bootstrap(rates, args.iterations, seed=0)),
-        (f"bootstrap_ci one model 400 x 3, {args.iterations} it",
+        ("bootstrap_ci", len(one_model), f"bootstrap_ci one model 400 x 3, {args.iterations} it",
          lambda: bootstrap_ci(one_model.to_numpy(), args.iterations, seed=0)),
-        (f"preference_table {len(tidy):,} rows, {args.iterations} it",
+        ("preference_table", len(tidy), f"preference_table {len(tidy):,} rows, {args.iterations} it",
          lambda: preference_table(tidy, args.iterations, seed=0)),
-        (f"preference_table collapsed to {len(weighted):,} rows with n, {args.iterations} it",
+        ("preference_table_collapsed", len(weighted),
+         f"preference_table collapsed to {len(weighted):,} rows with n, {args.iterations} it",
          lambda: preference_table(weighted, args.iterations, seed=0)),
     ]
-    print(f"numpy {np.__version__}, pandas {pd.__version__}; best/mean of {args.repeats}")
-    print(f"{'case':<62} {'best s':>8} {'mean s':>8} {'peak MiB':>9}")
-    for label, function in cases:
+    if not args.json:
+        print(f"numpy {np.__version__}, pandas {pd.__version__}; best/mean of {args.repeats}")
+        print(f"{'case':<62} {'best s':>8} {'mean s':>8} {'peak MiB':>9}")
+    for case, rows, label, function in cases:
         best, mean, peak = timed(function, args.repeats)
-        print(f"{label:<62} {best:>8.3f} {mean:>8.3f} {peak:>9.1f}")
+        if args.json:
+            print(json.dumps({"bench": "bootstrap_speed", "configuration": label, "case": case, "rows": rows,
+                              "iterations": args.iterations, "repeats": args.repeats, "seconds": round(best, 4),
+                              "mean_seconds": round(mean, 4), "peak_mib": round(peak, 1)}), flush=True)
+        else:
+            print(f"{label:<62} {best:>8.3f} {mean:>8.3f} {peak:>9.1f}")
 
 
 if __name__ == "__main__":

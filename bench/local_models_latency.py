@@ -2,6 +2,7 @@
 LiteLLM provider (`cfpd-local`) the worker uses. Prints one row per model and mode.
 
     .venv/bin/python bench/local_models_latency.py [--questions 20] [--threads 1]
+    .venv/bin/python bench/local_models_latency.py --questions 3 --generate 1 --json   # one JSON object per row
 
 Choice mode: the A.4 prompt of real demo questions, every option's log-probability.
 Generate mode: up to 48 new tokens at temperature 0.7 (the demo's free-text settings).
@@ -12,6 +13,7 @@ territorial question (what the territorial-disputes family scores).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -66,9 +68,16 @@ def timed(fn, items):
     return times
 
 
-def row(name, mode, times):
+def report(name, mode, times, as_json=False, threads=None):
     ordered = sorted(times)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    if as_json:  # seconds: the mean per call
+        print(json.dumps({"bench": "local_models_latency", "configuration": f"{name} {mode}", "model": name,
+                          "mode": mode, "calls": len(times), "threads": threads,
+                          "seconds": round(statistics.mean(times), 4),
+                          "median_seconds": round(statistics.median(times), 4),
+                          "p90_seconds": round(p90, 4)}), flush=True)
+        return
     print(f"| {name} | {mode} | {len(times)} | {statistics.mean(times):.3f} | {statistics.median(times):.3f} | {p90:.3f} |")
 
 
@@ -77,15 +86,24 @@ def main():
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--generate", type=int, default=5)
     parser.add_argument("--threads", type=int, default=settings.CFPD_LOCAL_THREADS)
+    parser.add_argument("--json", action="store_true", help="one JSON object per row (seconds: the mean per call)")
     args = parser.parse_args()
     local_provider.configure(settings.CFPD_MODELS_DIR, args.threads)
-    print(f"torch threads per call: {args.threads}; os.cpu_count: {os.cpu_count()}")
-    print("| model | mode | calls | mean s | median s | p90 s |")
-    print("|---|---|---|---|---|---|")
+    if not args.json:
+        print(f"torch threads per call: {args.threads}; os.cpu_count: {os.cpu_count()}")
+        print("| model | mode | calls | mean s | median s | p90 s |")
+        print("|---|---|---|---|---|---|")
+
+    def row(name, mode, times):
+        report(name, mode, times, args.json, args.threads)
+
     for alias in ("smollm2", "gemma3"):
         started = time.perf_counter()
         loaded = local_provider.runtime().model(alias)
-        print(f"| {alias} | load (converted weights) | 1 | {time.perf_counter() - started:.3f} | | |")
+        if args.json:
+            row(alias, "load (converted weights)", [time.perf_counter() - started])
+        else:
+            print(f"| {alias} | load (converted weights) | 1 | {time.perf_counter() - started:.3f} | | |")
         model = f"cfpd-local/{alias}"
         qs = questions(args.questions)
         llm.complete(llm.LLMRequest(model=model, messages=qs[0][0], mode="choice", letters=qs[0][1],

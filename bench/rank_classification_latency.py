@@ -3,6 +3,7 @@ the LiteLLM seam the worker uses (`runs_app/llm.py`, provider `cfpd-local`). Pri
 per model and mode; loading the converted weights is timed apart.
 
     .venv/bin/python bench/rank_classification_latency.py [--questions 10] [--threads 1]
+    .venv/bin/python bench/rank_classification_latency.py --questions 3 --json   # one JSON object per row
 
 - choice: the A.4 prompt with the three claimants as options A-C, every letter's
   log-probability (`guided_choice`);
@@ -16,6 +17,7 @@ Each mode is asked once before it is timed (the first call pays for lazy set-up)
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -64,9 +66,16 @@ def timed(fn, items) -> list[float]:
     return times
 
 
-def row(alias: str, mode: str, times: list[float]) -> None:
+def report(alias: str, mode: str, times: list[float], as_json: bool = False, threads: int | None = None) -> None:
     ordered = sorted(times)
     p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    if as_json:  # seconds: the mean per question
+        print(json.dumps({"bench": "rank_classification_latency", "configuration": f"{alias} {mode}", "model": alias,
+                          "mode": mode, "questions": len(times), "threads": threads,
+                          "seconds": round(statistics.mean(times), 4),
+                          "median_seconds": round(statistics.median(times), 4),
+                          "p90_seconds": round(p90, 4), "max_seconds": round(max(times), 4)}), flush=True)
+        return
     print(f"| {alias} | {mode} | {len(times)} | {statistics.mean(times):.3f} | {statistics.median(times):.3f} "
           f"| {p90:.3f} | {max(times):.3f} |", flush=True)
 
@@ -75,17 +84,27 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", type=int, default=10)
     parser.add_argument("--threads", type=int, default=settings.CFPD_LOCAL_THREADS)
+    parser.add_argument("--json", action="store_true", help="one JSON object per row (seconds: the mean per "
+                                                            "question), without the rank winners")
     args = parser.parse_args()
     local_provider.configure(settings.CFPD_MODELS_DIR, args.threads)
     disputes = [DISPUTES[i % len(DISPUTES)] for i in range(args.questions)]
-    print(f"torch threads per call: {args.threads}; os.cpu_count: {os.cpu_count()}; "
-          f"{len(disputes)} questions of 3 claimants")
-    print("| model | mode | questions | mean s | median s | p90 s | max s |")
-    print("|---|---|---|---|---|---|---|")
+    if not args.json:
+        print(f"torch threads per call: {args.threads}; os.cpu_count: {os.cpu_count()}; "
+              f"{len(disputes)} questions of 3 claimants")
+        print("| model | mode | questions | mean s | median s | p90 s | max s |")
+        print("|---|---|---|---|---|---|---|")
+
+    def row(alias, mode, times):
+        report(alias, mode, times, args.json, args.threads)
+
     for alias in ("smollm2", "gemma3"):
         started = time.perf_counter()
         loaded = local_provider.runtime().model(alias)
-        print(f"| {alias} | load (converted weights) | | {time.perf_counter() - started:.3f} | | | |", flush=True)
+        if args.json:
+            row(alias, "load (converted weights)", [time.perf_counter() - started])
+        else:
+            print(f"| {alias} | load (converted weights) | | {time.perf_counter() - started:.3f} | | | |", flush=True)
         model = f"cfpd-local/{alias}"
 
         def choice(dispute):
@@ -115,6 +134,8 @@ def main():
                          ("generate (greedy, <= 8 tokens)", generate)):
             fn(disputes[0])  # warm-up
             row(alias, mode, timed(fn, disputes))
+        if args.json:
+            continue
         winners = [rank(d).winner_text.strip() for d in disputes[:len(DISPUTES)]]
         print(f"| {alias} | rank winners | {', '.join(winners)} | | | | |", flush=True)
 

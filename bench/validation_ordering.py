@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -85,12 +86,18 @@ def main():
               + f" {'items in order':>14}  holds")
     for layer in args.layers:
         for idf in args.idf:
+            started = time.perf_counter()
             scorer = BertScoreScorer.from_preset("minilm", num_layers=layer, idf=idf == "on")
             result = validate_items(items, scorer)
+            seconds = time.perf_counter() - started
             in_order = items_in_order(result.per_item, EXPECTED_ORDER)
             if args.json:
+                # ratio: the share of references whose ablations score in the expected order;
+                # seconds: the scorer's load and baseline, and the scoring
                 print(json.dumps({
                     "bench": "validation_ordering", "configuration": f"minilm-L{layer}-idf-{idf}",
+                    "ratio": round(in_order / len(items), 4), "unit": "items in expected order",
+                    "seconds": round(seconds, 3),
                     "model_name": scorer.model_name, "layer": layer, "idf": idf == "on",
                     "baseline_f1": round(scorer.baseline_f1, 4), "items": len(items), "source": source,
                     "class_means": {name: round(result.class_means[name], 4) for name in EXPECTED_ORDER},
