@@ -51,7 +51,6 @@ import numpy as np
 from crisis_app.inconsistency import pair_indices, rescale_f1
 
 BASELINE_TEXTS_PATH = Path(__file__).with_name("baseline_texts.txt")
-PAIR_BATCH_SIZE = 64
 
 
 class EncoderNotAvailable(RuntimeError):
@@ -134,6 +133,45 @@ def _package_version(name):
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def greedy_match(vectors, weights, pairs):
+    """Precision and recall of each pair ``(c, r)`` of rows of ``vectors`` (``[n, L, d]``,
+    unit-norm token vectors, zero rows for padding) weighted by ``weights`` (``[n, L]``,
+    summing to 1 per text): each candidate token's best cosine with a reference token,
+    weighted by the candidate's weights (precision), and the other way round (recall),
+    as ``bert_score.utils.greedy_cos_idf``. A pair with a text without weight (empty, or
+    every token of idf 0) gets 0 and 0."""
+    import torch
+
+    is_pad = vectors.abs().sum(dim=-1) == 0
+    lengths = (~is_pad).sum(dim=1).tolist()
+    weightless = (~(weights > 0).any(dim=1)).tolist()
+    precision = torch.zeros(len(pairs))
+    recall = torch.zeros(len(pairs))
+    # Pairs grouped by candidate: one matrix product of the candidate's tokens with the
+    # tokens of all its references (a few large products rather than one small one per
+    # pair), padded to the longest of those references only.
+    by_candidate = defaultdict(list)
+    for position, (c, r) in enumerate(pairs):
+        if lengths[c] and lengths[r] and not (weightless[c] or weightless[r]):
+            by_candidate[c].append((position, r))
+    dim = vectors.shape[2]
+    with torch.inference_mode():
+        for c, matches in by_candidate.items():
+            positions = torch.tensor([p for p, _ in matches], dtype=torch.long)
+            refs = torch.tensor([r for _, r in matches], dtype=torch.long)
+            cand_length, ref_length = lengths[c], max(lengths[r] for _, r in matches)
+            ref_vectors = vectors[refs, :ref_length].reshape(-1, dim)
+            # sim[a, m, b]: cosine of candidate token a and token b of reference m.
+            sim = (vectors[c, :cand_length] @ ref_vectors.T).view(cand_length, len(matches), ref_length)
+            # Padding is never a best match. [CLS] and [SEP] stay match targets and only
+            # weigh 0 as matched tokens, as in bert_score's greedy_cos_idf.
+            best_for_cand = sim.masked_fill(is_pad[refs, :ref_length][None], -2.0).amax(dim=2)
+            best_for_ref = sim.amax(dim=0)
+            precision[positions] = weights[c, :cand_length] @ best_for_cand
+            recall[positions] = (best_for_ref * weights[refs, :ref_length]).sum(dim=1)
+    return precision, recall
 
 
 class BertScoreScorer:
@@ -250,9 +288,10 @@ class BertScoreScorer:
 
     def embed(self, texts):
         """Normalised token embeddings ``[n, L, d]`` and weights ``[n, L]`` (summing to 1
-        per text, 0 on padding) of ``texts``, in their order. Texts are encoded in
-        batches of similar length so that little padding is encoded."""
-        from bert_score.utils import get_bert_embedding
+        per text, 0 on padding) of ``texts``, in their order. Each text is tokenized once
+        (``bert_score.utils.sent_encode``, as ``bert_score.score`` does) and the texts are
+        encoded in batches sorted by token count, so that little padding is encoded."""
+        from bert_score.utils import bert_encode, padding, sent_encode
 
         torch = self._torch
         idf_dict = self._idf_dict(list(texts))
@@ -260,28 +299,29 @@ class BertScoreScorer:
         # bert_score's sent_encode fails on an empty text under transformers 5 (no
         # build_inputs_with_special_tokens): an empty text gets no token at all, and its
         # scores are set to 0 below, as bert_score does.
-        non_empty = [k for k in range(len(texts)) if texts[k].strip()]
-        by_length = sorted(non_empty, key=lambda k: len(texts[k]))
-        for start in range(0, len(texts), self.encode_batch_size):
-            batch = by_length[start : start + self.encode_batch_size]
-            emb, mask, weights = get_bert_embedding(
-                [texts[k] for k in batch], self.model, self.tokenizer, idf_dict, device="cpu"
-            )
-            for row, k in enumerate(batch):
-                length = int(mask[row].sum())
-                pieces[k] = (emb[row, :length], weights[row, :length])
-        dim = int(self.model.config.hidden_size)
-        for k in range(len(texts)):
-            if pieces[k] is None:
-                pieces[k] = (torch.zeros(0, dim), torch.zeros(0))
-        longest = max(1, max(p[0].shape[0] for p in pieces))
-        vectors = torch.zeros(len(texts), longest, dim)
-        token_weights = torch.zeros(len(texts), longest)
-        for k, (emb, weights) in enumerate(pieces):
-            vectors[k, : emb.shape[0]] = emb / emb.norm(dim=-1, keepdim=True)
-            total = weights.sum()
-            if total > 0:
-                token_weights[k, : emb.shape[0]] = weights / total
+        token_ids = {k: sent_encode(self.tokenizer, text) for k, text in enumerate(texts) if text.strip()}
+        by_length = sorted(token_ids, key=lambda k: len(token_ids[k]))
+        with torch.inference_mode():
+            for start in range(0, len(by_length), self.encode_batch_size):
+                batch = by_length[start : start + self.encode_batch_size]
+                ids, _, mask = padding([token_ids[k] for k in batch], self.tokenizer.pad_token_id, dtype=torch.long)
+                emb = bert_encode(self.model, ids, attention_mask=mask)
+                for row, k in enumerate(batch):
+                    length = len(token_ids[k])
+                    weights = torch.tensor([idf_dict[i] for i in token_ids[k]], dtype=torch.float)
+                    pieces[k] = (emb[row, :length], weights)
+            dim = int(self.model.config.hidden_size)
+            for k in range(len(texts)):
+                if pieces[k] is None:
+                    pieces[k] = (torch.zeros(0, dim), torch.zeros(0))
+            longest = max(1, max(p[0].shape[0] for p in pieces))
+            vectors = torch.zeros(len(texts), longest, dim)
+            token_weights = torch.zeros(len(texts), longest)
+            for k, (emb, weights) in enumerate(pieces):
+                vectors[k, : emb.shape[0]] = emb / emb.norm(dim=-1, keepdim=True)
+                total = weights.sum()
+                if total > 0:
+                    token_weights[k, : emb.shape[0]] = weights / total
         return vectors, token_weights
 
     # -- scoring ------------------------------------------------------------------
@@ -296,30 +336,10 @@ class BertScoreScorer:
         distinct = list(dict.fromkeys(texts))
         slot = {text: k for k, text in enumerate(distinct)}
         t0 = time.perf_counter()
-        with torch.no_grad():
-            vectors, weights = self.embed(distinct)
+        vectors, weights = self.embed(distinct)
         t1 = time.perf_counter()
-        valid = weights > 0
-        # Real tokens have unit-norm vectors, padding rows are all zero.
-        is_pad = vectors.abs().sum(dim=-1) == 0
-        cand = torch.tensor([slot[texts[i]] for i, _ in pairs], dtype=torch.long)
-        ref = torch.tensor([slot[texts[j]] for _, j in pairs], dtype=torch.long)
-        precision = torch.zeros(len(pairs))
-        recall = torch.zeros(len(pairs))
-        with torch.no_grad():
-            for start in range(0, len(pairs), PAIR_BATCH_SIZE):
-                c, r = cand[start : start + PAIR_BATCH_SIZE], ref[start : start + PAIR_BATCH_SIZE]
-                sim = torch.bmm(vectors[c], vectors[r].transpose(1, 2))
-                # Padding is never a best match. [CLS] and [SEP] stay match targets and
-                # only weigh 0 as matched tokens, as in bert_score's greedy_cos_idf.
-                best_for_cand = sim.masked_fill(is_pad[r][:, None, :], -2.0).max(dim=2).values
-                best_for_ref = sim.masked_fill(is_pad[c][:, :, None], -2.0).max(dim=1).values
-                precision[start : start + len(c)] = (best_for_cand * weights[c]).sum(dim=1)
-                recall[start : start + len(c)] = (best_for_ref * weights[r]).sum(dim=1)
-        empty = ~valid.any(dim=1)
-        either_empty = empty[cand] | empty[ref]
-        precision[either_empty] = 0.0
-        recall[either_empty] = 0.0
+        index_pairs = [(slot[texts[i]], slot[texts[j]]) for i, j in pairs]
+        precision, recall = greedy_match(vectors, weights, index_pairs)
         f1 = torch.nan_to_num(2 * precision * recall / (precision + recall), nan=0.0)
         self.encode_seconds += t1 - t0
         self.pair_seconds += time.perf_counter() - t1
