@@ -6,8 +6,15 @@ PostgreSQL and Redis, and a server that answers after a fixed latency. Prints th
 throughput achieved as a ratio of the ideal (C / latency), the overhead per response,
 and where the time went (launch, worker CPU).
 
-    .venv/bin/python bench/run_throughput.py                       # 8, 32, 128 x 2,000 and 20,000
-    .venv/bin/python bench/run_throughput.py --concurrency 32 --questions 2000
+    .venv/bin/python bench/run_throughput.py                       # 32, 128 x 2,000 and 20,000
+    .venv/bin/python bench/run_throughput.py --concurrency 32 --questions 2000 --baselines none
+
+Beside each configuration, on the same fake server: LiteLLM alone (asyncio, as many
+processes as workers, no database or queue) and Inspect AI (`max_connections`, in its
+own virtual environment, at most --inspect-questions questions), from
+bench/fanout_baselines.py; the table gives the product's throughput as a share of
+LiteLLM's. Worker peak RSS and the CPU per answer of the workers and of PostgreSQL are
+printed with each.
 
 Needs PostgreSQL and Redis (BENCH_DATABASE_URL, default postgres://postgres:postgres@127.0.0.1:5432/cfpd_bench;
 BENCH_REDIS_URL, default redis://127.0.0.1:6379/14). The bench database is created and migrated.
@@ -42,6 +49,18 @@ def ensure_database():
 def cpu_seconds(pid):
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def service_cpu_seconds(name):
+    """CPU of every process of a service (postgres, redis-server) on this machine, seconds."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().split(" ", 2)[1].strip("()").startswith(name[:15]):
+                total += cpu_seconds(stat.parent.name)
+        except (OSError, IndexError):
+            continue
+    return total
 
 
 def peak_rss_mib(pid):
@@ -130,6 +149,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
     try:
         warm_up(model, concurrency)
         cpu_before = sum(cpu_seconds(w.pid) for w in workers)
+        services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
         started = time.perf_counter()
         run = services.launch_run(benchmark, [model], use_cache=False)
         launched = time.perf_counter() - started
@@ -137,6 +157,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         wall = time.perf_counter() - started
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
         rss = max(peak_rss_mib(w.pid) for w in workers)
+        services_cpu = {name: service_cpu_seconds(name) - before for name, before in services_before.items()}
     finally:
         for worker in workers:
             worker.terminate()
@@ -151,8 +172,29 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "wall_s": wall, "throughput": throughput, "ideal": ideal, "ratio": throughput / ideal,
         "steady_ratio": (count / answering) / ideal if answering else float("nan"),
         "overhead_ms": (concurrency * wall / count - latency) * 1000, "worker_cpu_ms": 1000 * cpu / count,
-        "worker_rss_mib": rss, "processes": processes, "threads": threads, "batch": size,
+        "worker_rss_mib": rss, "postgres_cpu_ms": 1000 * services_cpu["postgres"] / count,
+        "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count, "processes": processes, "threads": threads, "batch": size,
     }
+
+
+def baselines(args, count, concurrency, base_url, inspect):
+    """LiteLLM alone (as many processes as the product's workers) and Inspect AI, against
+    the same fake server, for the same configuration (bench/fanout_baselines.py)."""
+    import fanout_baselines
+
+    found = []
+    if "litellm" in args.baselines:
+        found.append(fanout_baselines.measure_litellm(base_url, count, concurrency, args.latency, args.processes))
+    if "inspect" in args.baselines:
+        asked = min(count, args.inspect_questions)
+        try:
+            python = inspect["python"] = inspect.get("python") or fanout_baselines.inspect_python(
+                install=not args.no_install)
+            found.append(fanout_baselines.measure_inspect(base_url, asked, concurrency, args.latency, python))
+        except fanout_baselines.Skipped as skipped:
+            found.append({"bench": "fanout", "system": "inspect", "concurrency": concurrency, "questions": asked,
+                          "skipped": str(skipped)})
+    return found
 
 
 def main():
@@ -161,6 +203,11 @@ def main():
     parser.add_argument("--questions", type=int, action="append")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--processes", type=int, default=2, help="Worker processes (thread pool each).")
+    parser.add_argument("--baselines", default="litellm,inspect",
+                        help="Measured beside the product for each configuration: litellm, inspect, or none.")
+    parser.add_argument("--inspect-questions", type=int, default=2000,
+                        help="Inspect AI asks at most this many questions (it is the slowest of the three).")
+    parser.add_argument("--no-install", action="store_true", help="Skip Inspect AI if its venv is missing.")
     parser.add_argument("--json", action="store_true", help="One JSON object per configuration per line.")
     args = parser.parse_args()
     ensure_database()
@@ -174,29 +221,50 @@ def main():
 
     redis.Redis.from_url(REDIS_URL).flushdb()
     fake, base_url = start_fake(args.latency)
-    rows = []
+    rows, others, inspect = [], [], {}
     try:
         for count in args.questions or [2000, 20000]:
-            for concurrency in args.concurrency or [8, 32, 128]:
+            for concurrency in args.concurrency or [32, 128]:
                 row = measure(count, concurrency, args.latency, base_url, args.processes)
                 rows.append(row)
+                found = baselines(args, count, concurrency, base_url, inspect)
+                others += found
                 if args.json:
                     print(json.dumps({"bench": "run_throughput", "system": "cfpd", **row}), flush=True)
+                    for other in found:
+                        print(json.dumps(other), flush=True)
                     continue
                 print(f"N={row['questions']:>6} C={row['concurrency']:>4}  {row['throughput']:7.1f}/s of ideal "
                       f"{row['ideal']:6.1f}/s  ratio {row['ratio']:.2f} (steady {row['steady_ratio']:.2f})  "
                       f"launch {row['launch_s']:.1f}s  wall {row['wall_s']:.1f}s  overhead/response "
                       f"{row['overhead_ms']:.0f} ms  worker CPU/response {row['worker_cpu_ms']:.1f} ms  "
-                      f"failed {row['failed']}  worker peak RSS {row['worker_rss_mib']:.0f} MiB", flush=True)
+                      f"failed {row['failed']}  worker peak RSS {row['worker_rss_mib']:.0f} MiB  PostgreSQL CPU/response "
+                      f"{row['postgres_cpu_ms']:.1f} ms  Redis {row['redis_cpu_ms']:.1f} ms", flush=True)
+                for other in found:
+                    print(f"   {other['system']}: " + (f"skipped: {other['skipped']}" if "skipped" in other else
+                          f"{other['throughput']:.1f}/s ratio {other['ratio']:.2f} "
+                          f"({other['questions']} questions, CPU/answer {other['cpu_ms_per_answer']:.1f} ms)"),
+                          flush=True)
     finally:
         fake.terminate()
     if args.json:
         return
-    print("\n| questions | concurrency | achieved/s | ideal/s | ratio | steady ratio | launch s | overhead ms | CPU ms |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| questions | concurrency | this product /s (ratio of ideal) | LiteLLM alone /s (ratio) | product ÷ LiteLLM "
+          "| Inspect AI /s (ratio) | launch s | worker CPU ms | PostgreSQL CPU ms | worker RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['questions']} | {r['concurrency']} | {r['throughput']:.1f} | {r['ideal']:.0f} | {r['ratio']:.2f} | "
-              f"{r['steady_ratio']:.2f} | {r['launch_s']:.1f} | {r['overhead_ms']:.0f} | {r['worker_cpu_ms']:.1f} |")
+        def other(system):
+            return next((o for o in others if o["system"] == system and o["concurrency"] == r["concurrency"]
+                         and o["questions"] in (r["questions"], min(r["questions"], args.inspect_questions))
+                         and "skipped" not in o), None)
+
+        lite, insp = other("litellm"), other("inspect")
+        print(f"| {r['questions']} | {r['concurrency']} | {r['throughput']:.1f} ({r['ratio']:.2f}) | "
+              + (f"{lite['throughput']:.1f} ({lite['ratio']:.2f}) | {r['throughput'] / lite['throughput']:.2f} | "
+                 if lite else "— | — | ")
+              + (f"{insp['throughput']:.1f} ({insp['ratio']:.2f}; {insp['questions']} q) | " if insp else "— | ")
+              + f"{r['launch_s']:.1f} | {r['worker_cpu_ms']:.1f} | {r['postgres_cpu_ms']:.1f} | "
+              f"{r['worker_rss_mib']:.0f} |")
 
 
 if __name__ == "__main__":
