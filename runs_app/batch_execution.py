@@ -14,6 +14,7 @@ process, not awaited) and in rank mode.
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -24,7 +25,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from . import batching, event_loop, llm
-from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request,
+from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, execute,
                         finish_run_if_complete, uses_cache)
 from .limits import LimitBusy, aslot, get_limiter
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -66,8 +67,6 @@ def execute_batch(response_ids: list[int]) -> list[tuple[int, Outcome]]:
         if response.model.is_external:
             continue
         if asked_alone(response.model, response.run):
-            from .execution import execute
-
             outcomes[response.pk] = execute(response.pk)
         else:
             together.append(response)
@@ -195,8 +194,6 @@ def _retry_wait(unit: _Unit) -> float | None:
 def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
     """Every result in one transaction, each only where this batch still holds the claim
     (a unit whose lease ran out may have been taken over: that worker reports it)."""
-    import random
-
     from .services import enqueue
 
     now = timezone.now()
