@@ -20,6 +20,8 @@ def worker_command(concurrency: int = 8, pool: str = "threads", queues: str = "c
 
 
 def start_worker(concurrency: int = 8, log_path: Path | None = None, env: dict | None = None) -> subprocess.Popen:
+    if log_path:
+        Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL
     return subprocess.Popen(worker_command(concurrency), cwd=settings.BASE_DIR, stdout=log,
                             stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
