@@ -146,7 +146,9 @@ def test_a_run_under_injected_faults_completes_with_exactly_one_answer_per_unit(
 
 def test_permanent_errors_are_recorded_once_and_shown(demo, fake, workers):
     fake.configure(fault_rate=1.0, fault_kinds=["400"])
-    run = services.launch_run(demo, [fake_model(fake)], services.Selection(sample=5, seed=1))
+    # A 5 s timeout: on a loaded machine a 1 s call can time out before its 400 arrives,
+    # and a timeout is rightly retried (a second attempt), which is not what this tests.
+    run = services.launch_run(demo, [fake_model(fake, timeout_seconds=5)], services.Selection(sample=5, seed=1))
     workers.start()
     wait_for(lambda: run_finished(run), 60, "the run to finish")
     assert set(run.responses.values_list("status", "error_kind", "attempts")) == {("failed", "bad_request", 1)}
