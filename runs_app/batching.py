@@ -24,6 +24,14 @@ def batch_size(max_concurrency: int, largest: int) -> int:
     return max(1, min(largest, (max_concurrency + 1) // 2))
 
 
+def units_per_message(bundled: bool, answer_mode: str, budget_usd, budget_units, max_concurrency: int,
+                      largest: int) -> int:
+    """How many units of a model travel in one message: 1 for units asked alone."""
+    if asked_alone(bundled, answer_mode, budget_usd, budget_units):
+        return 1
+    return batch_size(max_concurrency, largest)
+
+
 def batches(units: Iterable[tuple[int, Hashable, int]]) -> list[list[int]]:
     """Units (id, group, size) in batches: each of one group, at most its size, in the
     order the units came (a group's first batch is sent where its first unit was)."""

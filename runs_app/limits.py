@@ -138,13 +138,18 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
             raise LimitBusy(poll * 10)
         time.sleep(poll)
     try:
-        if per_minute:
-            retry_in = limiter.try_rate(model, per_minute)
-            if retry_in:
-                raise LimitBusy(retry_in)
+        _spend_a_minute_call(limiter, model, per_minute)
         yield
     finally:
         limiter.release(model, token)
+
+
+def _spend_a_minute_call(limiter, model: str, per_minute: int | None):
+    """Count the call against the model's per-minute budget; LimitBusy when it is spent."""
+    if per_minute:
+        retry_in = limiter.try_rate(model, per_minute)
+        if retry_in:
+            raise LimitBusy(retry_in)
 
 
 # A slot given back while a call of the same process waits for the same model goes
@@ -201,22 +206,21 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
         if handed is not None and handed in waiting:
             waiting.remove(handed)
     try:
-        if per_minute:
-            retry_in = limiter.try_rate(model, per_minute)
-            if retry_in:
-                raise LimitBusy(retry_in)
+        _spend_a_minute_call(limiter, model, per_minute)
         yield
     finally:
-        if time.monotonic() - granted_at < HANDOVER_SECONDS:
-            while waiting:
-                handed = waiting.popleft()
-                if not handed.done():
-                    handed.set_result((token, granted_at))
-                    break
-            else:
-                limiter.release(model, token)
-        else:
+        if time.monotonic() - granted_at >= HANDOVER_SECONDS or not _hand_over(waiting, (token, granted_at)):
             limiter.release(model, token)
+
+
+def _hand_over(waiting: collections.deque, slot_held) -> bool:
+    """Give the slot to the first call still waiting in this process; whether one took it."""
+    while waiting:
+        handed = waiting.popleft()
+        if not handed.done():
+            handed.set_result(slot_held)
+            return True
+    return False
 
 
 _limiter = None

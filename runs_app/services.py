@@ -98,7 +98,8 @@ def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
         "run__budget_units")
     keys = []
     for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units in rows:
-        size = 1 if batching.asked_alone(bundled, mode, budget_usd, budget_units) else batching.batch_size(concurrency, settings.CFPD_BATCH_SIZE)
+        size = batching.units_per_message(bundled, mode, budget_usd, budget_units, concurrency,
+                                          settings.CFPD_BATCH_SIZE)
         keys.append((pk, model_id, size))
     return keys
 
@@ -361,8 +362,8 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     unit_rows.insert_units(run.pk, units, timezone.now())
     family.mark_asked(question_ids)
     # Marked as sent when written: the messages go once the transaction commits.
-    sizes = {m.pk: 1 if batching.asked_alone(m.is_bundled, m.answer_mode, request.budget_usd, request.budget_units)
-             else batching.batch_size(m.max_concurrency, settings.CFPD_BATCH_SIZE) for m in models}
+    sizes = {m.pk: batching.units_per_message(m.is_bundled, m.answer_mode, request.budget_usd, request.budget_units,
+                                              m.max_concurrency, settings.CFPD_BATCH_SIZE) for m in models}
     written = run.responses.order_by("pk").values_list("pk", "model_id")
     send_batches(batching.batches((pk, model_id, sizes[model_id]) for pk, model_id in written))
     schedule_sweep(run.pk)

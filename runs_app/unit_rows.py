@@ -17,8 +17,9 @@ from .models import Response
 IDS = ["run_id", "question_id", "model_id", "condition_id", "repeat", "option_order"]
 
 
-def _text(value) -> str:
-    """A value in COPY's text format (the defaults below hold no tab, newline or backslash)."""
+def copy_text(value) -> str:
+    """A value in COPY's text format, for values that hold no tab, newline or backslash
+    (defaults, ids, timestamps, JSON of numbers)."""
     if value is None:
         return r"\N"
     if isinstance(value, bool):
@@ -51,7 +52,7 @@ def insert_units(run_id: int, units: list[tuple[int, int, int, int, list[int]]],
                      enqueued_at=now) for q, m, c, r, order in units], batch_size=2000)
         return
     defaults = _defaults(now)
-    tail = "\t".join(_text(value) for value in defaults.values()) + "\n"
+    tail = "\t".join(copy_text(value) for value in defaults.values()) + "\n"
     columns = ", ".join(connection.ops.quote_name(name) for name in [*IDS, *defaults])
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY {connection.ops.quote_name(Response._meta.db_table)} ({columns}) "

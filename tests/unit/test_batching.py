@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runs_app.batching import asked_alone, batch_size, batches
+from runs_app.batching import asked_alone, batch_size, batches, units_per_message
 
 
 def test_a_batch_is_half_the_models_concurrency_within_bounds():
@@ -28,6 +28,12 @@ def test_bundled_rank_and_budgeted_units_are_asked_alone():
     assert asked_alone(False, "rank", None, None)
     assert asked_alone(False, "generate", 1, None) and asked_alone(False, "generate", None, 5)
     assert not asked_alone(False, "choice", None, None) and not asked_alone(False, "generate", None, None)
+
+
+def test_units_per_message_is_one_for_units_asked_alone_else_the_batch_size():
+    assert units_per_message(False, "choice", None, None, 8, 32) == 4  # (8 + 1) // 2
+    assert units_per_message(True, "choice", None, None, 8, 32) == 1  # bundled
+    assert units_per_message(False, "choice", 10, None, 128, 32) == 1  # a budget
 
 
 units = st.lists(st.tuples(st.integers(0, 3), st.integers(1, 5)), max_size=60).map(

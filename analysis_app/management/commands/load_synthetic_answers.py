@@ -1,7 +1,6 @@
 """`load_synthetic_answers [--questions N] [--models M] [--repeats R] [--seed S] [--benchmark NAME] [--replace]`:
 coded answers at the paper's scale, to load-test the analysis pages (bench/dashboard_scale.py)."""
 
-import json
 import time
 
 import numpy as np
@@ -13,6 +12,7 @@ from django.utils import timezone
 from analysis_app import synthetic
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import LLMModel, Response, Run
+from runs_app.unit_rows import copy_text
 from scenarios_app import services as authoring
 from benchmarks_app.models import DEFAULT_CONDITION_ID
 from scenarios_app.models import ActorSet, Benchmark, Question, Scenario, ScenarioQuestion
@@ -255,18 +255,7 @@ class Command(BaseCommand):
         preformatted tails, so building the text costs about a microsecond a row."""
         now = timezone.now()
 
-        def text(value):
-            if value is None:
-                return r"\N"
-            if isinstance(value, bool):
-                return "t" if value else "f"
-            if isinstance(value, (list, dict)):
-                return json.dumps(value)
-            if hasattr(value, "isoformat"):
-                return value.isoformat()
-            return str(value)
-
-        tails = [None if kind is None else "\t".join(text(kind[column]) for column in COPY_COLUMNS[4:]) + "\n"
+        tails = [None if kind is None else "\t".join(copy_text(kind[column]) for column in COPY_COLUMNS[4:]) + "\n"
                  for kind in self._kinds(llm_models, now)]
         model_ids = [model.pk for model in llm_models]
         written = 0
