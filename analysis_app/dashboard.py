@@ -4,6 +4,7 @@ come from `tidy_query` (counted in the database) and `metrics` (pandas)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -26,6 +27,7 @@ ITERATIONS = 1000
 # The category each domain's per-country and heatmap views show first (the paper's
 # figures 6-11 plot these): the most escalatory or most engaged option.
 HEADLINE = ["Use of force", "High intervention", "Cooperative", "Balancing"]
+TEMPLATE = "plotly_white"
 PALETTE = ["#1f5fa8", "#d1495b", "#2f8f4e", "#edae49", "#6d4c9f", "#00798c", "#8c564b", "#7f7f7f"]
 
 
@@ -60,16 +62,30 @@ class Dashboard:
     superseded: list[Superseded] = field(default_factory=list)
     computed_at: datetime = field(default_factory=timezone.now)
     cached: bool = False
+    cache_key: str = ""  # where `build_cached` keeps it (the page keeps its rendered panels beside it)
 
     @property
     def empty(self):
         return not self.panels
 
 
+def _figure(*traces) -> go.Figure:
+    """A figure made bare: plotly deep-copies its template into every figure it makes (a
+    third of a cold build at the paper's scale); `_plain` adds the template's JSON instead."""
+    return go.Figure(data=list(traces), layout={"template": None})
+
+
+@functools.cache
+def _template() -> dict:
+    return json.loads(go.Figure(layout={"template": TEMPLATE}).to_json())["layout"]["template"]
+
+
 def _plain(fig: go.Figure) -> dict:
     """The figure as plain JSON values (plotly's own encoder turns numpy arrays into lists),
-    ready for the page's `json_script`, the cache and the API."""
-    return json.loads(fig.to_json())
+    ready for the page's `json_script`, the cache and the API; with the page's template."""
+    plain = json.loads(fig.to_json())
+    plain["layout"]["template"] = _template()
+    return plain
 
 
 def _layout(title, **extra):
@@ -77,7 +93,7 @@ def _layout(title, **extra):
               "margin": {"l": 60, "r": 20, "t": 70, "b": 40},
               "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
               "xaxis": {"automargin": True}, "yaxis": {"automargin": True},
-              "height": 400, "template": "plotly_white"}
+              "height": 400}
     for key, value in extra.items():
         layout[key] = {**layout[key], **value} if isinstance(layout.get(key), dict) else value
     return layout
@@ -104,7 +120,7 @@ RATE_AXIS = {"range": [0, 1.05], "tickformat": ".0%"}
 
 def rates_figure(table: pd.DataFrame, colours) -> dict:
     """Figure 5: normalised rate by domain form and category, one bar per model, CI bars."""
-    fig = go.Figure()
+    fig = _figure()
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=_form(rows), y=rows["rate"], marker_color=colours[model],
                     error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
@@ -126,7 +142,7 @@ def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
     """Each codified action's rate of its domain's headline category, one bar per model."""
     shown = _headlines(table, category)
     rows = table[table["category"] == table["domain"].map(shown)]
-    fig = go.Figure()
+    fig = _figure()
     for model, part in rows.groupby("model", sort=True):
         fig.add_bar(name=model, x=[f"{a} ({d}, {c}) · {cat}" for a, d, c, cat in
                                    zip(part["action"], part["domain"], part["choice_count"], part["category"])],
@@ -137,7 +153,7 @@ def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
 
 
 def repeats_figure(table: pd.DataFrame, colours) -> dict:
-    fig = go.Figure()
+    fig = _figure()
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=_form(rows), y=rows["mean"], marker_color=colours[model],
                     error_y={"type": "data", "array": rows["sd"].fillna(0)},
@@ -149,7 +165,7 @@ def repeats_figure(table: pd.DataFrame, colours) -> dict:
 
 def repeat_rates_figure(table: pd.DataFrame, colours) -> dict:
     """Each sampling pass (run, repeat) as a dot: the spread the sd summarises."""
-    fig = go.Figure()
+    fig = _figure()
     for model, rows in table.groupby("model", sort=True):
         fig.add_scatter(name=model, x=_form(rows), y=rows["rate"], mode="markers", marker_color=colours[model],
                         marker={"size": 8, "opacity": 0.7},
@@ -161,7 +177,7 @@ def repeat_rates_figure(table: pd.DataFrame, colours) -> dict:
 
 def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
     rows = table[table["category"] == category]
-    fig = go.Figure()
+    fig = _figure()
     for model, part in rows.groupby("model", sort=True):
         x = [f"{a} · {d} ({c})" for a, d, c in zip(part["qualified_actor"], part["domain"], part["choice_count"])]
         fig.add_bar(name=model, x=x, y=part["rate"], marker_color=colours[model])
@@ -177,7 +193,7 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
     low, high = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
     if high - low < 0.01:
         low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
-    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=low, zmax=high,
+    fig = _figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=low, zmax=high,
                                colorscale="Viridis", texttemplate="%{z:.0%}", textfont={"size": 10},
                                colorbar={"tickformat": ".0%"}, xgap=1, ygap=1,
                                hovertemplate="%{y} vs %{x}: %{z:.0%}<extra></extra>"))
@@ -189,7 +205,7 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
 
 
 def entropy_figure(table: pd.DataFrame, colours) -> dict:
-    fig = go.Figure()
+    fig = _figure()
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=[f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])],
                     y=rows["entropy"], marker_color=colours[model])
@@ -200,7 +216,7 @@ def entropy_figure(table: pd.DataFrame, colours) -> dict:
 
 def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict:
     """Refusal rates are a few percent: the axis runs from 0 to a fifth above the largest."""
-    fig = go.Figure()
+    fig = _figure()
     for model, rows in table.groupby("model", sort=True):
         fig.add_bar(name=model, x=rows[by], y=rows["refusal_rate"], marker_color=colours[model],
                     text=rows["refusal_rate"], texttemplate="%{y:.1%}", textposition="outside", cliponaxis=False)
@@ -212,7 +228,7 @@ def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict:
 def differences_figure(table: pd.DataFrame) -> dict:
     """Mean paired difference (model A − model B) with its bootstrap CI, one trace per pair;
     a filled marker where Holm's correction keeps the difference significant."""
-    fig = go.Figure()
+    fig = _figure()
     for i, ((a, b), rows) in enumerate(table.groupby(["model_a", "model_b"], sort=True)):
         significant = rows["significant"].astype(bool)
         fig.add_scatter(
@@ -238,7 +254,7 @@ def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
                                                    suffixes=("_all", "_focus")))
     if both.empty:
         return None
-    fig = go.Figure()
+    fig = _figure()
     fig.add_scatter(name="same rate", x=[0, 1], y=[0, 1], mode="lines", line={"color": "#aaa", "dash": "dot"},
                     hoverinfo="skip")
     for model, rows in both.groupby("model", sort=True):
@@ -285,6 +301,7 @@ def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Das
         board.cached = True
         return board
     board = build(filters, **options)
+    board.cache_key = key
     cache.set(key, board, CACHE_SECONDS)
     return board
 

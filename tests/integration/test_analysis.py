@@ -199,6 +199,31 @@ def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answere
     assert not fresh.cached and fresh.coverage["total"] == 11
 
 
+def test_a_cached_page_shows_the_same_panels_and_a_new_answer_shows_on_the_next_load(client, analyst, answered):
+    import re
+
+    from django.core.cache import cache
+
+    cache.clear()
+    login(client, analyst)
+    query = {"run": answered.pk, "iterations": 200}
+
+    def panels(html):  # the page from the first panel on, without the summary above it
+        return html[html.index('<nav class="contents"'):]
+
+    first = client.get(reverse("analysis-dashboard"), query).content.decode()
+    again = client.get(reverse("analysis-dashboard"), query).content.decode()
+    assert "from the cache" not in first and "from the cache" in again
+    assert panels(again) == panels(first) and 'id="figure-data-rates"' in again
+    hawk = LLMModel.objects.get(name="hawk")
+    response = Response.objects.create(run=answered, question=answered.responses.first().question, model=hawk,
+                                       repeat=1, option_order=[0, 1], status="done", chosen_letter="A")
+    response_answered.send(sender=Response, response_id=response.pk)
+    after = client.get(reverse("analysis-dashboard"), query).content.decode()
+    assert "from the cache" not in after and re.search(r"\d+ of 11 answers coded", after)
+    assert panels(after) != panels(first)  # hawk's rates moved: 10 answers, then 11
+
+
 def test_repeated_sampling_shows_each_repeat_and_mean_and_sd(answered):
     from analysis_app import dashboard
     hawk = LLMModel.objects.get(name="hawk")
@@ -330,3 +355,15 @@ def test_preference_report_leaves_out_an_earlier_launch_as_the_dashboard_does(la
                  "--out", str(both), "--iterations", "200", stderr=io.StringIO())
     rows = {r["category"]: float(r["rate"]) for r in csv.DictReader(both.open())}
     assert rows["Use of force"] == pytest.approx(0.4)  # picked: pooled, (0.8 + 0.0) / 2
+
+
+def test_charts_carry_plotlys_white_template_though_made_without_it():
+    import json
+
+    import plotly.graph_objects as go
+
+    from analysis_app import dashboard
+
+    made = dashboard._plain(dashboard._figure(go.Bar(x=["a"], y=[1])))
+    wanted = json.loads(go.Figure(go.Bar(x=["a"], y=[1]), layout={"template": "plotly_white"}).to_json())
+    assert made == wanted and made["layout"]["template"]["layout"]["plot_bgcolor"] == "white"
