@@ -8,12 +8,15 @@ import functools
 import hashlib
 import json
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import pandas as pd
 import plotly.graph_objects as go
 from django.core.cache import cache
+from django.db import connection, connections
 from django.db.models import Max
 from django.utils import timezone
 
@@ -306,20 +309,45 @@ def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Das
     return board
 
 
+_BACKGROUND = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dashboard-count")
+
+
+def _meanwhile(function, *args, **kwargs) -> Callable:
+    """Start `function` on a thread of its own, with its own database connection, and go
+    on; the returned callable waits for its result. The database then counts on the other
+    core while this thread works in pandas (the per-country count is a third of a cold
+    build at the paper's scale). Only on PostgreSQL outside a transaction: another
+    connection would not see an open transaction's writes (a test case's, say), and
+    SQLite's in-memory test database is one connection. Elsewhere it runs at once."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        result = function(*args, **kwargs)
+        return lambda: result
+
+    def run():
+        try:
+            return function(*args, **kwargs)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    return _BACKGROUND.submit(run).result
+
+
 def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, category: str = "",
           heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
     """Every panel for `filters` (or only those named in `panels`). With no run picked,
     earlier launches of the same selection are left out (`latest_launches`)."""
     started = time.perf_counter()
     filters, superseded = latest_launches(filters)
+    shown_actors = list(filters.actors) or FOCUS_ACTORS
+    # Per-country figures and the robustness check need actors: a second, narrower count
+    # over the actors shown and the five focus actors only, counted meanwhile.
+    by_actor_count = _meanwhile(tidy_with_categories,
+                                replace(filters, actors=tuple(sorted(set(shown_actors) | set(FOCUS_ACTORS)))))
     main = tidy_with_categories(filters, by_repeat=True, by_actor=False)
     board = Dashboard(filters=filters, coverage=main.coverage, iterations=iterations, seed=seed,
                       superseded=superseded)
     tidy, sets = main.table, main.categories
-    shown_actors = list(filters.actors) or FOCUS_ACTORS
-    # Per-country figures and the robustness check need actors: a second, narrower count
-    # over the actors shown and the five focus actors only.
-    by_actor = tidy_with_categories(replace(filters, actors=tuple(sorted(set(shown_actors) | set(FOCUS_ACTORS)))))
+    by_actor = by_actor_count()
     complete = metrics.focus_complete_scenarios(by_actor.table)
     if filters.focus_complete:
         tidy = tidy[tidy["scenario"].isin(complete)]
@@ -335,22 +363,28 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     colours = _colour(board.models)
     board.categories = sorted({c for categories in sets.values() for c in categories})
     board.category = _pick(category, board.categories, HEADLINE)
+    board.heatmap_model = heatmap_model if heatmap_model in board.models else board.models[0]
+    dyad_count = (_meanwhile(tidy_counts, replace(filters, models=(board.heatmap_model,), actors=tuple(shown_actors)),
+                             by_dyad=True) if "heatmap" in wanted else None)
 
     def add(key, title, table, figure=None, note=""):
         board.panels[key] = Panel(key=key, title=title, table=table,
                                   figure=figure(table) if figure is not None and len(table) else None, note=note)
 
     # The per-scenario rates behind the rates, differences and robustness panels, taken once.
-    per_scenario = (metrics.scenario_rates(tidy, sets) if wanted & {"rates", "differences", "robustness"}
+    # Runs and repeats pooled within each scenario, as every panel but the repeats' and the
+    # entropy's counts them: the same sums in a fifth of the rows at five repeats.
+    pooled = metrics.pooled(tidy)
+    per_scenario = (metrics.scenario_rates(pooled, sets) if wanted & {"rates", "differences", "robustness"}
                     else None)
     if "rates" in wanted:
         add("rates", "Model comparison by domain",
-            metrics.preference_table(tidy, iterations, seed, sets, per_scenario=per_scenario),
+            metrics.preference_table(pooled, iterations, seed, sets, per_scenario=per_scenario),
             lambda t: rates_figure(t, colours),
             f"Scenario-normalised rates (3.6); 95% percentile bootstrap over scenarios, {iterations} iterations, "
             f"seed {seed}.")
     if "actions" in wanted:
-        add("actions", "Breakdown by codified action", metrics.action_rates(tidy, sets),
+        add("actions", "Breakdown by codified action", metrics.action_rates(pooled, sets),
             lambda t: actions_figure(t, board.category, colours),
             "Normalised rates per codified action of the comparisons (Alliance Dynamics comparisons have none: "
             "the comparison itself, e.g. “Balance vs Bandwagon”, stands in). The chart shows each domain's "
@@ -372,9 +406,7 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             lambda t: country_figure(t, board.category, colours),
             f"Normalised rates of “{board.category}” by qualified actor: " + ", ".join(shown_actors) + ".")
     if "heatmap" in wanted:
-        board.heatmap_model = heatmap_model if heatmap_model in board.models else board.models[0]
-        dyads = tidy_counts(replace(filters, models=(board.heatmap_model,), actors=tuple(shown_actors)),
-                            by_dyad=True)
+        dyads = dyad_count()
         if filters.focus_complete:
             dyads = dyads[dyads["scenario"].isin(complete)]
         add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
@@ -386,7 +418,7 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             "Shannon entropy (base 2) per scenario on non-refusal answers, mean over repeats, then over "
             "scenarios (B.3).")
     if "refusals" in wanted:
-        add("refusals", "Refusals and missing answers", metrics.refusals_by_domain(tidy),
+        add("refusals", "Refusals and missing answers", metrics.refusals_by_domain(pooled),
             lambda t: refusal_figure(t, "domain", "Refusal rate by domain", colours),
             "Refusal rate = refusals / (answers + refusals); unresolved and missing answers are counted apart "
             "(table). The axis ends a fifth above the largest rate.")
@@ -395,13 +427,13 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
     if "differences" in wanted and len(board.models) > 1:
         add("differences", "Differences between models",
-            metrics.model_differences(tidy, iterations, seed, categories=sets, per_scenario=per_scenario),
+            metrics.model_differences(pooled, iterations, seed, categories=sets, per_scenario=per_scenario),
             differences_figure,
             f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
     if "robustness" in wanted:
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),
-                          metrics.domain_rates(tidy[tidy["scenario"].isin(complete)], sets)
+                          metrics.domain_rates(pooled[pooled["scenario"].isin(complete)], sets)
                           .assign(subset="focus-complete")], ignore_index=True)
         note = (f"The same rates on every scenario and on the {len(complete)} scenario"
                 f"{'s' if len(complete) != 1 else ''} asked for all of US, GB, CN, RU and IN (4.3).")

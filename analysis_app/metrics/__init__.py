@@ -22,13 +22,13 @@ from .refusals import outcome_summary, refusals_by_actor, refusals_by_domain, re
 from .repeats import repeat_rates, repeat_summary, summarise_repeats
 from .report import preference_table
 from .robustness import focus_complete, focus_complete_scenarios, robustness_rates
-from .tidy import COLUMNS, OUTCOMES, WEIGHT, validate, weights
+from .tidy import COLUMNS, OUTCOMES, WEIGHT, pooled, validate, weights
 
 __all__ = [
     "COLUMNS", "OUTCOMES", "WEIGHT", "action_rates", "bootstrap_ci", "country_rates", "domain_entropy",
     "domain_rates", "dyad_rates", "focus_complete", "focus_complete_scenarios", "mean_over_scenarios",
     "model_differences",
-    "outcome_summary", "preference_table", "refusals_by_actor", "refusals_by_domain", "refusals_by_model",
+    "outcome_summary", "pooled", "preference_table", "refusals_by_actor", "refusals_by_domain", "refusals_by_model",
     "repeat_rates", "repeat_summary", "robustness_rates", "scenario_bootstrap", "scenario_entropy",
     "scenario_rates", "shannon_entropy", "summarise_repeats", "validate", "weights",
 ]

@@ -103,6 +103,20 @@ def weighted_counts(df: pd.DataFrame, keys: Sequence[str], dropna: bool = False)
     return df[WEIGHT].groupby(by, dropna=dropna, sort=True).sum()
 
 
+def pooled(df: pd.DataFrame, over: Sequence[str] = ("run", "repeat")) -> pd.DataFrame:
+    """The table with the columns `over` set to 0 and identical rows summed into one (n):
+    what every metric that pools runs and repeats within a scenario reads, in fewer rows.
+    Every count is a sum of n, so the results are those of the table itself."""
+    if df.empty:
+        return df
+    keys = [column for column in df.columns if column != WEIGHT and column not in over]
+    out = df.assign(**{WEIGHT: weights(df)}).groupby(keys, dropna=False, sort=False, as_index=False)[WEIGHT].sum()
+    for column in over:
+        if column in df.columns:
+            out[column] = 0
+    return out[list(df.columns) if WEIGHT in df.columns else [*df.columns, WEIGHT]]
+
+
 def empty_table() -> pd.DataFrame:
     """A tidy table with no rows (what an analysis of nothing starts from)."""
     return pd.DataFrame({column: pd.Series(dtype="int64" if column in ("run", "choice_count", "repeat") else object)

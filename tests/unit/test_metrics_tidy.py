@@ -3,6 +3,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analysis_app.metrics.bootstrap import scenario_bootstrap
 from analysis_app.metrics.countries import country_rates, dyad_rates
@@ -13,7 +15,7 @@ from analysis_app.metrics.refusals import outcome_summary, refusals_by_actor, re
 from analysis_app.metrics.repeats import repeat_rates, repeat_summary
 from analysis_app.metrics.report import preference_table
 from analysis_app.metrics.robustness import focus_complete_scenarios, robustness_rates
-from analysis_app.metrics.tidy import COLUMNS, category_sets, empty_table, from_records, validate, weights
+from analysis_app.metrics.tidy import COLUMNS, category_sets, empty_table, from_records, pooled, validate, weights
 
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",
             qualified_actor="US", opposing_actor="CN", repeat=0, outcome="answer", category="Use of force")
@@ -182,3 +184,39 @@ def test_every_function_gives_the_same_result_on_a_table_and_its_collapsed_form(
         expected, result = canonical(function(expanded)), canonical(function(collapsed))
         assert not expected.empty, name
         pd.testing.assert_frame_equal(result, expected, check_exact=True, obj=name)
+
+
+def test_pooling_runs_and_repeats_sums_identical_rows():
+    table = from_records([{"run": 1, "repeat": 0, "n": 2}, {"run": 2, "repeat": 1, "n": 3},
+                          {"run": 1, "repeat": 0, "category": "No use of force", "n": 1}], **BASE)
+    out = pooled(table)
+    # Use of force: 2 (run 1, repeat 0) + 3 (run 2, repeat 1) = 5 in one row; No use of force 1.
+    assert sorted(zip(out["category"], out["n"], out["run"], out["repeat"])) == [
+        ("No use of force", 1, 0, 0), ("Use of force", 5, 0, 0)]
+    assert list(out.columns) == list(table.columns)
+
+_rows = st.lists(st.fixed_dictionaries({
+    "model": st.sampled_from(["m1", "m2"]), "run": st.integers(1, 2), "repeat": st.integers(0, 2),
+    "scenario": st.sampled_from(["s1", "s2", "s3"]), "qualified_actor": st.sampled_from(["US", "CN"]),
+    "outcome": st.sampled_from(["answer", "answer", "refusal", "missing"]),
+    "category": st.sampled_from(["Use of force", "No use of force"]), "n": st.integers(0, 4)}), min_size=1,
+    max_size=40).map(lambda rows: [{**row, "category": row["category"] if row["outcome"] == "answer" else None}
+                                   for row in rows])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_rows)
+def test_metrics_that_pool_repeats_give_the_same_tables_on_the_pooled_table(rows):
+    table = from_records(rows, **{k: v for k, v in BASE.items() if k not in rows[0]})
+    small = pooled(table)
+    assert small["n"].sum() == table["n"].sum()
+
+    def same(a, b):
+        pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=False)
+
+    same(scenario_rates(small), scenario_rates(table))
+    same(domain_rates(small), domain_rates(table))
+    same(action_rates(small), action_rates(table))
+    same(refusals_by_domain(small), refusals_by_domain(table))
+    same(preference_table(small, iterations=50, seed=1), preference_table(table, iterations=50, seed=1))
+    same(model_differences(small, iterations=50, seed=1), model_differences(table, iterations=50, seed=1))
