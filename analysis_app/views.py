@@ -75,7 +75,11 @@ def with_filters(bad=_bad_text):
 @with_filters(bad=_bad_page)
 def dashboard_page(request, filters, options):
     board = dashboard.build_cached(filters, fresh=flag(request.GET, "fresh"), **options)
-    query = request.GET.urlencode()
+    # The page's own query without `fresh`: its links (CSV, recompute) and the key of its
+    # rendered panels, which the next plain load of the same view then finds.
+    kept = request.GET.copy()
+    kept.pop("fresh", None)
+    query = kept.urlencode()
     context = {"board": board, "panels_html": _panels_html(request, board, query),
                "selected": _selected(filters, options), "query": query,
                "superseded": _superseded(request, board.superseded), **_choices(filters)}

@@ -215,6 +215,10 @@ def test_a_cached_page_shows_the_same_panels_and_a_new_answer_shows_on_the_next_
     again = client.get(reverse("analysis-dashboard"), query).content.decode()
     assert "from the cache" not in first and "from the cache" in again
     assert panels(again) == panels(first) and 'id="figure-data-rates"' in again
+    recomputed = client.get(reverse("analysis-dashboard"), {**query, "fresh": 1}).content.decode()
+    plain = client.get(reverse("analysis-dashboard"), query).content.decode()
+    assert "from the cache" not in recomputed and "from the cache" in plain
+    assert panels(plain) == panels(recomputed) and "fresh" not in panels(recomputed)  # links without it
     hawk = LLMModel.objects.get(name="hawk")
     response = Response.objects.create(run=answered, question=answered.responses.first().question, model=hawk,
                                        repeat=1, option_order=[0, 1], status="done", chosen_letter="A")
