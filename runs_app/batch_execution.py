@@ -25,7 +25,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from . import batching, event_loop, llm
-from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, claim_lease, execute,
+from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, execute,
                         finish_run_if_complete, uses_cache)
 from .limits import LimitBusy, aslot, get_limiter
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -80,7 +80,7 @@ def _claim(responses: list[Response]) -> tuple[str, list[Response]]:
     update; the ones taken, with their attempts counted."""
     token = uuid.uuid4().hex
     now = timezone.now()
-    lease = max(claim_lease(r.model) for r in responses)
+    lease = max(r.model.timeout_seconds for r in responses) + settings.CFPD_LEASE_MARGIN + settings.CFPD_SLOT_WAIT
     Response.objects.filter(pk__in=[r.pk for r in responses]).filter(
         Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
         run__status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(

@@ -125,14 +125,6 @@ def uses_cache(run: Run, model: LLMModel) -> bool:
         model.temperature == 0 and run.repeats == 1)
 
 
-def claim_lease(model: LLMModel) -> float:
-    """Seconds a claim holds a unit: the wait for a slot, the call, and a margin. A unit
-    whose lease runs out is taken over (its worker is presumed dead), so the lease must
-    cover the longest a live worker can take: a shorter lease had units waiting for a
-    slot taken over and asked twice."""
-    return model.timeout_seconds + settings.CFPD_LEASE_MARGIN + settings.CFPD_SLOT_WAIT
-
-
 def claim(response_id: int, lease_seconds: float) -> str | None:
     """Take the unit if it is pending, or running under a lease that ran out (its worker
     died). Zero rows updated means another worker has it or it is finished."""
@@ -206,7 +198,7 @@ def execute(response_id: int) -> Outcome:
     run, model = response.run, response.model
     if model.is_external:
         return Outcome("skipped")
-    token = claim(response_id, claim_lease(model))
+    token = claim(response_id, model.timeout_seconds + settings.CFPD_LEASE_MARGIN)
     if token is None:
         return Outcome("skipped")
     if over_budget(run):
@@ -241,7 +233,7 @@ def execute(response_id: int) -> Outcome:
     limiter = get_limiter(settings.REDIS_URL)
     try:
         with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
-                  lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN, wait=settings.CFPD_SLOT_WAIT):
+                  lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN):
             result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                       if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
     except LimitBusy as busy:

@@ -125,7 +125,7 @@ def test_a_model_without_a_free_slot_gives_the_unit_back_without_counting_an_att
     run = launch(benchmark, [chooser], monkeypatch)
     limiter = execution.get_limiter(django_settings.REDIS_URL)
     token = limiter.try_acquire(f"model-{chooser.pk}", 1, lease=60)
-    monkeypatch.setattr(django_settings, "CFPD_SLOT_WAIT", 0.01)  # no wait for the slot
+    monkeypatch.setattr(execution, "slot", _no_wait_slot)
     try:
         unit = run.responses.first()
         assert execution.execute(unit.pk).action == "requeue"
@@ -135,27 +135,10 @@ def test_a_model_without_a_free_slot_gives_the_unit_back_without_counting_an_att
         limiter.release(f"model-{chooser.pk}", token)
 
 
-def test_a_unit_waiting_for_a_slot_keeps_its_claim(benchmark, fake, monkeypatch, settings):
-    # Timeout 1 s + margin 1 s + slot wait 5 s: the claim must still hold after 2 s of
-    # waiting for a slot (a lease of timeout + margin alone let the sweeper hand the unit
-    # to a second worker, which asked it again and counted a second attempt).
-    settings.CFPD_LEASE_MARGIN, settings.CFPD_SLOT_WAIT = 1, 5
-    run = launch(benchmark, [model(fake, timeout_seconds=1)], monkeypatch)
-    unit = run.responses.first()
-    seen = []
-    real_slot = execution.slot
+def _no_wait_slot(limiter, model, limit, per_minute, lease):
+    from runs_app.limits import slot
 
-    def slot_after_a_wait(*args, **kwargs):
-        # What another worker would see 2.5 s into the wait: the unit is not theirs.
-        later = timezone.now() + timedelta(seconds=2.5)
-        seen.append(Response.objects.filter(pk=unit.pk, status="running", lease_expires_at__lt=later).exists())
-        return real_slot(*args, **kwargs)
-
-    monkeypatch.setattr(execution, "slot", slot_after_a_wait)
-    assert execution.execute(unit.pk).action == "done"
-    assert seen == [False]
-    unit.refresh_from_db()
-    assert unit.attempts == 1
+    return slot(limiter, model, limit, per_minute, lease, wait=0.01)
 
 
 def test_answers_are_coded_as_they_arrive(benchmark, fake, monkeypatch):
