@@ -90,8 +90,10 @@ def _panels_html(request, board, query: str) -> str:
     """The panels (charts' JSON, tables, CSV links) rendered once per build and query and
     kept beside the build: a cached page then renders only its form and summary (the
     panels' 14,000 template nodes took most of a cached load at the paper's scale)."""
-    key = f"{board.cache_key}:html:{board.computed_at.isoformat()}:" + hashlib.sha256(query.encode()).hexdigest()
-    html = cache.get(key) if board.cache_key else None
+    # The build's key already names the data version, filters and options; the panels
+    # depend on nothing else but the query in their links.
+    html_key = f"{board.cache_key}:html:" + hashlib.sha256(query.encode()).hexdigest()
+    html = cache.get(html_key) if board.cache_key else None
     if html is None:
         panels = [{"key": key, "anchor": key.replace("_", "-"), "script_id": f"figure-data-{key}",
                    "title": panel.title, "note": panel.note, "figure": panel.figure,
@@ -100,7 +102,7 @@ def _panels_html(request, board, query: str) -> str:
                   for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
         html = render_to_string("analysis_app/panels.html", {"panels": panels}, request)
         if board.cache_key:
-            cache.set(key, html, dashboard.CACHE_SECONDS)
+            cache.set(html_key, html, dashboard.CACHE_SECONDS)
     return mark_safe(html)  # noqa: S308 — rendered above by the template, every value escaped
 
 
