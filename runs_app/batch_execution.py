@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from . import batching, event_loop, llm
 from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, execute,
-                        finish_run_if_complete, uses_cache)
+                        finish_run_if_complete, of_runs, uses_cache)
 from .limits import LimitBusy, aslot, get_limiter
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
@@ -83,7 +83,7 @@ def _claim(responses: list[Response]) -> tuple[str, list[Response]]:
     lease = max(r.model.timeout_seconds for r in responses) + settings.CFPD_LEASE_MARGIN + settings.CFPD_SLOT_WAIT
     Response.objects.filter(pk__in=[r.pk for r in responses]).filter(
         Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
-        run__status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+        of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
         status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
         lease_expires_at=now + timedelta(seconds=lease))
     attempts = dict(Response.objects.filter(claim_token=token).values_list("pk", "attempts"))
@@ -213,8 +213,8 @@ def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
         if follow_up_ids:
             enqueue(follow_up_ids)
     if follow_up_ids:
-        Response.objects.filter(pk__in=follow_up_ids, status=Response.Status.PENDING,
-                                run__status=Run.Status.CANCELLED).update(status=Response.Status.CANCELLED)
+        Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
+                                status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
     new_cache = [CachedCompletion(key=u.key, model_name=u.request.model, result=_cache_entry(u.result))
                  for u in answered if u.key and not u.cache_hit]
     if new_cache:

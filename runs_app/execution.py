@@ -113,8 +113,8 @@ def _finish_answered(response: Response, token: str, **fields) -> bool:
         if follow_up_ids:
             enqueue(follow_up_ids)
     if follow_up_ids:
-        Response.objects.filter(pk__in=follow_up_ids, status=Response.Status.PENDING,
-                                run__status=Run.Status.CANCELLED).update(status=Response.Status.CANCELLED)
+        Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
+                                status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
     return written
 
 
@@ -125,6 +125,15 @@ def uses_cache(run: Run, model: LLMModel) -> bool:
         model.temperature == 0 and run.repeats == 1)
 
 
+def of_runs(*statuses: str) -> Q:
+    """Units of runs in these statuses, as a sub-select of the runs alone. Not
+    `run__status__in`: Django turns a filter across a join into `id IN (SELECT … JOIN …)`
+    with the unit's own conditions inside it, and PostgreSQL does not re-check those after
+    an UPDATE waited for another transaction's lock on the row, so two claims meeting on
+    one unit would both take it (tests/integration/test_claim_race.py)."""
+    return Q(run_id__in=Run.objects.filter(status__in=statuses).values("pk"))
+
+
 def claim(response_id: int, lease_seconds: float) -> str | None:
     """Take the unit if it is pending, or running under a lease that ran out (its worker
     died). Zero rows updated means another worker has it or it is finished."""
@@ -132,7 +141,7 @@ def claim(response_id: int, lease_seconds: float) -> str | None:
     now = timezone.now()
     taken = (Response.objects.filter(pk=response_id)
              .filter(Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now))
-             .filter(run__status__in=[Run.Status.QUEUED, Run.Status.RUNNING])
+             .filter(of_runs(Run.Status.QUEUED, Run.Status.RUNNING))
              .update(status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
                      lease_expires_at=now + timedelta(seconds=lease_seconds)))
     return token if taken else None
@@ -185,8 +194,8 @@ def _give_back(response_id: int, token: str, **fields) -> bool:
         status=Response.Status.PENDING, claim_token="", lease_expires_at=None, **fields)
     # After the write, not before: `cancel_run` cancels pending units in one update, so
     # either it saw this unit pending, or this sees the run cancelled.
-    cancelled = Response.objects.filter(pk=response_id, status=Response.Status.PENDING,
-                                        run__status=Run.Status.CANCELLED).update(status=Response.Status.CANCELLED)
+    cancelled = Response.objects.filter(of_runs(Run.Status.CANCELLED), pk=response_id,
+                                        status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
     return not cancelled
 
 

@@ -144,13 +144,7 @@ def test_a_run_under_injected_faults_completes_with_exactly_one_answer_per_unit(
         assert response.chosen_letter in {"A", "B", "C"} and response.option_logprobs
 
 
-def test_permanent_errors_are_recorded_once_and_shown(demo, fake, workers, request):
-    if connection.vendor == "postgresql":
-        # A known defect, in the README (Runs): in the full pass on PostgreSQL + Redis some
-        # units end with 2 attempts instead of 1 (2 of the last 2 full passes; never when the
-        # test runs alone on a quiet machine). Still run and reported (XFAIL or XPASS).
-        request.applymarker(pytest.mark.xfail(reason="known defect: a second attempt on PostgreSQL + Redis",
-                                              strict=False))
+def test_permanent_errors_are_recorded_once_and_shown(demo, fake, workers):
     fake.configure(fault_rate=1.0, fault_kinds=["400"])
     # A 5 s timeout: on a loaded machine a 1 s call can time out before its 400 arrives,
     # and a timeout is rightly retried (a second attempt), which is not what this tests.
