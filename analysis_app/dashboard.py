@@ -14,7 +14,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import pandas as pd
+import plotly.colors
 import plotly.graph_objects as go
+import plotly.io as pio
 from django.core.cache import cache
 from django.db import connection, connections
 from django.db.models import Max
@@ -72,23 +74,24 @@ class Dashboard:
         return not self.panels
 
 
-def _figure(*traces) -> go.Figure:
-    """A figure made bare: plotly deep-copies its template into every figure it makes (a
-    third of a cold build at the paper's scale); `_plain` adds the template's JSON instead."""
-    return go.Figure(data=list(traces), layout={"template": None})
-
-
 @functools.cache
 def _template() -> dict:
     return json.loads(go.Figure(layout={"template": TEMPLATE}).to_json())["layout"]["template"]
 
 
-def _plain(fig: go.Figure) -> dict:
-    """The figure as plain JSON values (plotly's own encoder turns numpy arrays into lists),
-    ready for the page's `json_script`, the cache and the API; with the page's template."""
-    plain = json.loads(fig.to_json())
+def _chart(traces: list[dict], layout: dict) -> dict:
+    """A chart as plain JSON values (plotly's own encoder: numpy and pandas values become
+    lists, NaN null), ready for the page's `json_script`, the cache and the API; with the
+    page's template. Written as plotly.js reads it rather than built from plotly's
+    validated objects, which cost a fifth of a cold build at the paper's scale; the tests
+    check every chart against plotly's validation (`tests/integration/test_analysis.py`)."""
+    plain = json.loads(pio.to_json({"data": traces, "layout": layout}, validate=False))
     plain["layout"]["template"] = _template()
     return plain
+
+
+def _bar(name, x, y, colour, **extra) -> dict:
+    return {"type": "bar", "name": name, "x": x, "y": y, "marker": {"color": colour}, **extra}
 
 
 def _layout(title, **extra):
@@ -123,14 +126,12 @@ RATE_AXIS = {"range": [0, 1.05], "tickformat": ".0%"}
 
 def rates_figure(table: pd.DataFrame, colours) -> dict:
     """Figure 5: normalised rate by domain form and category, one bar per model, CI bars."""
-    fig = _figure()
-    for model, rows in table.groupby("model", sort=True):
-        fig.add_bar(name=model, x=_form(rows), y=rows["rate"], marker_color=colours[model],
-                    error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
-                             "arrayminus": rows["rate"] - rows["ci_low"]})
-    fig.update_layout(**_layout("Normalised response rate with 95% bootstrap CI", barmode="group",
-                                yaxis=RATE_AXIS, height=520))
-    return _plain(fig)
+    traces = [_bar(model, _form(rows), rows["rate"], colours[model],
+                   error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
+                            "arrayminus": rows["rate"] - rows["ci_low"]})
+              for model, rows in table.groupby("model", sort=True)]
+    return _chart(traces, _layout("Normalised response rate with 95% bootstrap CI", barmode="group",
+                                  yaxis=RATE_AXIS, height=520))
 
 
 def _headlines(table: pd.DataFrame, category: str) -> dict[str, str]:
@@ -145,47 +146,41 @@ def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
     """Each codified action's rate of its domain's headline category, one bar per model."""
     shown = _headlines(table, category)
     rows = table[table["category"] == table["domain"].map(shown)]
-    fig = _figure()
-    for model, part in rows.groupby("model", sort=True):
-        fig.add_bar(name=model, x=[f"{a} ({d}, {c}) · {cat}" for a, d, c, cat in
-                                   zip(part["action"], part["domain"], part["choice_count"], part["category"])],
-                    y=part["rate"], marker_color=colours[model])
-    fig.update_layout(**_layout("Rate of each domain's headline category by codified action", barmode="group",
-                                yaxis=RATE_AXIS, height=520))
-    return _plain(fig)
+    traces = [_bar(model, [f"{a} ({d}, {c}) · {cat}" for a, d, c, cat in
+                           zip(part["action"], part["domain"], part["choice_count"], part["category"])],
+                   part["rate"], colours[model])
+              for model, part in rows.groupby("model", sort=True)]
+    return _chart(traces, _layout("Rate of each domain's headline category by codified action", barmode="group",
+                                  yaxis=RATE_AXIS, height=520))
 
 
 def repeats_figure(table: pd.DataFrame, colours) -> dict:
-    fig = _figure()
-    for model, rows in table.groupby("model", sort=True):
-        fig.add_bar(name=model, x=_form(rows), y=rows["mean"], marker_color=colours[model],
-                    error_y={"type": "data", "array": rows["sd"].fillna(0)},
-                    customdata=rows["n_repeats"], hovertemplate="%{x}: %{y:.1%} (%{customdata} repeats)")
-    fig.update_layout(**_layout("Mean rate across repeats, ± one standard deviation", barmode="group",
-                                yaxis=RATE_AXIS, height=480))
-    return _plain(fig)
+    traces = [_bar(model, _form(rows), rows["mean"], colours[model],
+                   error_y={"type": "data", "array": rows["sd"].fillna(0)},
+                   customdata=rows["n_repeats"], hovertemplate="%{x}: %{y:.1%} (%{customdata} repeats)")
+              for model, rows in table.groupby("model", sort=True)]
+    return _chart(traces, _layout("Mean rate across repeats, ± one standard deviation", barmode="group",
+                                  yaxis=RATE_AXIS, height=480))
 
 
 def repeat_rates_figure(table: pd.DataFrame, colours) -> dict:
     """Each sampling pass (run, repeat) as a dot: the spread the sd summarises."""
-    fig = _figure()
-    for model, rows in table.groupby("model", sort=True):
-        fig.add_scatter(name=model, x=_form(rows), y=rows["rate"], mode="markers", marker_color=colours[model],
-                        marker={"size": 8, "opacity": 0.7},
-                        customdata=[f"run {r}, repeat {p}" for r, p in zip(rows["run"], rows["repeat"])],
-                        hovertemplate="%{x}<br>%{customdata}: %{y:.1%}")
-    fig.update_layout(**_layout("Each repeat's rate (one dot per run and repeat)", yaxis=RATE_AXIS, height=480))
-    return _plain(fig)
+    traces = [{"type": "scatter", "name": model, "x": _form(rows), "y": rows["rate"], "mode": "markers",
+               "marker": {"color": colours[model], "size": 8, "opacity": 0.7},
+               "customdata": [f"run {r}, repeat {p}" for r, p in zip(rows["run"], rows["repeat"])],
+               "hovertemplate": "%{x}<br>%{customdata}: %{y:.1%}"}
+              for model, rows in table.groupby("model", sort=True)]
+    return _chart(traces, _layout("Each repeat's rate (one dot per run and repeat)", yaxis=RATE_AXIS, height=480))
 
 
 def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
     rows = table[table["category"] == category]
-    fig = _figure()
-    for model, part in rows.groupby("model", sort=True):
-        x = [f"{a} · {d} ({c})" for a, d, c in zip(part["qualified_actor"], part["domain"], part["choice_count"])]
-        fig.add_bar(name=model, x=x, y=part["rate"], marker_color=colours[model])
-    fig.update_layout(**_layout(f"“{category}” by qualified actor", barmode="group", yaxis=RATE_AXIS, height=460))
-    return _plain(fig)
+    traces = [_bar(model, [f"{a} · {d} ({c})" for a, d, c in
+                           zip(part["qualified_actor"], part["domain"], part["choice_count"])],
+                   part["rate"], colours[model])
+              for model, part in rows.groupby("model", sort=True)]
+    return _chart(traces, _layout(f"“{category}” by qualified actor", barmode="group", yaxis=RATE_AXIS,
+                                  height=460))
 
 
 def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
@@ -196,57 +191,53 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
     low, high = (float(values.min()), float(values.max())) if len(values) else (0.0, 1.0)
     if high - low < 0.01:
         low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
-    fig = _figure(go.Heatmap(z=grid.to_numpy(), x=list(grid.columns), y=list(grid.index), zmin=low, zmax=high,
-                               colorscale="Viridis", texttemplate="%{z:.0%}", textfont={"size": 10},
-                               colorbar={"tickformat": ".0%"}, xgap=1, ygap=1,
-                               hovertemplate="%{y} vs %{x}: %{z:.0%}<extra></extra>"))
-    fig.update_layout(**_layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
-                                height=max(320, 28 * len(grid.index) + 140),
-                                xaxis={"title": {"text": "opposing actor"}, "side": "bottom"},
-                                yaxis={"title": {"text": "qualified actor"}, "autorange": "reversed"}))
-    return _plain(fig)
+    trace = {"type": "heatmap", "z": grid.to_numpy(), "x": list(grid.columns), "y": list(grid.index),
+             "zmin": low, "zmax": high, "colorscale": plotly.colors.get_colorscale("Viridis"), "texttemplate": "%{z:.0%}",
+             "textfont": {"size": 10}, "colorbar": {"tickformat": ".0%"}, "xgap": 1, "ygap": 1,
+             "hovertemplate": "%{y} vs %{x}: %{z:.0%}<extra></extra>"}
+    return _chart([trace], _layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
+                                   height=max(320, 28 * len(grid.index) + 140),
+                                   xaxis={"title": {"text": "opposing actor"}, "side": "bottom"},
+                                   yaxis={"title": {"text": "qualified actor"}, "autorange": "reversed"}))
 
 
 def entropy_figure(table: pd.DataFrame, colours) -> dict:
-    fig = _figure()
-    for model, rows in table.groupby("model", sort=True):
-        fig.add_bar(name=model, x=[f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])],
-                    y=rows["entropy"], marker_color=colours[model])
-    fig.update_layout(**_layout("Mean entropy per scenario (bits, refusals removed)", barmode="group",
-                                yaxis={"range": [0, _upper(table["entropy"], floor=0.1)]}))
-    return _plain(fig)
+    traces = [_bar(model, [f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])], rows["entropy"],
+                   colours[model])
+              for model, rows in table.groupby("model", sort=True)]
+    return _chart(traces, _layout("Mean entropy per scenario (bits, refusals removed)", barmode="group",
+                                  yaxis={"range": [0, _upper(table["entropy"], floor=0.1)]}))
 
 
 def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict:
     """Refusal rates are a few percent: the axis runs from 0 to a fifth above the largest."""
-    fig = _figure()
-    for model, rows in table.groupby("model", sort=True):
-        fig.add_bar(name=model, x=rows[by], y=rows["refusal_rate"], marker_color=colours[model],
-                    text=rows["refusal_rate"], texttemplate="%{y:.1%}", textposition="outside", cliponaxis=False)
-    fig.update_layout(**_layout(title, barmode="group",
-                                yaxis={"range": [0, _upper(table["refusal_rate"])], "tickformat": ".1%"}))
-    return _plain(fig)
+    traces = [_bar(model, rows[by], rows["refusal_rate"], colours[model], text=[str(rate) for rate in rows["refusal_rate"].tolist()],
+                   texttemplate="%{y:.1%}", textposition="outside", cliponaxis=False)
+              for model, rows in table.groupby("model", sort=True)]
+    return _chart(traces, _layout(title, barmode="group",
+                                  yaxis={"range": [0, _upper(table["refusal_rate"])], "tickformat": ".1%"}))
 
 
 def differences_figure(table: pd.DataFrame) -> dict:
     """Mean paired difference (model A − model B) with its bootstrap CI, one trace per pair;
     a filled marker where Holm's correction keeps the difference significant."""
-    fig = _figure()
+    traces = []
     for i, ((a, b), rows) in enumerate(table.groupby(["model_a", "model_b"], sort=True)):
         significant = rows["significant"].astype(bool)
-        fig.add_scatter(
-            name=f"{a} − {b}", x=_form(rows), y=rows["diff"], mode="markers",
-            marker={"color": PALETTE[i % len(PALETTE)], "size": 9, "line": {"width": 1.5},
-                    "symbol": ["circle" if s else "circle-open" for s in significant]},
-            error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
-                     "arrayminus": rows["diff"] - rows["ci_low"]},
-            customdata=rows["p_adjusted"], hovertemplate="%{x}: %{y:+.1%} (Holm p = %{customdata:.3f})")
-    fig.add_hline(y=0, line={"color": "#888", "width": 1})
+        traces.append({
+            "type": "scatter", "name": f"{a} − {b}", "x": _form(rows), "y": rows["diff"], "mode": "markers",
+            "marker": {"color": PALETTE[i % len(PALETTE)], "size": 9, "line": {"width": 1.5},
+                       "symbol": ["circle" if s else "circle-open" for s in significant]},
+            "error_y": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
+                        "arrayminus": rows["diff"] - rows["ci_low"]},
+            "customdata": rows["p_adjusted"], "hovertemplate": "%{x}: %{y:+.1%} (Holm p = %{customdata:.3f})"})
     top = max(0.05, float(table[["ci_low", "ci_high"]].abs().max().max()) * 1.15)
-    fig.update_layout(**_layout("Paired difference of rates (model A − model B), 95% CI; filled: significant "
-                                "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=540,
-                              margin={"t": 120}))  # room for a legend of model pairs on two rows
-    return _plain(fig)
+    zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0, "y1": 0, "yref": "y",
+            "line": {"color": "#888", "width": 1}}  # what plotly's add_hline(y=0) draws
+    return _chart(traces, _layout("Paired difference of rates (model A − model B), 95% CI; filled: significant "
+                                  "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=540,
+                                  margin={"t": 120},  # room for a legend of model pairs on two rows
+                                  shapes=[zero]))
 
 
 def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
@@ -257,20 +248,18 @@ def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
                                                    suffixes=("_all", "_focus")))
     if both.empty:
         return None
-    fig = _figure()
-    fig.add_scatter(name="same rate", x=[0, 1], y=[0, 1], mode="lines", line={"color": "#aaa", "dash": "dot"},
-                    hoverinfo="skip")
-    for model, rows in both.groupby("model", sort=True):
-        fig.add_scatter(name=model, x=rows["rate_all"], y=rows["rate_focus"], mode="markers",
-                        marker={"color": colours[model], "size": 9, "opacity": 0.8}, text=_form(rows),
-                        hovertemplate="%{text}<br>all: %{x:.1%} · focus-complete: %{y:.1%}")
-    fig.update_layout(**_layout("Rate on every scenario against the focus-complete scenarios",
-                                xaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
-                                       "title": {"text": "all scenarios"}},
-                                yaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
-                                       "title": {"text": "scenarios asked for all five focus actors"}},
-                                height=460))
-    return _plain(fig)
+    traces = [{"type": "scatter", "name": "same rate", "x": [0, 1], "y": [0, 1], "mode": "lines",
+               "line": {"color": "#aaa", "dash": "dot"}, "hoverinfo": "skip"}]
+    traces += [{"type": "scatter", "name": model, "x": rows["rate_all"], "y": rows["rate_focus"], "mode": "markers",
+                "marker": {"color": colours[model], "size": 9, "opacity": 0.8}, "text": _form(rows),
+                "hovertemplate": "%{text}<br>all: %{x:.1%} · focus-complete: %{y:.1%}"}
+               for model, rows in both.groupby("model", sort=True)]
+    return _chart(traces, _layout("Rate on every scenario against the focus-complete scenarios",
+                                  xaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
+                                         "title": {"text": "all scenarios"}},
+                                  yaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
+                                         "title": {"text": "scenarios asked for all five focus actors"}},
+                                  height=460))
 
 
 def _pick(wanted: str, available: list[str], preferred: list[str]) -> str:
@@ -332,33 +321,47 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
     return _BACKGROUND.submit(run).result
 
 
+# What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
+# order the page shows the panels in.
+PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "robustness")
+ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
+         "refusals_by_country", "differences", "robustness")
+
+
 def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, category: str = "",
           heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
     """Every panel for `filters` (or only those named in `panels`). With no run picked,
-    earlier launches of the same selection are left out (`latest_launches`)."""
+    earlier launches of the same selection are left out (`latest_launches`).
+
+    Two narrower counts run on threads of their own meanwhile (`_meanwhile`): the answers
+    by qualified actor (per-country panels, the robustness check) and the dyads of the
+    heatmap's model. The panels that need neither are computed first, so that the
+    database counts while pandas works; the panels keep the order of `ORDER`."""
     started = time.perf_counter()
     filters, superseded = latest_launches(filters)
     shown_actors = list(filters.actors) or FOCUS_ACTORS
-    # Per-country figures and the robustness check need actors: a second, narrower count
-    # over the actors shown and the five focus actors only, counted meanwhile.
     by_actor_count = _meanwhile(tidy_with_categories,
                                 replace(filters, actors=tuple(sorted(set(shown_actors) | set(FOCUS_ACTORS)))))
     main = tidy_with_categories(filters, by_repeat=True, by_actor=False)
     board = Dashboard(filters=filters, coverage=main.coverage, iterations=iterations, seed=seed,
                       superseded=superseded)
     tidy, sets = main.table, main.categories
-    by_actor = by_actor_count()
-    complete = metrics.focus_complete_scenarios(by_actor.table)
+
+    @functools.cache
+    def by_actor() -> tuple[list[str], pd.DataFrame]:
+        """The focus-complete scenarios and the per-country table (waits for its count)."""
+        table = by_actor_count().table
+        complete = metrics.focus_complete_scenarios(table)
+        table = table[table["qualified_actor"].isin(shown_actors)]
+        return complete, (table[table["scenario"].isin(complete)] if filters.focus_complete else table)
+
     if filters.focus_complete:
-        tidy = tidy[tidy["scenario"].isin(complete)]
-    actor_table = by_actor.table[by_actor.table["qualified_actor"].isin(shown_actors)]
-    if filters.focus_complete:
-        actor_table = actor_table[actor_table["scenario"].isin(complete)]
+        tidy = tidy[tidy["scenario"].isin(by_actor()[0])]
     if not (tidy["outcome"].isin(["answer", "refusal"]) & (tidy["n"] > 0)).any():
+        by_actor_count()  # its thread done (and its connection closed) before this returns
         board.seconds = time.perf_counter() - started
         return board
-    wanted = set(panels or ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals",
-                            "differences", "robustness"))
+    wanted = set(panels or PANELS)
     board.models = sorted(tidy["model"].unique())
     colours = _colour(board.models)
     board.categories = sorted({c for categories in sets.values() for c in categories})
@@ -401,18 +404,6 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             add("repeat_rates", "Each repeat's rates", per_pass,
                 lambda t: repeat_rates_figure(t, colours),
                 "One normalised rate per model, domain form, category and sampling pass (run, repeat).")
-    if "countries" in wanted:
-        add("countries", "Per country", metrics.country_rates(actor_table, shown_actors, sets),
-            lambda t: country_figure(t, board.category, colours),
-            f"Normalised rates of “{board.category}” by qualified actor: " + ", ".join(shown_actors) + ".")
-    if "heatmap" in wanted:
-        dyads = dyad_count()
-        if filters.focus_complete:
-            dyads = dyads[dyads["scenario"].isin(complete)]
-        add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
-            lambda t: heatmap_figure(t, board.category, board.heatmap_model),
-            f"Rate of “{board.category}” for {board.heatmap_model}, by qualified and opposing actor, normalised "
-            "over scenarios; the colours span this table's own range.")
     if "entropy" in wanted:
         add("entropy", "Entropy", metrics.domain_entropy(tidy), lambda t: entropy_figure(t, colours),
             "Shannon entropy (base 2) per scenario on non-refusal answers, mean over repeats, then over "
@@ -422,16 +413,31 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             lambda t: refusal_figure(t, "domain", "Refusal rate by domain", colours),
             "Refusal rate = refusals / (answers + refusals); unresolved and missing answers are counted apart "
             "(table). The axis ends a fifth above the largest rate.")
-        add("refusals_by_country", "Refusals by qualified actor", metrics.refusals_by_actor(actor_table),
-            lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
-            "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
     if "differences" in wanted and len(board.models) > 1:
         add("differences", "Differences between models",
             metrics.model_differences(pooled, iterations, seed, categories=sets, per_scenario=per_scenario),
             differences_figure,
             f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
+    # The panels below read the counts by actor.
+    if "countries" in wanted:
+        add("countries", "Per country", metrics.country_rates(by_actor()[1], shown_actors, sets),
+            lambda t: country_figure(t, board.category, colours),
+            f"Normalised rates of “{board.category}” by qualified actor: " + ", ".join(shown_actors) + ".")
+    if "refusals" in wanted:
+        add("refusals_by_country", "Refusals by qualified actor", metrics.refusals_by_actor(by_actor()[1]),
+            lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
+            "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
+    if "heatmap" in wanted:
+        dyads = dyad_count()
+        if filters.focus_complete:
+            dyads = dyads[dyads["scenario"].isin(by_actor()[0])]
+        add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
+            lambda t: heatmap_figure(t, board.category, board.heatmap_model),
+            f"Rate of “{board.category}” for {board.heatmap_model}, by qualified and opposing actor, normalised "
+            "over scenarios; the colours span this table's own range.")
     if "robustness" in wanted:
+        complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),
                           metrics.domain_rates(pooled[pooled["scenario"].isin(complete)], sets)
                           .assign(subset="focus-complete")], ignore_index=True)
@@ -442,5 +448,7 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         add("robustness", "Robustness: scenarios asked for all five focus actors",
             both[["subset"] + [c for c in both.columns if c != "subset"]],
             lambda t: robustness_figure(t, colours), note)
+    board.panels = {key: board.panels[key] for key in ORDER if key in board.panels}
+    by_actor_count()  # its thread done (and its connection closed) before this returns
     board.seconds = time.perf_counter() - started
     return board

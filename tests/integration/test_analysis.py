@@ -361,13 +361,24 @@ def test_preference_report_leaves_out_an_earlier_launch_as_the_dashboard_does(la
     assert rows["Use of force"] == pytest.approx(0.4)  # picked: pooled, (0.8 + 0.0) / 2
 
 
-def test_charts_carry_plotlys_white_template_though_made_without_it():
+def test_every_chart_is_plotly_json_that_plotly_validates_unchanged(answered):
+    """The charts are written as plain JSON, not built from plotly's objects: plotly's own
+    validation must accept each as it is (a misspelt property raises) and give back the
+    same JSON, white template included."""
     import json
 
     import plotly.graph_objects as go
 
     from analysis_app import dashboard
 
-    made = dashboard._plain(dashboard._figure(go.Bar(x=["a"], y=[1])))
-    wanted = json.loads(go.Figure(go.Bar(x=["a"], y=[1]), layout={"template": "plotly_white"}).to_json())
-    assert made == wanted and made["layout"]["template"]["layout"]["plot_bgcolor"] == "white"
+    board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200)
+    charts = {key: panel.figure for key, panel in board.panels.items() if panel.figure is not None}
+    assert {"rates", "heatmap", "differences", "robustness"} <= set(charts)
+    for key, chart in charts.items():
+        assert json.loads(go.Figure(chart).to_json()) == chart, key
+        assert chart["layout"]["template"]["layout"]["plot_bgcolor"] == "white", key
+    with pytest.raises(ValueError, match="colour"):
+        go.Figure({**charts["rates"], "data": [{**charts["rates"]["data"][0], "colour": "red"}]})
+    [zero] = charts["differences"]["layout"]["shapes"]  # the line at 0 that add_hline(y=0) draws
+    assert (zero["xref"], zero["y0"], zero["y1"]) == ("x domain", 0, 0)
+

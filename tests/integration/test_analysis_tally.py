@@ -170,3 +170,22 @@ def test_the_rebuild_command_says_what_it_counted(answered):  # noqa: F811
     assert out.getvalue() == (f"Tallies rebuilt: {PassTally.objects.count():,} pass rows, "
                               f"{QuestionTally.objects.count():,} question rows.\n")
     assert tallied() == recounted()
+
+
+@postgres_only
+def test_counts_read_through_copy_keep_every_text_and_number_as_the_orm_reads_them():
+    """`tally._fetch` reads rows as CSV from COPY: text with commas, quotes, line breaks,
+    backslashes, a literal \\N and the empty string comes back as written, NULL as
+    missing, numbers as numbers (the same frame as the ORM's rows would make)."""
+    import pandas as pd
+
+    names = ["a,b", 'say "no"', "two\nlines", "back\\slash", "\\N", "", "  spaced  ", "日本"]
+    for i, name in enumerate(names):
+        LLMModel.objects.create(name=f"m{i}", litellm_model=name, api_base="" if i % 2 else "http://x")
+    rows = LLMModel.objects.filter(name__startswith="m").order_by("name").values_list("litellm_model", "pk",
+                                                                                      "api_base", "max_tokens")
+    frame = tally._fetch(rows, ["model", "pk", "base", "max_tokens"])
+    wanted = pd.DataFrame.from_records(list(rows), columns=["model", "pk", "base", "max_tokens"])
+    pd.testing.assert_frame_equal(frame.sort_values("pk", ignore_index=True), wanted.sort_values("pk", ignore_index=True))
+    assert frame.sort_values("pk")["model"].tolist() == names
+    assert tally._fetch(LLMModel.objects.filter(pk__in=[]).values_list("pk"), ["pk"]).empty
