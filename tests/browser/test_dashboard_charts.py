@@ -182,11 +182,15 @@ def test_a_newcomer_reads_the_run_page_and_the_api_root(page, live_server, analy
         expect(page.locator(".response-info")).to_contain_text(f'"{name}"')
     page.screenshot(path=str(artifacts_dir / "api-root.png"), full_page=True)
     page.click("#back-to-site")
-    assert page.url == f"{live_server.url}/"
+    # Loaded, not only navigated: the next goto would abort a home page still loading
+    # (a "request failed" problem seen once on a loaded machine).
+    page.wait_for_url(f"{live_server.url}/", wait_until="load")
     page.goto(f"{live_server.url}/api/docs/")
     expect(page.locator(".swagger-ui .title").first).to_contain_text("CFPD Workbench API")
     page.screenshot(path=str(artifacts_dir / "api-docs.png"))
     assert "/api/docs/" not in page.locator(".swagger-ui").text_content()  # the docs page is no endpoint
     page.click("#back-to-site")
-    assert page.url == f"{live_server.url}/"
+    # Loaded, not only navigated: the next goto would abort a home page still loading
+    # (a "request failed" problem seen once on a loaded machine).
+    page.wait_for_url(f"{live_server.url}/", wait_until="load")
     assert page.problems == []
