@@ -16,17 +16,17 @@ import time
 import uuid
 from contextlib import asynccontextmanager, contextmanager
 
-# KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token.
-# Drops holders whose lease ran out (a killed worker never releases), then admits the
-# caller if there is room: one atomic step, so two workers never both take the last slot.
+# KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token, token, ...
+# Drops holders whose lease ran out (a killed worker never releases), then admits as many
+# of the tokens, in order, as there is room for; returns how many: one atomic step, so two
+# workers never both take the last slot.
 _ACQUIRE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-  redis.call('EXPIRE', KEYS[1], 3600)
-  return 1
-end
-return 0
+local n = math.min(tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]), #ARGV - 3)
+if n <= 0 then return 0 end
+for i = 1, n do redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3 + i]) end
+redis.call('EXPIRE', KEYS[1], 3600)
+return n
 """
 
 # KEYS[1] = this minute's counter; ARGV = limit. Counts the call only if under the limit.
@@ -59,11 +59,14 @@ class RedisLimiter:
         self._rate = self.redis.register_script(_RATE)
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
-        token = uuid.uuid4().hex
+        return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
+
+    def try_acquire_many(self, model: str, limit: int, lease: float, count: int) -> list[str]:
+        """Up to `count` slots at once (as many as are free), in one round trip."""
+        tokens = [uuid.uuid4().hex for _ in range(count)]
         now = time.time()
-        if self._acquire(keys=[f"{self.prefix}:{model}:inflight"], args=[now, now + lease, limit, token]):
-            return token
-        return None
+        taken = self._acquire(keys=[f"{self.prefix}:{model}:inflight"], args=[now, now + lease, limit, *tokens])
+        return tokens[:int(taken)]
 
     def release(self, model: str, token: str):
         self.redis.zrem(f"{self.prefix}:{model}:inflight", token)
@@ -90,15 +93,17 @@ class LocalLimiter:
         self.windows: dict[str, tuple[int, int]] = {}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
+        return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
+
+    def try_acquire_many(self, model: str, limit: int, lease: float, count: int) -> list[str]:
         now = time.time()
         with self.lock:
             holders = {t: e for t, e in self.holders.get(model, {}).items() if e > now}
             self.holders[model] = holders
-            if len(holders) >= limit:
-                return None
-            token = uuid.uuid4().hex
-            holders[token] = now + lease
-            return token
+            tokens = [uuid.uuid4().hex for _ in range(max(0, min(count, limit - len(holders))))]
+            for token in tokens:
+                holders[token] = now + lease
+            return tokens
 
     def release(self, model: str, token: str):
         with self.lock:
@@ -161,6 +166,25 @@ HANDOVER_SECONDS = 1.0
 _waiting: dict[tuple[int, str], collections.deque] = {}
 
 
+class _Waiter:
+    """A call waiting for a slot: `wake` is set when it is handed one (`held`) or when it
+    became the first in line and should ask the limiter itself."""
+
+    __slots__ = ("wake", "held")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.wake = loop.create_future()
+        self.held: tuple[str, float] | None = None
+
+    def give(self, held: tuple[str, float]):
+        self.held = held
+        self.poke()
+
+    def poke(self):
+        if not self.wake.done():
+            self.wake.set_result(None)
+
+
 def _waiting_calls(model: str) -> collections.deque:
     return _waiting.setdefault((id(asyncio.get_running_loop()), model), collections.deque())
 
@@ -170,41 +194,59 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 poll: float = 0.01, max_poll: float = 0.1):
     """`slot` for a call on an event loop: the same shared limits, waiting without a
     thread. Waiting calls of a process queue in order: each is handed a slot that a call
-    of this process gives back; the first in the queue also asks Redis every `poll`
-    seconds (jittered) for slots given back by other processes, the others look again
-    every `max_poll` seconds. Raises LimitBusy after `wait` seconds."""
+    of this process gives back. The first in the queue also asks the limiter every `poll`
+    seconds (jittered) for slots given back by other processes, for itself and every call
+    behind it in one round trip (handing them the extra slots), and the call behind it
+    takes its place at once; the others look again every `max_poll` seconds. Raises
+    LimitBusy after `wait` seconds."""
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
     waiting = _waiting_calls(model)
-    handed = None
+    me: _Waiter | None = None
+    ask = True
     try:
         while True:
-            first = not waiting or waiting[0] is handed
-            if first:
-                token = limiter.try_acquire(model, limit, lease)
-                if token is not None:
+            if me is not None and me.held is not None:
+                token, granted_at = me.held
+                break
+            if ask and (not waiting or waiting[0] is me):
+                behind = len(waiting) - (me is not None)
+                tokens = limiter.try_acquire_many(model, limit, lease, 1 + behind)
+                if tokens:
                     granted_at = time.monotonic()
+                    token = tokens[0]
+                    if me is not None:
+                        waiting.remove(me)
+                    for extra in tokens[1:]:
+                        if not _hand_over(waiting, (extra, granted_at)):
+                            limiter.release(model, extra)
+                    if waiting:
+                        waiting[0].poke()
                     break
+            ask = True
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise LimitBusy(poll * 10)
-            if handed is None:
-                handed = loop.create_future()
-                waiting.append(handed)
-            await asyncio.wait({handed}, timeout=min((poll if first else max_poll) * (0.5 + random.random()),
-                                                     remaining))
-            if handed.done():
-                token, granted_at = handed.result()
-                break
+            if me is None:
+                me = _Waiter(loop)
+                waiting.append(me)
+            first = waiting[0] is me
+            await asyncio.wait({me.wake}, timeout=min((poll if first else max_poll) * (0.5 + random.random()),
+                                                      remaining))
+            if me.wake.done() and me.held is None:
+                # Told it is now first in line: it asks the limiter after `poll`, as the
+                # first does, rather than after `max_poll`.
+                me.wake = loop.create_future()
+                ask = False
     except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
-        if handed is not None and handed.done() and not handed.cancelled():
-            limiter.release(model, handed.result()[0])
+        if me is not None and me.held is not None:
+            limiter.release(model, me.held[0])
         raise
     finally:
-        if handed is not None and not handed.done():
-            handed.cancel()
-        if handed is not None and handed in waiting:
-            waiting.remove(handed)
+        if me is not None and me in waiting:
+            waiting.remove(me)
+            if waiting and me.held is None:
+                waiting[0].poke()
     try:
         _spend_a_minute_call(limiter, model, per_minute)
         yield
@@ -214,11 +256,14 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
 
 
 def _hand_over(waiting: collections.deque, slot_held) -> bool:
-    """Give the slot to the first call still waiting in this process; whether one took it."""
+    """Give the slot to the first call still waiting in this process; whether one took it.
+    The call it goes to leaves the queue; the next in line is told it is first."""
     while waiting:
-        handed = waiting.popleft()
-        if not handed.done():
-            handed.set_result(slot_held)
+        waiter = waiting.popleft()
+        if waiter.held is None:
+            waiter.give(slot_held)
+            if waiting:
+                waiting[0].poke()
             return True
     return False
 

@@ -34,3 +34,16 @@ def test_the_minute_budget_is_shared():
     worker_a, worker_b = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"], prefix)
     assert worker_a.try_rate("m", 2) == 0.0 and worker_b.try_rate("m", 2) == 0.0
     assert worker_a.try_rate("m", 2) > 0
+
+
+def test_a_worker_takes_many_slots_in_one_step_but_never_more_than_are_free():
+    prefix = f"cfpd-test:{uuid.uuid4().hex[:8]}"
+    worker_a, worker_b = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"], prefix)
+    held = worker_b.try_acquire("m", 5, lease=30)
+    taken = worker_a.try_acquire_many("m", 5, lease=30, count=10)
+    assert len(taken) == 4 and len(set(taken)) == 4  # 5 - 1 held elsewhere
+    assert worker_b.try_acquire_many("m", 5, lease=30, count=3) == []
+    worker_b.release("m", held)
+    worker_a.release("m", taken[0])
+    assert len(worker_b.try_acquire_many("m", 5, lease=30, count=3)) == 2
+    assert worker_a.in_flight("m") == 5

@@ -60,12 +60,13 @@ def test_slot_gives_up_after_waiting():
 class CountingLimiter(LocalLimiter):
     def __init__(self):
         super().__init__()
-        self.acquired = self.released = 0
+        self.acquired = self.released = self.asked = 0
 
-    def try_acquire(self, model, limit, lease):
-        token = super().try_acquire(model, limit, lease)
-        self.acquired += token is not None
-        return token
+    def try_acquire_many(self, model, limit, lease, count):
+        tokens = super().try_acquire_many(model, limit, lease, count)
+        self.acquired += len(tokens)
+        self.asked += 1
+        return tokens
 
     def release(self, model, token):
         self.released += 1
@@ -164,3 +165,45 @@ def test_a_waiting_call_that_is_cancelled_leaves_no_slot_behind():
 
     asyncio.run(main())
     assert limiter.in_flight("m") == 0
+
+
+def test_slots_given_back_elsewhere_go_to_every_waiting_call_in_one_round_trip():
+    """Another process held all 8 slots and gives them back at once: the first call in
+    line takes them for itself and the 7 behind it in one request to the limiter, instead
+    of one slot per poll with the calls behind it looking only every `max_poll`."""
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter = CountingLimiter()
+    elsewhere = [limiter.try_acquire("m", 8, lease=10) for _ in range(8)]
+    limiter.acquired = limiter.asked = 0
+    got = []
+
+    async def call(i):
+        async with aslot(limiter, "m", 8, None, lease=10, poll=0.01, max_poll=5.0):
+            got.append((i, time.monotonic()))
+            await asyncio.sleep(0.05)
+
+    async def main():
+        calls = [asyncio.create_task(call(i)) for i in range(8)]
+        await asyncio.sleep(0.05)  # all 8 wait
+        for token in elsewhere:
+            limiter.release("m", token)
+        freed = time.monotonic()
+        await asyncio.gather(*calls)
+        return freed
+
+    freed = asyncio.run(main())
+    assert len(got) == 8 and max(t for _, t in got) - freed < 0.1  # not 5 s of max_poll
+    assert limiter.acquired == 8 and limiter.in_flight("m") == 0
+    assert limiter.asked <= 12  # the first call's polls while it waited, then one that took 8
+
+
+def test_acquiring_many_takes_only_the_free_slots_in_order():
+    limiter = LocalLimiter()
+    held = limiter.try_acquire("m", 3, lease=10)
+    assert len(limiter.try_acquire_many("m", 3, lease=10, count=5)) == 2  # 3 - 1 held
+    assert limiter.try_acquire_many("m", 3, lease=10, count=2) == []
+    limiter.release("m", held)
+    assert len(limiter.try_acquire_many("m", 3, lease=10, count=1)) == 1
