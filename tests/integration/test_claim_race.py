@@ -18,9 +18,8 @@ import pytest
 from django.db import connection, connections
 
 from runs_app import batch_execution, execution
-from runs_app.models import Response
+from runs_app.models import LLMModel, Response
 from tests.integration.test_execution import benchmark, launch  # noqa: F401 — fixtures
-from runs_app.models import LLMModel
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
