@@ -24,8 +24,6 @@ from . import dashboard, params
 from .tidy_query import answer_frames, latest_launches
 
 VIEW = "analysis_app.view_dashboard"
-PANEL_ORDER = ["rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
-               "refusals_by_country", "differences", "robustness"]
 
 
 def _choices(filters):
@@ -99,7 +97,7 @@ def _panels_html(request, board, query: str) -> str:
                    "title": panel.title, "note": panel.note, "figure": panel.figure,
                    "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
                    "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
-                  for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
+                  for key in dashboard.ORDER if (panel := board.panels.get(key)) is not None]
         html = render_to_string("analysis_app/panels.html", {"panels": panels}, request)
         if board.cache_key:
             cache.set(html_key, html, dashboard.CACHE_SECONDS)
@@ -157,7 +155,7 @@ def _csv_response(table, name):
 @permission_required(VIEW, raise_exception=True)
 @with_filters()
 def panel_csv(request, filters, options, key):
-    if key not in PANEL_ORDER:
+    if key not in dashboard.ORDER:
         return HttpResponse(f"no panel {key}", status=404, content_type="text/plain")
     board = dashboard.build_cached(filters, **options)
     panel = board.panels.get(key)

@@ -25,8 +25,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from . import batching, event_loop, llm
-from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, execute,
-                        finish_run_if_complete, of_runs, uses_cache)
+from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, call_lease,
+                        execute, finish_run_if_complete, of_runs, uses_cache)
 from .limits import LimitBusy, aslot, get_limiter
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
@@ -80,7 +80,8 @@ def _claim(responses: list[Response]) -> tuple[str, list[Response]]:
     update; the ones taken, with their attempts counted."""
     token = uuid.uuid4().hex
     now = timezone.now()
-    lease = max(r.model.timeout_seconds for r in responses) + settings.CFPD_LEASE_MARGIN + settings.CFPD_SLOT_WAIT
+    # Its units may wait for a slot under this claim, so the claim covers that wait too.
+    lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
     Response.objects.filter(pk__in=[r.pk for r in responses]).filter(
         Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
         of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
@@ -147,7 +148,7 @@ async def _ask_one(limiter, unit: _Unit):
     model = unit.response.model
     try:
         async with aslot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
-                         lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN, wait=settings.CFPD_SLOT_WAIT):
+                         lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
             unit.result = await llm.acomplete(unit.request)
     except LimitBusy as busy:
         unit.busy = busy

@@ -125,6 +125,11 @@ def uses_cache(run: Run, model: LLMModel) -> bool:
         model.temperature == 0 and run.repeats == 1)
 
 
+def call_lease(model: LLMModel) -> float:
+    """Seconds a claim or a slot holds for one call: the model's timeout and a margin."""
+    return model.timeout_seconds + settings.CFPD_LEASE_MARGIN
+
+
 def of_runs(*statuses: str) -> Q:
     """Units of runs in these statuses, as a sub-select of the runs alone. Not
     `run__status__in`: Django turns a filter across a join into `id IN (SELECT … JOIN …)`
@@ -207,7 +212,7 @@ def execute(response_id: int) -> Outcome:
     run, model = response.run, response.model
     if model.is_external:
         return Outcome("skipped")
-    token = claim(response_id, model.timeout_seconds + settings.CFPD_LEASE_MARGIN)
+    token = claim(response_id, call_lease(model))
     if token is None:
         return Outcome("skipped")
     if over_budget(run):
@@ -242,7 +247,7 @@ def execute(response_id: int) -> Outcome:
     limiter = get_limiter(settings.REDIS_URL)
     try:
         with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
-                  lease=model.timeout_seconds + settings.CFPD_LEASE_MARGIN):
+                  lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
             result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                       if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
     except LimitBusy as busy:

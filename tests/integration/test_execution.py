@@ -125,7 +125,7 @@ def test_a_model_without_a_free_slot_gives_the_unit_back_without_counting_an_att
     run = launch(benchmark, [chooser], monkeypatch)
     limiter = execution.get_limiter(django_settings.REDIS_URL)
     token = limiter.try_acquire(f"model-{chooser.pk}", 1, lease=60)
-    monkeypatch.setattr(execution, "slot", _no_wait_slot)
+    monkeypatch.setattr(django_settings, "CFPD_SLOT_WAIT", 0.01)  # no wait for the slot
     try:
         unit = run.responses.first()
         assert execution.execute(unit.pk).action == "requeue"
@@ -133,12 +133,6 @@ def test_a_model_without_a_free_slot_gives_the_unit_back_without_counting_an_att
         assert (unit.status, unit.attempts) == ("pending", 0)
     finally:
         limiter.release(f"model-{chooser.pk}", token)
-
-
-def _no_wait_slot(limiter, model, limit, per_minute, lease):
-    from runs_app.limits import slot
-
-    return slot(limiter, model, limit, per_minute, lease, wait=0.01)
 
 
 def test_answers_are_coded_as_they_arrive(benchmark, fake, monkeypatch):
