@@ -66,6 +66,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--raw", type=Path, help="also keep py-spy's collapsed stacks in this file")
     args = parser.parse_args()
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():
@@ -112,6 +113,8 @@ def main():
         worker.wait(timeout=60)
         fake.terminate()
     # Samples of the thread stacks with a thread name prefix ("thread (0x..)"): drop it.
+    if args.raw:
+        shutil.copyfile(out, args.raw)
     samples = split(out.read_text())
     total = sum(samples.values())
     # The process's CPU time (from /proc, threads outside the GIL included) shared out in

@@ -223,7 +223,7 @@ CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued 
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
 # Units of one model sent in one message and asked together (runs_app.batch_execution): at
 # most this many, and at most half the model's concurrency, so that two workers share it.
-CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 32)
+CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)
 CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its model's slot before it is re-queued
 # Launch limits (runs_app.launch_plan): the form, the API and run_benchmark refuse more.
 CFPD_MAX_REPEATS = envint("CFPD_MAX_REPEATS", 50)

@@ -20,7 +20,9 @@ def asked_alone(bundled: bool, answer_mode: str, budget_usd, budget_units) -> bo
 def batch_size(max_concurrency: int, largest: int) -> int:
     """Half the model's calls in flight, so that two workers share a model's units (one
     worker taking all of them in one batch would leave the other idle), at most `largest`
-    and at least 1.  8 -> 4, 32 -> 16, 128 -> 32 with largest 32."""
+    and at least 1.  8 -> 4, 32 -> 16, 128 -> 64 with largest 64 (the default,
+    `CFPD_BATCH_SIZE`: at concurrency 128, 64 rather than 32 took the worker CPU per answer
+    from about 6.8 to 5.4 ms, see README *Performance*)."""
     return max(1, min(largest, (max_concurrency + 1) // 2))
 
 
