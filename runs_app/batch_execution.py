@@ -82,12 +82,15 @@ def _claim(responses: list[Response]) -> tuple[str, list[Response]]:
     now = timezone.now()
     # Its units may wait for a slot under this claim, so the claim covers that wait too.
     lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
-    Response.objects.filter(pk__in=[r.pk for r in responses]).filter(
+    ids = [r.pk for r in responses]
+    Response.objects.filter(pk__in=ids).filter(
         Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
         of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
         status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
         lease_expires_at=now + timedelta(seconds=lease))
-    attempts = dict(Response.objects.filter(claim_token=token).values_list("pk", "attempts"))
+    # By primary key: claim_token has no index, and a lookup by token alone read the whole
+    # table (26 ms a batch at 26,000 rows, growing with every run kept).
+    attempts = dict(Response.objects.filter(pk__in=ids, claim_token=token).values_list("pk", "attempts"))
     taken = []
     for response in responses:
         if response.pk in attempts:
@@ -205,7 +208,8 @@ def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
     follow_up_ids: list[int] = []
     with transaction.atomic():
         held = set(Response.objects.select_for_update().filter(
-            claim_token=token, status=Response.Status.RUNNING).values_list("pk", flat=True))
+            pk__in=[u.response.pk for u in units], claim_token=token,
+            status=Response.Status.RUNNING).values_list("pk", flat=True))
         answered = [u for u in answered if u.response.pk in held]
         failed = [u for u in failed if u.response.pk in held]
         _update_rows([_answer_row(u, now) for u in answered] + [_failed_row(u, now) for u in failed])

@@ -190,3 +190,19 @@ def test_enqueue_sends_a_models_units_in_batches_and_a_budgeted_runs_alone(bench
     alone = sorted(pk for kind, ids in sent if kind == "alone" for pk in ids)
     assert alone == sorted([wide_ids[3], *run.responses.filter(model=narrow).values_list("pk", flat=True),
                             *unit_ids(budgeted)])
+
+
+def test_every_statement_that_looks_a_claim_up_names_its_rows_by_primary_key(benchmark, fake, monkeypatch):
+    # claim_token has no index: a statement that finds responses by token alone reads the
+    # whole table (every run ever kept), once per batch.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
+    with CaptureQueriesContext(connection) as queries:
+        assert actions(batch_execution.execute_batch(unit_ids(run))) == ["done"] * 4
+    by_token = [q["sql"] for q in queries.captured_queries
+                if '"claim_token" =' in q["sql"].split("WHERE", 1)[-1]]
+    assert len(by_token) >= 2  # the attempts read after the claim, the claim check of the write
+    for sql in by_token:
+        assert '"runs_app_response"."id" IN (' in sql.split("WHERE", 1)[1], sql
