@@ -99,6 +99,7 @@ def main():
     spying = None
     try:
         run_throughput.warm_up(model, args.concurrency)  # started and warmed up: imports are not counted
+        run_throughput.vacuum()
         cpu_before = run_throughput.cpu_seconds(worker.pid)
         spying = subprocess.Popen([spy, "record", "--format", "raw", "--rate", "250", "--gil", "--output", str(out),
                                    "--pid", str(worker.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
