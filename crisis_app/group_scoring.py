@@ -23,7 +23,10 @@ GROUPS_PER_CALL = 20
 
 # The keys that say whether two BERTScore scorers score alike. Versions of packages are
 # stored beside them but may move on without changing the scorer's meaning.
-COMPARED_KEYS = ("model_name", "num_layers", "idf", "baseline_f1")
+COMPARED_KEYS = ("model_name", "num_layers", "idf", "precision", "baseline_f1")
+# What a stored configuration without the key meant: scorers stored before precision was
+# recorded computed in float32.
+STORED_DEFAULTS = {"precision": "float32"}
 # A computed baseline is recomputed each time the encoder is loaded; its last digits
 # vary with the thread count and the BLAS, not with the scorer.
 BASELINE_TOLERANCE = 1e-6
@@ -80,7 +83,7 @@ def config_differences(stored: dict, current: dict, keys: Sequence[str] = COMPAR
     ``"key: stored … , now …"`` line per differing key ([] when they score alike)."""
     differences = []
     for key in keys:
-        old, new = stored.get(key), current.get(key)
+        old, new = stored.get(key, STORED_DEFAULTS.get(key)), current.get(key, STORED_DEFAULTS.get(key))
         if key == "baseline_f1" and isinstance(old, (int, float)) and isinstance(new, (int, float)):
             if math.isclose(old, new, rel_tol=0, abs_tol=BASELINE_TOLERANCE):
                 continue

@@ -3,6 +3,9 @@ row stored with every score (its config is the scorer's ``config()``).
 
 - ``bertscore-minilm`` (default): the bundled all-MiniLM-L6-v2, layer 4, no idf, its
   rescaling baseline computed from unrelated texts (``BertScoreScorer.from_preset("minilm")``).
+- ``bertscore-minilm-bf16``: the same encoder and layer computed in bfloat16: about twice
+  as fast on a CPU with bfloat16 instructions, scores within 3e-4 of ``bertscore-minilm``'s
+  group means (not equal: a name of its own, so the two never mix).
 - ``bertscore-paper``: the original study's microsoft/deberta-xlarge-mnli, layer 40, no
   idf, bert-score's published baseline. Its weights (~3 GB) are not bundled: they must
   be in the local Hugging Face cache, or in a folder given as ``model_path``.
@@ -30,7 +33,7 @@ from .models import Scorer
 
 DEFAULT_SCORER = "bertscore-minilm"
 KENDALL = "kendall"
-PRESET_OF = {"bertscore-minilm": "minilm", "bertscore-paper": "paper"}
+PRESET_OF = {"bertscore-minilm": "minilm", "bertscore-minilm-bf16": "minilm-bf16", "bertscore-paper": "paper"}
 BUILT_IN = (*PRESET_OF, KENDALL)
 KENDALL_CONFIG = {
     "metric": "kendall_tau_distance",
@@ -121,7 +124,7 @@ def _stored_build(row: Scorer):
     return lambda: BertScoreScorer(
         model_path=config["model_path"], num_layers=config["num_layers"], idf=bool(config.get("idf")),
         baseline_f1=config["baseline_f1"], baseline_source=config.get("baseline_source"),
-        model_name=config.get("model_name"))
+        model_name=config.get("model_name"), precision=config.get("precision", "float32"))
 
 
 def load(name: str = DEFAULT_SCORER, custom: CustomEncoder | None = None) -> LoadedScorer:

@@ -62,7 +62,7 @@ def validate_preset(preset, items) -> dict:
     result = validate_items(items, scorer)
     config = scorer.config()
     return {**report, "available": True,
-            "config": {key: config[key] for key in ("model_name", "num_layers", "idf", "baseline_f1",
+            "config": {key: config[key] for key in ("model_name", "num_layers", "idf", "precision", "baseline_f1",
                                                    "baseline_source", "bert_score_version")},
             "class_means": result.class_means, "per_item": result.per_item, "order_holds": result.order_holds,
             "measured_order": list(result.measured_order())}

@@ -34,12 +34,14 @@ def test_an_author_previews_every_variants_conversation(page, live_server, autho
 def test_an_analyst_reads_the_validation_page(page, live_server, analyst, screenshots):
     from crisis_app import validation_report
 
-    validation_report.load_scorer("minilm")  # the encoder loads once per process: not inside the page's timeout
+    for preset in ("minilm", "minilm-bf16"):  # the encoders load once per process: not inside the page's timeout
+        validation_report.load_scorer(preset)
     log_in(page, live_server, analyst.username)
     page.goto(f"{live_server.url}/analysis/crisis/validation/", timeout=60_000)
-    expect(page.locator("#panel-minilm .chart")).to_have_attribute("data-drawn", "1")
-    assert page.locator("#panel-minilm .chart .bars .point").count() == 4
-    expect(page.locator("#verdict-minilm")).to_contain_text("expected order")
+    for preset in ("minilm", "minilm-bf16"):
+        expect(page.locator(f"#panel-{preset} .chart")).to_have_attribute("data-drawn", "1")
+        assert page.locator(f"#panel-{preset} .chart .bars .point").count() == 4
+        expect(page.locator(f"#verdict-{preset}")).to_contain_text("expected order")
     expect(page.locator("#panel-paper")).to_contain_text("Not available on this machine")
     assert page.problems == []
     page.screenshot(path=str(screenshots / "crisis-validation.png"), full_page=False)

@@ -103,14 +103,17 @@ def test_the_page_shows_four_classes_per_available_scorer_and_a_note_for_a_missi
     response = client.get(PAGE)
     assert response.status_code == 200
     page = response.content.decode()
-    minilm = page[page.index('id="panel-minilm"'):page.index('id="panel-paper"')]
-    assert minilm.count("<tr><td>") == 4
-    for label in ("Lexical substitution", "Syntactic restructuring", "Added irrelevant sentence", "Semantic shift"):
-        assert f"<tr><td>{label}</td>" in minilm
-    figure = json.loads(re.search(r'<script id="figure-data-minilm" type="application/json">(.*?)</script>',
-                                  page, re.S).group(1))
-    assert len(figure["data"][0]["y"]) == 4
-    assert ("✓ The expected order holds" in minilm) or ("✗ The expected order does not hold. Measured: " in minilm)
+    panels = {"minilm": page[page.index('id="panel-minilm"'):page.index('id="panel-minilm-bf16"')],
+              "minilm-bf16": page[page.index('id="panel-minilm-bf16"'):page.index('id="panel-paper"')]}
+    for preset, panel in panels.items():
+        assert panel.count("<tr><td>") == 4
+        for label in ("Lexical substitution", "Syntactic restructuring", "Added irrelevant sentence",
+                      "Semantic shift"):
+            assert f"<tr><td>{label}</td>" in panel
+        figure = json.loads(re.search(rf'<script id="figure-data-{preset}" type="application/json">(.*?)</script>',
+                                      page, re.S).group(1))
+        assert len(figure["data"][0]["y"]) == 4
+        assert ("✓ The expected order holds" in panel) or ("✗ The expected order does not hold. Measured: " in panel)
     paper = page[page.index('id="panel-paper"'):page.index('id="items-panel"')]
     assert "Not available on this machine:" in paper
     # The items, escaped (the texts hold apostrophes).

@@ -85,3 +85,10 @@ def test_configs_that_differ_in_layer_or_baseline_are_named():
     assert config_differences(STORED, dict(STORED, num_layers=6, baseline_f1=0.81)) == [
         "num_layers: stored 4, now 6", "baseline_f1: stored 0.8, now 0.81"]
     assert config_differences({}, {"idf": True}, keys=["idf"]) == ["idf: stored None, now True"]
+
+
+def test_a_config_stored_before_precision_was_recorded_is_float32():
+    # STORED has no "precision": scorers stored then computed in float32.
+    assert config_differences(STORED, dict(STORED, precision="float32")) == []
+    assert config_differences(STORED, dict(STORED, precision="bfloat16")) == [
+        "precision: stored 'float32', now 'bfloat16'"]
