@@ -31,7 +31,7 @@ Presets, selectable by name:
   bfloat16 (the token embeddings are normalised and matched in float32). On a CPU with
   bfloat16 instructions (AVX512-BF16 or AMX) it encodes about twice as fast; elsewhere it
   is slower than float32. It is not exact: on ``bench/bertscore_speed.py``'s 100 groups
-  of 20 answers its group means differ from ``"minilm"``'s by up to 3e-4 (see README),
+  of 20 answers its group means differ from ``"minilm"``'s by up to 1.5e-4 (see README),
   so its scores are stored under a scorer of their own, never mixed with float32 ones.
 - ``"paper"``: the original study's ``microsoft/deberta-xlarge-mnli``, layer 40, no idf,
   with the baseline that ``bert-score`` publishes for it. Its weights are not bundled:

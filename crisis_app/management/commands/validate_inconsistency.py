@@ -54,7 +54,8 @@ class Command(BaseCommand):
                 continue
             config = report["config"]
             self.stdout.write(f"Scorer {preset}: {config['model_name']}, layer {config['num_layers']}, "
-                              f"idf {'on' if config['idf'] else 'off'}, {config['precision']}, baseline F1 {config['baseline_f1']:.3f}")
+                              f"idf {'on' if config['idf'] else 'off'}, {config['precision']}, "
+                              f"baseline F1 {config['baseline_f1']:.3f}")
             width = max(map(len, EXPECTED_ORDER))
             for name in EXPECTED_ORDER:
                 self.stdout.write(f"  {name:<{width}}  mean inconsistency {report['class_means'][name]:.3f}")
