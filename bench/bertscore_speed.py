@@ -82,13 +82,13 @@ def synthetic_group(rng, samples, words):
 
 
 CONFIGURATIONS = {
-    # name: (implementation, groups per scorer call, encoder batch size, precision)
-    "before": ("previous", 20, 32, "float32"),
-    "after": ("current", 20, 32, "float32"),
-    "before-b64": ("previous", 20, 64, "float32"),
-    "after-b64": ("current", 20, 64, "float32"),
-    "per-group": ("current", 1, 32, "float32"),
-    "bf16": ("current-bf16", 20, 32, "bfloat16"),
+    # name: (implementation, groups per scorer call, encoder batch size)
+    "before": ("previous", 20, 32),
+    "after": ("current", 20, 32),
+    "before-b64": ("previous", 20, 64),
+    "after-b64": ("current", 20, 64),
+    "per-group": ("current", 1, 32),
+    "bf16": ("current-bf16", 20, 32),
 }
 DEFAULT_CONFIGURATIONS = "before,after,before-b64,after-b64"
 
@@ -168,7 +168,7 @@ def previous_scorer(scorer):
 def run_configuration(scorers, groups, name):
     from crisis_app.group_scoring import score_text_groups
 
-    implementation, groups_per_call, batch_size, _ = CONFIGURATIONS[name]
+    implementation, groups_per_call, batch_size = CONFIGURATIONS[name]
     scorer = scorers[implementation]
     scorer.encode_batch_size = batch_size
     score_text_groups(groups[:groups_per_call], scorer, groups_per_call)  # warm-up, not timed
@@ -238,11 +238,11 @@ def main():
         best = min(runs[name], key=lambda r: r["seconds"])
         deviation = max(abs(a - b) for r in runs[name] for a, b in zip(r["means"], reference))
         cpu_seconds = min(r["cpu_seconds"] for r in runs[name])
-        implementation, groups_per_call, batch_size, precision = CONFIGURATIONS[name]
+        implementation, groups_per_call, batch_size = CONFIGURATIONS[name]
         if args.json:
             print(json.dumps({
                 "bench": "bertscore_speed", "configuration": name, "implementation": implementation,
-                "groups_per_call": groups_per_call, "encode_batch_size": batch_size, "precision": precision,
+                "groups_per_call": groups_per_call, "encode_batch_size": batch_size, "precision": scorers[implementation].precision,
                 "seconds": round(best["seconds"], 4), "cpu_seconds": round(cpu_seconds, 4),
                 "seconds_runs": [round(r["seconds"], 4) for r in runs[name]],
                 "cpu_seconds_runs": [round(r["cpu_seconds"], 4) for r in runs[name]],

@@ -113,9 +113,9 @@ def main():
         worker.terminate()
         worker.wait(timeout=60)
         fake.terminate()
-    # Samples of the thread stacks with a thread name prefix ("thread (0x..)"): drop it.
     if args.raw:
         shutil.copyfile(out, args.raw)
+    # Samples of the thread stacks with a thread name prefix ("thread (0x..)"): drop it.
     samples = split(out.read_text())
     total = sum(samples.values())
     # The process's CPU time (from /proc, threads outside the GIL included) shared out in

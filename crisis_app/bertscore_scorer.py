@@ -49,7 +49,7 @@ import importlib.metadata
 import importlib.util
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -78,22 +78,16 @@ class EncoderPreset:
 PRECISIONS = ("float32", "bfloat16")
 
 
+_MINILM = EncoderPreset(
+    name="minilm",
+    model_name="sentence-transformers/all-MiniLM-L6-v2",
+    num_layers=4,
+    published_baseline=False,
+    bundled=True,
+)
 PRESETS = {
-    "minilm": EncoderPreset(
-        name="minilm",
-        model_name="sentence-transformers/all-MiniLM-L6-v2",
-        num_layers=4,
-        published_baseline=False,
-        bundled=True,
-    ),
-    "minilm-bf16": EncoderPreset(
-        name="minilm-bf16",
-        model_name="sentence-transformers/all-MiniLM-L6-v2",
-        num_layers=4,
-        published_baseline=False,
-        bundled=True,
-        precision="bfloat16",
-    ),
+    "minilm": _MINILM,
+    "minilm-bf16": replace(_MINILM, name="minilm-bf16", precision="bfloat16"),
     "paper": EncoderPreset(
         name="paper",
         model_name="microsoft/deberta-xlarge-mnli",

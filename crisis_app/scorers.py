@@ -27,7 +27,7 @@ from pathlib import Path
 
 from django.db import IntegrityError, transaction
 
-from .group_scoring import COMPARED_KEYS, GROUPS_PER_CALL, config_differences
+from .group_scoring import COMPARED_KEYS, GROUPS_PER_CALL, STORED_DEFAULTS, config_differences
 from .inconsistency import PairScorer
 from .models import Scorer
 
@@ -124,7 +124,7 @@ def _stored_build(row: Scorer):
     return lambda: BertScoreScorer(
         model_path=config["model_path"], num_layers=config["num_layers"], idf=bool(config.get("idf")),
         baseline_f1=config["baseline_f1"], baseline_source=config.get("baseline_source"),
-        model_name=config.get("model_name"), precision=config.get("precision", "float32"))
+        model_name=config.get("model_name"), precision=config.get("precision", STORED_DEFAULTS["precision"]))
 
 
 def load(name: str = DEFAULT_SCORER, custom: CustomEncoder | None = None) -> LoadedScorer:
