@@ -12,4 +12,4 @@ class CrisisAppConfig(AppConfig):
         from .family import FREEFORM
 
         families.register(FREEFORM)
-        from . import receivers  # noqa: F401
+        from . import checks, receivers  # noqa: F401

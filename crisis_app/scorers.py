@@ -127,12 +127,30 @@ def _stored_build(row: Scorer):
         model_name=config.get("model_name"), precision=config.get("precision", STORED_DEFAULTS["precision"]))
 
 
+def automatic() -> str:
+    """The scorer a finished free-form run is scored with: settings.CFPD_INCONSISTENCY_SCORER
+    (default ``bertscore-minilm``)."""
+    from django.conf import settings
+
+    return settings.CFPD_INCONSISTENCY_SCORER
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the automatic scorer, or None. A custom name is only known
+    once the database is read (`load` says then if it is not registered)."""
+    if not _NAME.match(name or ""):
+        return f"scorer name {name!r}: use letters, digits, - and _ (at most 64)"
+    if name == KENDALL:
+        return "kendall reads rankings, not free text (ranked variants are scored by kendall anyway)"
+    return None
+
+
 def load(name: str = DEFAULT_SCORER, custom: CustomEncoder | None = None) -> LoadedScorer:
     """The scorer called ``name``: a built-in one, a custom one given by ``custom``, or a
     custom one registered before (rebuilt from its stored config). Encoders load once
     per process."""
     if not _NAME.match(name or ""):
-        raise ScorerError(f"scorer name {name!r}: use letters, digits, - and _ (at most 64)")
+        raise ScorerError(name_problem(name))
     if name == KENDALL:
         if custom is not None:
             raise ScorerError("kendall reads rankings; it takes no encoder (--scorer-model)")

@@ -14,10 +14,12 @@ process, not awaited) and in rank mode.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -252,31 +254,54 @@ def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
 
 
 def _update_rows(rows: list[Response]):
-    """Write ANSWER_FIELDS of each row. On PostgreSQL one statement for the batch
-    (UPDATE … FROM VALUES: one pass of the answers' statement triggers, see
-    analysis_app.tally, instead of one per row); elsewhere one statement sent with every
-    row's values (`executemany`). Django's `bulk_update` builds a CASE per field and row,
-    which cost more worker CPU than the model call itself."""
+    """Write ANSWER_FIELDS of each row. On PostgreSQL one statement for the batch with
+    one parameter: the rows as a JSON array, read back into typed columns by
+    `jsonb_to_recordset` (one pass of the answers' statement triggers, see
+    analysis_app.tally, instead of one per row). A statement with a placeholder per
+    value (21 per row) cost the worker more CPU in psycopg splitting and quoting it than
+    PostgreSQL spent running it (`bench/update_rows.py`). Elsewhere one statement sent
+    with every row's values (`executemany`). Django's `bulk_update` builds a CASE per
+    field and row, which cost more worker CPU than the model call itself."""
     if not rows:
         return
     fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
     quote = connection.ops.quote_name
     table, pk = quote(Response._meta.db_table), quote(Response._meta.pk.column)
-    values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
-              for row in rows]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            casts = [f"%s::{field.db_type(connection)}" for field in fields] + ["%s::bigint"]
-            row_sql = "(" + ", ".join(casts) + ")"
-            names = ", ".join([quote(field.column) for field in fields] + ["id"])
             cursor.execute(
                 f"UPDATE {table} AS t SET "
                 + ", ".join(f"{quote(field.column)} = v.{quote(field.column)}" for field in fields)
-                + f" FROM (VALUES {', '.join([row_sql] * len(values))}) AS v ({names}) WHERE t.{pk} = v.id",
-                [value for row in values for value in row])
+                + " FROM jsonb_to_recordset(%s::jsonb) AS v("
+                + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
+                + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}",
+                [rows_as_json(rows, fields)])
         else:
+            values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
+                      for row in rows]
             cursor.executemany(f"UPDATE {table} SET " + ", ".join(f"{quote(field.column)} = %s" for field in fields)
                                + f" WHERE {pk} = %s", values)
+
+
+ROW_ID = "row_id"  # the key of each row's primary key in rows_as_json (no field of Response)
+
+
+def rows_as_json(rows: list[Response], fields) -> str:
+    """`fields` of each row, and its primary key under ROW_ID, as one JSON array for
+    `jsonb_to_recordset`: each value as the field prepares it for the database
+    (`get_prep_value`: a JSON field's object, a cleaned decimal, an aware datetime),
+    dates and decimals as the text PostgreSQL reads them from (an ISO 8601 timestamp with
+    its offset, the decimal's digits: no float rounding on the way)."""
+    return json.dumps([{ROW_ID: row.pk, **{field.column: _json_scalar(field.get_prep_value(getattr(row, field.attname)))
+                                           for field in fields}} for row in rows])
+
+
+def _json_scalar(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
 
 
 def _cache_entry(result: llm.LLMResult) -> dict:

@@ -206,3 +206,41 @@ def test_every_statement_that_looks_a_claim_up_names_its_rows_by_primary_key(ben
     assert len(by_token) >= 2  # the attempts read after the claim, the claim check of the write
     for sql in by_token:
         assert '"runs_app_response"."id" IN (' in sql.split("WHERE", 1)[1], sql
+
+
+def test_the_batch_write_stores_every_answer_field_as_the_orm_saves_it(benchmark, fake, monkeypatch):
+    # On PostgreSQL the batch's answers travel as one JSON text (jsonb_to_recordset); the
+    # rows must read back exactly as Django's own save writes the same values.
+    from datetime import datetime, timezone as tz
+
+    run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
+    batch, by_orm = [list(run.responses.order_by("pk")[i::2]) for i in (0, 1)]
+    answers = [
+        dict(status=Response.Status.DONE, claim_token="", lease_expires_at=None, cache_key="k" * 64, cache_hit=True,
+             answered_at=datetime(2026, 11, 24, 8, 0, 0, 123456, tzinfo=tz.utc), error_kind="", error_message="",
+             messages=[{"role": "user", "content": 'Quote " backslash \\ newline \n tab \t «ünï» 中文 😀'}],
+             params={"temperature": 0.7, "nested": {"list": [1, 2.5e-7, None, True]}, "empty": {}},
+             raw_output="B) Option\\n '; DROP TABLE x; --", resolved_model="fake/model", finish_reason="stop",
+             latency_ms=203, prompt_tokens=41, completion_tokens=1, cost=0.000123456789123,
+             option_logprobs={"A": -0.0100000001, "B": -4.6}, chosen_letter="B", option_mean_logprobs=None),
+        dict(status=Response.Status.FAILED, claim_token="", lease_expires_at=datetime(2030, 1, 1, tzinfo=tz.utc),
+             cache_key="", cache_hit=False, answered_at=datetime(2026, 11, 24, 8, 0, 1, tzinfo=tz.utc),
+             error_kind="server", error_message="500: « overloaded »", messages=[], params={}, raw_output="",
+             resolved_model="", finish_reason="", latency_ms=None, prompt_tokens=None, completion_tokens=None,
+             cost=None, option_logprobs=None, chosen_letter="", option_mean_logprobs={"A": -1.25}),
+    ]
+    for rows in (batch, by_orm):
+        for row, values in zip(rows, answers):
+            for name, value in values.items():
+                setattr(row, name, value)
+    batch_execution._update_rows(batch)
+    for row in by_orm:
+        row.save(update_fields=batch_execution.ANSWER_FIELDS)
+
+    def stored(row):
+        return Response.objects.filter(pk=row.pk).values(*batch_execution.ANSWER_FIELDS).get()
+
+    for written, saved in zip(batch, by_orm):
+        assert stored(written) == stored(saved)
+    assert stored(batch[0])["raw_output"] == "B) Option\\n '; DROP TABLE x; --"
+    assert stored(batch[0])["cost"] == stored(by_orm[0])["cost"] != None  # noqa: E711 — rounded alike

@@ -303,3 +303,34 @@ def test_identical_answers_score_zero_with_the_bundled_encoder(sample, model):
     assert (config["model_name"], config["num_layers"], config["idf"]) == (
         "sentence-transformers/all-MiniLM-L6-v2", 4, False)
     assert 0 < config["baseline_f1"] < 1
+
+
+@pytest.mark.parametrize("configured", ["bertscore-minilm", "bertscore-minilm-bf16"])
+def test_a_finished_run_is_scored_with_the_configured_scorer(answered, monkeypatch, settings, configured):
+    settings.CFPD_INCONSISTENCY_SCORER = configured
+    asked = []
+
+    def load(name):
+        asked.append(name)
+        return LoadedScorer(name, Scorer.Kind.BERTSCORE, dict(FAKE_CONFIG), FakeScorer())
+
+    monkeypatch.setattr(scorers, "load", load)
+    summary = scoring.score_run(answered["run"].pk)
+    assert asked == [configured]
+    assert summary.by_scorer[configured].scored == 2
+    assert set(GroupScore.objects.values_list("scorer__name", flat=True)) == {configured, "kendall"}
+
+
+@pytest.mark.parametrize("name, message", [
+    ("bad name!", "use letters, digits"),
+    ("kendall", "reads rankings, not free text"),
+])
+def test_a_scorer_setting_that_cannot_score_free_text_fails_the_start_up_check(settings, name, message):
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    settings.CFPD_INCONSISTENCY_SCORER = name
+    with pytest.raises(SystemCheckError, match=message):
+        call_command("check")
+    settings.CFPD_INCONSISTENCY_SCORER = "bertscore-minilm-bf16"
+    call_command("check")  # no error

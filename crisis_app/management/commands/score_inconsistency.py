@@ -20,8 +20,8 @@ class Command(BaseCommand):
         parser.add_argument("--run", type=int, action="append", dest="runs", metavar="RUN",
                             help="Only this run (repeatable); default every free-form run.")
         parser.add_argument("--benchmark", help="Only this free-form benchmark's runs.")
-        parser.add_argument("--scorer", default=scorers.DEFAULT_SCORER,
-                            help=f"Scorer name (default {scorers.DEFAULT_SCORER}): "
+        parser.add_argument("--scorer", default=scorers.automatic(),
+                            help=f"Scorer name (default {scorers.automatic()}: CFPD_INCONSISTENCY_SCORER): "
                                  f"{', '.join(scorers.BUILT_IN)}, a custom scorer registered before, or a new "
                                  "name for --scorer-model.")
         parser.add_argument("--scorer-model", metavar="PATH",
