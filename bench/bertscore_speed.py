@@ -16,11 +16,12 @@ below: bert_score's ``get_bert_embedding`` on batches sorted by character count,
 batched matrix product per 64 pairs, padded to the longest text of the call), ``after``
 the current one (each text tokenized once, batches sorted by token count, encoded under
 ``torch.inference_mode``; one matrix product per candidate text against all its
-references). Both score 20 groups per call with encoder batches of 32, as the product
-does; ``-b64`` variants use batches of 64, ``per-group`` one group per call, and
-``bf16`` the "minilm-bf16" preset (scorer ``bertscore-minilm-bf16``: the encoder in
-bfloat16, NOT exact, shown with its deviation from the first configuration; fast only on
-CPUs with AVX512-BF16 or AMX).
+references). Both score 20 groups per call; ``before`` with encoder batches of 32, as
+the product did, ``after`` with the product's batches of 16; ``-b32`` and ``-b64``
+variants use batches of 32 and 64, ``per-group`` one group per call, and ``bf16`` the
+"minilm-bf16" preset (scorer ``bertscore-minilm-bf16``: the encoder, its attention by
+matrix products, and the matching in bfloat16, NOT exact, shown with its deviation from
+the first configuration; fast only on CPUs with AVX512-BF16 or AMX).
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bertscore_speed.py --repeats 2
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bertscore_speed.py --groups 20 --configurations before,after --json
@@ -38,6 +39,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ENCODE_BATCH_SIZE = 16  # the product's (crisis_app.bertscore_scorer.ENCODE_BATCH_SIZE; checked in main)
 
 SENTENCES = [
     "Deploy two additional destroyers to the strait to reassure our ally.",
@@ -84,11 +86,13 @@ def synthetic_group(rng, samples, words):
 CONFIGURATIONS = {
     # name: (implementation, groups per scorer call, encoder batch size)
     "before": ("previous", 20, 32),
-    "after": ("current", 20, 32),
+    "after": ("current", 20, ENCODE_BATCH_SIZE),
+    "after-b32": ("current", 20, 32),
     "before-b64": ("previous", 20, 64),
     "after-b64": ("current", 20, 64),
-    "per-group": ("current", 1, 32),
-    "bf16": ("current-bf16", 20, 32),
+    "per-group": ("current", 1, ENCODE_BATCH_SIZE),
+    "bf16": ("current-bf16", 20, ENCODE_BATCH_SIZE),
+    "bf16-b32": ("current-bf16", 20, 32),
 }
 DEFAULT_CONFIGURATIONS = "before,after,before-b64,after-b64"
 
@@ -209,8 +213,10 @@ def main():
 
     import torch
 
+    from crisis_app import bertscore_scorer
     from crisis_app.bertscore_scorer import BertScoreScorer
 
+    assert bertscore_scorer.ENCODE_BATCH_SIZE == ENCODE_BATCH_SIZE, "update ENCODE_BATCH_SIZE here"
     torch.set_num_threads(args.threads)
     rng = random.Random(0)
     groups = [synthetic_group(rng, args.samples, args.words) for _ in range(args.groups)]

@@ -79,3 +79,16 @@ def test_it_agrees_with_matching_pair_by_pair_for_texts_of_different_lengths():
     assert recall.tolist() == pytest.approx(expected_recall, abs=1e-6)
     # A text against itself: every token matches itself, cosine 1.
     assert precision[-1].item() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_vectors_in_bfloat16_are_matched_in_bfloat16_and_weighed_in_float32():
+    # The bfloat16 scorer's matching: the hand-checked pair above, its vectors in
+    # bfloat16. 0.6 and 0.8 are not exact there (0.6015625 and 0.80078125, 8 bits of
+    # mantissa), so precision is 0.5 * 1 + 0.25 * 0.80078125 + 0.25 * -0.6015625
+    # = 0.549804…, recall 0.25 * 1 + 0.75 * 0.80078125 = 0.850586…: within 1e-3 of
+    # float32's 0.55 and 0.85, in float32 tensors.
+    vectors, weights = texts_as_rows(CANDIDATE, REFERENCE)
+    precision, recall = greedy_match(vectors.to(torch.bfloat16), weights, [(0, 1)])
+    assert precision.dtype == recall.dtype == torch.float32
+    assert precision[0].item() == pytest.approx(0.5 + 0.25 * 0.80078125 - 0.25 * 0.6015625, abs=1e-6)
+    assert recall[0].item() == pytest.approx(0.25 + 0.75 * 0.80078125, abs=1e-6)
