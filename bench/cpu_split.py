@@ -5,7 +5,8 @@ thread holding Python's GIL, i.e. running Python code, not waiting) against the 
 concurrency C on PostgreSQL + Redis, and splits the samples by the first frame, from the
 innermost out, that belongs to a known part:
 
-* LiteLLM: litellm, openai, httpx, httpcore, aiohttp, anyio (the call and its HTTP client)
+* LiteLLM: litellm, openai, httpx, httpcore, aiohttp, anyio (the call and its HTTP client), and
+  the modules of LiteLLM py-spy names by their file alone (its logging of each answer)
 * Celery: celery, kombu, billiard, vine, amqp (messages, the pool) — and redis when called from them
 * database: django.db, psycopg, psycopg_pool, sqlite3 (the ORM building and running statements)
 * coding: encoding_app (coding each answer as it arrives)
@@ -33,7 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run_throughput  # noqa: E402 — sets the bench's database and Redis
 
 PARTS = [
-    ("LiteLLM", ("(litellm/", "(openai/", "(httpx/", "(httpcore/", "(aiohttp/", "(anyio/", "(h11/", "(pydantic")),
+    # py-spy names a few of LiteLLM's modules by their file alone (its logging of each
+    # answer, run from the event loop): those too.
+    ("LiteLLM", ("(litellm/", "(openai/", "(httpx/", "(httpcore/", "(aiohttp/", "(anyio/", "(h11/", "(pydantic",
+                 "(litellm_logging.py:", "(logging_worker.py:", "(redact_messages.py:", "(served_output_texts.py:")),
     ("Celery", ("(celery/", "(kombu/", "(billiard/", "(vine/", "(amqp/")),
     ("database", ("(django/db/", "(psycopg/", "(psycopg_pool/", "(sqlite3/")),
     ("coding", ("encoding_app/",)),

@@ -275,7 +275,7 @@ def _update_rows(rows: list[Response]):
                 + " FROM jsonb_to_recordset(%s::jsonb) AS v("
                 + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
                 + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}",
-                [rows_as_json(rows, fields)])
+                [_rows_as_json(rows, fields)])
         else:
             values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
                       for row in rows]
@@ -283,10 +283,10 @@ def _update_rows(rows: list[Response]):
                                + f" WHERE {pk} = %s", values)
 
 
-ROW_ID = "row_id"  # the key of each row's primary key in rows_as_json (no field of Response)
+ROW_ID = "row_id"  # the key of each row's primary key in _rows_as_json (no field of Response)
 
 
-def rows_as_json(rows: list[Response], fields) -> str:
+def _rows_as_json(rows: list[Response], fields) -> str:
     """`fields` of each row, and its primary key under ROW_ID, as one JSON array for
     `jsonb_to_recordset`: each value as the field prepares it for the database
     (`get_prep_value`: a JSON field's object, a cleaned decimal, an aware datetime),

@@ -100,9 +100,16 @@ class LLMResult:
     option_mean_logprobs: dict | None = None  # rank classification: per letter, the sum over its tokens / tokens
 
 
+def storable(text: str) -> str:
+    """`text` as PostgreSQL can store it: a NUL character, which no text or jsonb column
+    holds (the whole batch's write failed on one), becomes U+FFFD, the replacement
+    character."""
+    return text.replace("\x00", "\ufffd")
+
+
 class LLMError(Exception):
     def __init__(self, kind: str, message: str, transient: bool, retry_after: float | None = None):
-        message = redact(message)
+        message = storable(redact(message))
         super().__init__(message)
         self.kind, self.message, self.transient, self.retry_after = kind, message, transient, retry_after
 
@@ -202,15 +209,15 @@ def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult
     option letter can be read in choice mode."""
     try:
         choice = response.choices[0]
-        text = choice.message.content or ""
+        text = storable(choice.message.content or "")
         usage = getattr(response, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
     except (AttributeError, IndexError, TypeError) as exc:
         raise LLMError("malformed", f"unexpected response shape: {exc}", transient=True) from exc
     result = LLMResult(
-        text=text, resolved_model=getattr(response, "model", None) or request.model,
-        finish_reason=str(getattr(choice, "finish_reason", "") or ""), latency_ms=latency_ms,
+        text=text, resolved_model=storable(str(getattr(response, "model", None) or request.model)),
+        finish_reason=storable(str(getattr(choice, "finish_reason", "") or "")), latency_ms=latency_ms,
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         cost=_cost(request, response, prompt_tokens, completion_tokens),
     )

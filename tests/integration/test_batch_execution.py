@@ -244,3 +244,26 @@ def test_the_batch_write_stores_every_answer_field_as_the_orm_saves_it(benchmark
         assert stored(written) == stored(saved)
     assert stored(batch[0])["raw_output"] == "B) Option\\n '; DROP TABLE x; --"
     assert stored(batch[0])["cost"] == stored(by_orm[0])["cost"] != None  # noqa: E711 — rounded alike
+
+
+def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(benchmark, fake, monkeypatch):
+    # No PostgreSQL text or jsonb column holds U+0000: one such answer failed its whole
+    # batch's write.
+    from types import SimpleNamespace
+
+    from runs_app import llm
+    from runs_app.execution import _result_fields
+
+    answer = SimpleNamespace(model="fake\x00model", usage=None, choices=[
+        SimpleNamespace(message=SimpleNamespace(content="B\x00) act"), finish_reason="stop\x00")])
+    result = llm.read_completion(llm.LLMRequest(model="openai/fake", messages=[]), answer, 7)
+    assert (result.text, result.resolved_model, result.finish_reason) == ("B\ufffd) act", "fake\ufffdmodel",
+                                                                          "stop\ufffd")
+    assert llm.LLMError("server", "500 \x00 overloaded", transient=True).message == "500 \ufffd overloaded"
+    run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
+    row = run.responses.order_by("pk").first()
+    for name, value in _result_fields(result).items():
+        setattr(row, name, value)
+    row.status = Response.Status.DONE
+    batch_execution._update_rows([row])
+    assert Response.objects.values_list("raw_output", flat=True).get(pk=row.pk) == "B\ufffd) act"
