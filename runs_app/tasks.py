@@ -51,7 +51,7 @@ def warm_up_on_start(**kwargs):
 def freeze_start_up_objects(**kwargs):
     """The objects a worker holds once started (Django, Celery, LiteLLM and its price
     table: about 380,000) are moved out of the cyclic garbage collector's sight: each full
-    collection walked them all and stopped every thread for 160-190 ms, the model calls in
+    collection walked them all and stopped every thread for 160-210 ms, the model calls in
     flight included (`bench/gc_pause.py`); side by side, 2 % more answers per second at
     C 32 and 6 % at C 128 (README, Performance). Reference counting still frees them."""
     gc.freeze()

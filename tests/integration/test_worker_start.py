@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_ready_worker_moves_its_start_up_objects_out_of_the_collectors_sight():
     # Each full collection walked every object Django, Celery and LiteLLM loaded and
-    # stopped every thread meanwhile (bench/gc_pause.py: 160-190 ms): once ready, a worker
+    # stopped every thread meanwhile (bench/gc_pause.py: 160-210 ms): once ready, a worker
     # freezes them.
     gc.unfreeze()
     try:
