@@ -232,8 +232,8 @@ CFPD_MAX_PROMPT_CHARS = envint("CFPD_MAX_PROMPT_CHARS", 20_000)  # a system prom
 
 # Free-form crisis family (crisis_app): the scorer a finished free-form run is scored with,
 # and score_inconsistency's default. "bertscore-minilm-bf16" computes the same encoder in
-# bfloat16: about twice as fast on a CPU with AVX512-BF16 or AMX (README, Performance),
-# group means within 1.5e-4, its scores stored under its own name. Checked at start-up
+# bfloat16: about 2.4 times as fast on a CPU with AVX512-BF16 or AMX (README, Performance),
+# group means within 2e-4, its scores stored under its own name. Checked at start-up
 # (crisis_app.checks).
 CFPD_INCONSISTENCY_SCORER = envstr("CFPD_INCONSISTENCY_SCORER", "bertscore-minilm")
 
