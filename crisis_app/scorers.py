@@ -1,7 +1,7 @@
 """Named inconsistency scorers: which names exist, how each is built, and the `Scorer`
 row stored with every score (its config is the scorer's ``config()``).
 
-- ``bertscore-minilm`` (default): the bundled all-MiniLM-L6-v2, layer 4, no idf, its
+- ``bertscore-minilm`` (the default of settings.CFPD_INCONSISTENCY_SCORER): the bundled all-MiniLM-L6-v2, layer 4, no idf, its
   rescaling baseline computed from unrelated texts (``BertScoreScorer.from_preset("minilm")``).
 - ``bertscore-minilm-bf16``: the same encoder and layer computed in bfloat16: about 2.4
   times as fast on a CPU with bfloat16 instructions, scores within 2e-4 of ``bertscore-minilm``'s
@@ -25,13 +25,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from .group_scoring import COMPARED_KEYS, GROUPS_PER_CALL, STORED_DEFAULTS, config_differences
 from .inconsistency import PairScorer
 from .models import Scorer
 
-DEFAULT_SCORER = "bertscore-minilm"
 KENDALL = "kendall"
 PRESET_OF = {"bertscore-minilm": "minilm", "bertscore-minilm-bf16": "minilm-bf16", "bertscore-paper": "paper"}
 BUILT_IN = (*PRESET_OF, KENDALL)
@@ -130,8 +130,6 @@ def _stored_build(row: Scorer):
 def automatic() -> str:
     """The scorer a finished free-form run is scored with: settings.CFPD_INCONSISTENCY_SCORER
     (default ``bertscore-minilm``)."""
-    from django.conf import settings
-
     return settings.CFPD_INCONSISTENCY_SCORER
 
 
@@ -145,7 +143,7 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def load(name: str = DEFAULT_SCORER, custom: CustomEncoder | None = None) -> LoadedScorer:
+def load(name: str, custom: CustomEncoder | None = None) -> LoadedScorer:
     """The scorer called ``name``: a built-in one, a custom one given by ``custom``, or a
     custom one registered before (rebuilt from its stored config). Encoders load once
     per process."""

@@ -233,7 +233,7 @@ def score_runs(runs: list[Run], scorer: LoadedScorer,
     return summary
 
 
-def score_run(run_id: int, scorer_name: str | None = None) -> ScoringSummary:
+def score_run(run_id: int) -> ScoringSummary:
     """What a finished run's task does: score it with the automatic scorer
     (`scorers.automatic`, settings.CFPD_INCONSISTENCY_SCORER) and kendall for ranked variants."""
     runs = list(Run.objects.filter(pk=run_id, benchmark__family=Benchmark.Family.FREEFORM))
@@ -242,5 +242,5 @@ def score_run(run_id: int, scorer_name: str | None = None) -> ScoringSummary:
     free_answers = Response.objects.filter(run_id=run_id, status=Response.Status.DONE,
                                            question__crisis__variant__answer_kind=Variant.AnswerKind.FREE)
     # The encoder loads only for runs with free-text answers (ranked ones need none).
-    scorer = scorers.load(scorer_name or scorers.automatic()) if free_answers.exists() else scorers.kendall()
+    scorer = scorers.load(scorers.automatic()) if free_answers.exists() else scorers.kendall()
     return score_runs(runs, scorer)
