@@ -5,7 +5,8 @@ question) and handed to pandas as weighted rows (`n` answers per row): at the pa
 scale that is a few hundred thousand rows instead of 2.7 million. The small lookups
 (models, scenarios, actors, option categories) are read once and joined in pandas.
 
-Outcomes: a code A … J is an "answer" (the chosen option's category), R a "refusal";
+Outcomes: a code A … J is an "answer" (the chosen option's category), R a "refusal",
+X "invalid" (no option chosen, no refusal: counted apart, in no option rate);
 without a code an answer is "unresolved" while reviewers have it, "missing" when the call
 failed or the answer was empty; answers not given yet ("pending") are left out of the
 table and counted by `coverage`.
@@ -164,7 +165,7 @@ def coverage_of(frame: pd.DataFrame) -> dict:
     n, code, status = frame["n"], frame["code"], frame["status"]
     pending = status.isin(NOT_ANSWERED)
     counts = {"total": int(n.sum()), "pending": int(n[pending].sum()), "coded": int(n[code != ""].sum()),
-              "refusals": int(n[code == "R"].sum()),
+              "refusals": int(n[code == "R"].sum()), "invalid": int(n[code == "X"].sum()),
               "unresolved": int(n[(code == "") & (frame["code_source"] == "unresolved") & ~pending].sum())}
     counts["missing"] = counts["total"] - counts["pending"] - counts["coded"] - counts["unresolved"]
     total = counts["total"]
@@ -207,9 +208,9 @@ def _add_outcomes(out: pd.DataFrame, frame: pd.DataFrame, look: dict):
     sid, variant, code = frame["question__cfpd__scenario_id"], frame["question__cfpd__variant"], frame["code"]
     out["choice_count"] = (table.groupby(["scenario", "variant"]).size()
                            .reindex(pd.MultiIndex.from_arrays([sid, variant])).fillna(0).astype("int64").to_numpy())
-    outcome = np.select([code.isin(list(LETTERS)).to_numpy(), (code == "R").to_numpy(),
+    outcome = np.select([code.isin(list(LETTERS)).to_numpy(), (code == "R").to_numpy(), (code == "X").to_numpy(),
                          ((code == "") & (frame["code_source"] == "unresolved")).to_numpy()],
-                        ["answer", "refusal", "unresolved"], "missing").astype(object)
+                        ["answer", "refusal", "invalid", "unresolved"], "missing").astype(object)
     out["outcome"] = pd.Series(outcome, index=frame.index, dtype=object)
     category = (table.set_index(["scenario", "variant", "code"])["category"]
                 .reindex(pd.MultiIndex.from_arrays([sid, variant, code])).to_numpy(dtype=object))

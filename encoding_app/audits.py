@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from runs_app.models import Response
 
-from .agreement import cohens_kappa, wilson_interval
+from .agreement import cohens_kappa, too_few, wilson_interval
 from .filters import Filters
 from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, RuleStatus, Source
 
@@ -44,6 +44,10 @@ class RuleAudit:
     @property
     def interval(self):
         return wilson_interval(self.correct, self.n)
+
+    @property
+    def too_few(self):
+        return too_few(self.n)
 
     @property
     def is_judge(self):
@@ -160,6 +164,10 @@ class JudgeAgreement:
     @property
     def interval(self):
         return wilson_interval(self.agree, self.n)
+
+    @property
+    def too_few(self):
+        return too_few(self.n)
 
 
 def judge_agreement(judge: Judge) -> JudgeAgreement:

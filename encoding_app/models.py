@@ -21,8 +21,9 @@ class Source(models.TextChoices):
     JUDGE = "judge", "Promoted judge model"
 
 
-# A code is the chosen option's canonical position, A to J (2 to 10 options), or R.
-CODE_CHOICES = [(letter, letter) for letter in LETTERS] + [("R", "R (refusal)")]
+# A code is the chosen option's canonical position, A to J (2 to 10 options), R, or X
+# (invalid: no option chosen, and no refusal; see encoding_app.letters).
+CODE_CHOICES = [(letter, letter) for letter in LETTERS] + [("R", "R (refusal)"), ("X", "X (invalid: no option, no refusal)")]
 
 
 class CodingPolicy(models.Model):
@@ -116,7 +117,8 @@ class ReviewTask(models.Model):
 
 class Code(models.Model):
     """One code given to one answer: canonical `A` … `J` (the options in the order the
-    author wrote them, whatever order they were shown in) or `R` for a refusal."""
+    author wrote them, whatever order they were shown in), `R` for a refusal, or `X` for an
+    invalid answer (no option chosen, no refusal)."""
 
     response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="codes")
     code = models.CharField(max_length=1, choices=CODE_CHOICES)

@@ -12,7 +12,7 @@ from django.db.models import Case, CharField, Count, Q, Value, When
 
 from runs_app.models import Response
 
-from .agreement import krippendorff_alpha, pair_agreement
+from .agreement import MIN_ITEMS, krippendorff_alpha, pair_agreement, too_few, wilson_interval
 from .audits import RuleAudit, coded_responses, rule_audits
 from .filters import Filters
 from .models import Code, ReviewTask, RuleStatus, Source
@@ -86,6 +86,16 @@ class AgreementRow:
     kappa: float | None
     alpha: float | None = None
     coders: int = 2
+    kappa_interval: tuple[float, float] | None = None
+    min_items: int = MIN_ITEMS
+
+    @property
+    def too_few(self) -> bool:
+        return too_few(self.n)
+
+    @property
+    def percent_interval(self):
+        return wilson_interval(self.agree, self.n)
 
 
 @dataclass
@@ -118,7 +128,7 @@ def _row(label, units: dict) -> AgreementRow:
     pair = pair_agreement(first, second)
     coders = len({coder for codes in units.values() for coder in codes})
     alpha = krippendorff_alpha(units) if coders > 2 else None
-    return AgreementRow(label, pair.n, pair.agree, pair.percent, pair.kappa, alpha, coders)
+    return AgreementRow(label, pair.n, pair.agree, pair.percent, pair.kappa, alpha, coders, pair.kappa_interval)
 
 
 def agreement(filters: Filters = Filters()) -> AgreementReport:

@@ -8,7 +8,8 @@
   returns the item to the queue.
 - `submit_code`, `skip_task`, `undo_last` are the reviewer's keys.
 
-Codes are canonical (the author's option order, `A` … `J` for 2 to 10 options, or `R`);
+Codes are canonical (the author's option order, `A` … `J` for 2 to 10 options, `R` for a
+refusal, or `X` for an invalid answer that chooses no option and is no refusal);
 reviewers see and type the letters as they were presented to the model, and the mapping
 happens here. An automatic code's confidence is its rule's audited accuracy
 (`audits.refresh_rule`); a suspended rule's answers go to reviewers.
@@ -28,7 +29,7 @@ from runs_app.models import Response
 
 from . import audits, auto_encoder
 from .filters import Filters
-from .letters import LETTERS, REFUSAL, canonical_code, picked
+from .letters import INVALID, LETTERS, REFUSAL, canonical_code, picked
 from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, Source
 
 Purpose = ReviewTask.Purpose
@@ -338,13 +339,25 @@ def next_task(user, queue: str = "review", filters: Filters = Filters()) -> Revi
     return None
 
 
+class AlreadyDone(CodingError):
+    """The item was dealt with by this same reviewer (in another tab or window)."""
+
+
 def _hold(task_id: int, user) -> ReviewTask:
     task = ReviewTask.objects.select_for_update().filter(pk=task_id).first()
     if task is None:
         raise CodingError("no such item")
+    if task.status == ReviewTask.Status.DONE and task.done_by_id == user.pk:
+        # The same reviewer with two tabs: tell them the truth, not "someone else".
+        mine = (Code.objects.filter(task=task, coder=user, undone_at__isnull=True).order_by("-id")
+                .values_list("presented_letter", flat=True).first())
+        raise AlreadyDone(f"you already coded item {task.pk} in another tab as {mine or '?'}; this key was not "
+                          f"saved (U undoes your last code)")
     if task.status != ReviewTask.Status.OPEN:
         raise CodingError("this item is no longer open (coded by someone else, or withdrawn after re-encoding)")
     if task.leased_by_id != user.pk:
+        if task.skipped_by.filter(pk=user.pk).exists():
+            raise AlreadyDone(f"you skipped item {task.pk} in another tab; it is back in the queue for others")
         raise CodingError("your hold on this item ran out and it went back to the queue; take the next item")
     return task
 
@@ -360,7 +373,7 @@ def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
     with transaction.atomic():
         task = _hold(task_id, user)
         response = Response.objects.select_for_update(of=("self",)).get(pk=task.response_id)
-        valid = LETTERS[: len(response.question.options)] + REFUSAL
+        valid = LETTERS[: len(response.question.options)] + REFUSAL + INVALID
         if len(letter) != 1 or letter not in valid:
             raise CodingError(f"{letter or 'an empty code'} is not one of {', '.join(valid)}")
         code = canonical_code(letter, response.option_order)

@@ -23,7 +23,7 @@ from scenarios_app.models import Domain
 
 from . import audits, judges, reports, services
 from .highlighting import highlight
-from .letters import LETTERS, REFUSAL, presented_letter
+from .letters import INVALID, LETTERS, REFUSAL, presented_letter
 from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask
 
 CODE = "encoding_app.code_responses"
@@ -107,7 +107,7 @@ def item_payload(task: ReviewTask, user) -> dict:
         "task": task.pk, "purpose": task.purpose, "purpose_label": task.get_purpose_display(), "blind": task.blind,
         "response": response.pk, "question_key": question.key, "question": question.text,
         "model": response.model.name, "run": response.run_id, "repeat": response.repeat,
-        "options": options, "letters": letters + "R",
+        "options": options, "letters": letters + REFUSAL + INVALID,
         "answer": [segment.as_dict() for segment in highlight(response.raw_output, [o["text"] for o in options],
                                                                letters)],
         "suggestion": None, "codes": [], "judges": [],
@@ -129,19 +129,23 @@ def item_payload(task: ReviewTask, user) -> dict:
     return payload
 
 
-def _state(request, queue, task=None):
+def _state(request, queue, task=None, status=200, error=None):
+    """The page's whole state (the item to code, the progress); with `error`, a refused
+    action that still moves the page on to what is true now (e.g. the item was coded in
+    the reviewer's other tab)."""
     filters = filters_from(request)
     user = request.user
     task = task or services.next_task(user, queue, filters)
     if task is not None:
         task = ReviewTask.objects.select_related("response__question", "response__model").get(pk=task.pk)
     return JsonResponse({
+        **({"error": error} if error else {}),
         "item": item_payload(task, user) if task else None,
         "progress": reports.queue_progress(filters, queue),
         "mine": Code.objects.filter(coder=user, undone_at__isnull=True).count(),
         "can_undo": Code.objects.filter(coder=user, undone_at__isnull=True,
                                         source__in=services.HUMAN_SOURCES).exists(),
-    })
+    }, status=status)
 
 
 def _queue(request):
@@ -178,6 +182,8 @@ def code_item(request, pk):
         if len(note) > services.MAX_NOTE_CHARS:
             return _refused(f"note: at most {services.MAX_NOTE_CHARS} characters, got {len(note)}", 400)
         services.submit_code(pk, request.user, request.POST.get("code", ""), note)
+    except services.AlreadyDone as error:
+        return _state(request, queue, status=409, error=str(error))
     except services.CodingError as error:
         return _refused(str(error))
     return _state(request, queue)
@@ -189,6 +195,8 @@ def skip_item(request, pk):
     queue = _queue(request)
     try:
         services.skip_task(pk, request.user)
+    except services.AlreadyDone as error:
+        return _state(request, queue, status=409, error=str(error))
     except services.CodingError as error:
         return _refused(str(error))
     return _state(request, queue)
@@ -221,8 +229,8 @@ def audit(request):
     judge_rows = [audits.judge_agreement(judge) for judge in Judge.objects.select_related("model")]
     used = {code for rule in rules for pair in rule.confusion for code in pair}
     used |= {code for row in judge_rows for pair in row.confusion for code in pair}
-    # The confusion matrices show the letters that occur (up to J) and R.
-    codes = [letter for letter in LETTERS if letter in used] + [REFUSAL]
+    # The confusion matrices show the letters that occur (up to J), R, and X where it occurs.
+    codes = [letter for letter in LETTERS if letter in used] + [REFUSAL] + ([INVALID] if INVALID in used else [])
     for entry in [*rules, *judge_rows]:
         entry.matrix = [(auto, [entry.confusion.get((auto, ref), 0) for ref in codes]) for auto in codes]
     return render(request, "encoding_app/audit.html",

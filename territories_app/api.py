@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from analysis_app.api import CanReadDashboards
 from benchmarks_app.models import Benchmark
+from cfpd_site.api_schema import errors
 
 from . import dashboard_params
 from .report import build
@@ -38,7 +39,7 @@ class TerritoriesView(APIView):
         parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
                     for name in ("benchmark", "run", "model", "strategy", "region", "claimant", "language", "unknown",
                                  "iterations", "seed")],
-        responses={200: dict},
+        responses={200: dict, **errors(400)},
         description="The concurrence scores per model and strategy (percent, with 95% bootstrap intervals over "
                     "territories) and the per-territory case view. A bad parameter, or a benchmark that is no "
                     "BorderLines benchmark, is a 400 naming it.")
@@ -53,6 +54,7 @@ class TerritoriesView(APIView):
                 "python manage.py import_borderlines DIR"]})
         report = build(filters, **options)
         return Response({"benchmark": filters.benchmark, "answers": report.answers, "unresolved": report.unresolved,
+                         "refusals": report.refusals, "invalid": report.invalid,
                          "territories": len(report.territories), "iterations": options["iterations"],
                          "seed": options["seed"], "scores": _records(report.scores),
                          "cases": _records(report.cases)})

@@ -26,6 +26,8 @@ class TerritoriesBoard:
     panels: dict[str, Panel] = field(default_factory=dict)
     answers: int = 0
     unresolved: int = 0
+    refusals: int = 0  # of unresolved: coded R
+    invalid: int = 0  # of unresolved: coded X
     territories: int = 0
     iterations: int = 1000
     scores: pd.DataFrame | None = None  # the numeric scores (every interval, sd and n): the scores CSV
@@ -72,6 +74,17 @@ def scores_panel(scores: pd.DataFrame) -> Panel:
 
 
 def control_panel(scores: pd.DataFrame) -> Panel:
+    table = scores[["model", "strategy", "control_cs", "control_cs_ci_low", "control_cs_ci_high", "non_control_cs",
+                    "non_control_cs_ci_low", "non_control_cs_ci_high", "random_control_cs"]].round(2)
+    note = ("A model concurs with the controller more when asked in the controller's language than in the other "
+            "claimants' languages when Control CS stands above Non-control CS (the paper's ΔCS).")
+    if scores[["control_cs", "non_control_cs"]].isna().all().all():
+        # Territories whose controller is Unknown have no controller's language: both scores
+        # are undefined, and a chart of them would be empty axes.
+        return Panel("control", "Control vs Non-control", table, None,
+                     note + " No chart: no territory in this filter has a known controller (the Unknown filter "
+                     "keeps only territories without one), so neither score is defined. Consistency CS (Unknown) "
+                     "in the scores table measures these territories.")
     fig = go.Figure()
     labels = [f"{m} · {s}" for m, s in zip(scores["model"], scores["strategy"])]
     for index, (score, name) in enumerate([("control_cs", "Control CS"), ("non_control_cs", "Non-control CS")]):
@@ -85,11 +98,7 @@ def control_panel(scores: pd.DataFrame) -> Panel:
     fig.update_layout(title="Control vs Non-control CS with 95% bootstrap CI", barmode="group",
                       yaxis={"title": "% naming the controller", "range": [0, 105]}, height=380,
                       margin={"l": 60, "r": 20, "t": 50, "b": 90}, legend={"orientation": "h", "y": 1.12})
-    table = scores[["model", "strategy", "control_cs", "control_cs_ci_low", "control_cs_ci_high", "non_control_cs",
-                    "non_control_cs_ci_low", "non_control_cs_ci_high", "random_control_cs"]].round(2)
-    return Panel("control", "Control vs Non-control", table, _fig(fig),
-                 "A model concurs with the controller more when asked in the controller's language than in the other "
-                 "claimants' languages when Control CS stands above Non-control CS (the paper's ΔCS).")
+    return Panel("control", "Control vs Non-control", table, _fig(fig), note)
 
 
 def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
@@ -147,7 +156,8 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
     from benchmarks_app.models import Question
 
     built = reports.build(filters, iterations=iterations, seed=seed)
-    board = TerritoriesBoard(answers=built.answers, unresolved=built.unresolved,
+    board = TerritoriesBoard(answers=built.answers, unresolved=built.unresolved, refusals=built.refusals,
+                             invalid=built.invalid,
                              territories=len(built.territories), iterations=iterations, scores=built.scores)
     if built.scores.empty:
         return board

@@ -24,9 +24,11 @@ class BorderlinesReport:
     cases: pd.DataFrame  # concurrence.case_view's columns, in the languages picked
     territories: pd.DataFrame
     answers: int
-    unresolved: int
+    unresolved: int  # answers placed on no claimant: with reviewers, refusals (R) and invalid (X) together
     # Every language's case: the map reads the scores' answers, not the case view's languages.
     all_cases: pd.DataFrame | None = None
+    refusals: int = 0  # of `unresolved`: coded R
+    invalid: int = 0  # of `unresolved`: coded X (names no claimant, refuses nothing)
 
 
 def _concurrence_territories(territories: pd.DataFrame) -> pd.DataFrame:
@@ -37,10 +39,11 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
     territories = territory_frame(filters)
     answers = answer_frame(filters, territories)
     plain = _concurrence_territories(territories)
-    scored = answers.drop(columns=["run"])
+    scored = answers.drop(columns=["run", "code"])
     scores = concurrence.concurrence_table(scored, plain, iterations=iterations, seed=seed)
     all_cases = concurrence.case_view(scored, plain)
     cases = all_cases[all_cases["language"].isin(filters.languages)] if filters.languages else all_cases
     return BorderlinesReport(scores=scores, cases=cases.reset_index(drop=True), territories=territories,
                              answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()),
-                             all_cases=all_cases)
+                             all_cases=all_cases, refusals=int((answers["code"] == "R").sum()),
+                             invalid=int((answers["code"] == "X").sum()))

@@ -2,7 +2,9 @@
 
 One row per answer: model, strategy (the condition's name), repeat, territory,
 language, answer_claimant (the claimant's English name, or None when the answer could
-not be placed: unresolved, or a refusal). A failed call or an unanswered unit is no row
+not be placed: unresolved, a refusal R, or an invalid answer X that names no claimant
+and refuses nothing), and its code (to count refusals and invalid answers apart). A
+failed call or an unanswered unit is no row
 (a question not asked, as concurrence reads it). With no run picked, each (model,
 strategy) is read from its newest run only: two launches are not repeats.
 """
@@ -18,7 +20,7 @@ from runs_app.models import Response, Run
 
 from .models import Claimant, Territory
 
-ANSWER_COLUMNS = ["model", "strategy", "repeat", "territory", "language", "answer_claimant", "run"]
+ANSWER_COLUMNS = ["model", "strategy", "repeat", "territory", "language", "answer_claimant", "run", "code"]
 TERRITORY_COLUMNS = ["territory", "controller", "claimants", "claimant_languages", "region", "iso3"]
 
 
@@ -103,5 +105,5 @@ def answer_frame(filters: BorderlinesFilter, territories: pd.DataFrame | None = 
         # Answers from picked runs are told apart by run: two runs' repeat 0 are two passes.
         rows.append({"model": model, "strategy": strategy, "repeat": repeat if keep is not None else
                      f"{run_id}:{repeat}", "territory": territory, "language": language,
-                     "answer_claimant": claimant, "run": run_id})
+                     "answer_claimant": claimant, "run": run_id, "code": code})
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)

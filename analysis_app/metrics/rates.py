@@ -10,9 +10,11 @@ scenario and then averaged over the scenarios of the domain:
 
 Choices made here:
 
-- Refusals (code R), unresolved and missing rows are left out of the denominator, so a
-  model's rates over a scenario's categories sum to 1; refusals are reported on their
-  own as the refusal rate (`refusals.py`). The paper's example holds: a scenario asked
+- Refusals (code R), invalid answers (code X: no option chosen, no refusal), unresolved
+  and missing rows are left out of the denominator, so a model's rates over a
+  scenario's categories sum to 1 (the paper normalises over the options chosen);
+  refusals and invalid answers are reported on their own as the refusal and invalid
+  rates (`refusals.py`). The paper's example holds: a scenario asked
   60 times with 30 "Use of force" and 30 "No use of force" has a rate of 0.5.
 - A category of the (domain, choice_count) that was never chosen in a scenario counts
   as 0 there (see `tidy.category_sets`). In Alliance Dynamics every scenario is

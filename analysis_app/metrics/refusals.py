@@ -1,15 +1,25 @@
-"""Refusals and the rows that are not answers.
+"""Refusals, invalid answers and the rows that are not answers.
 
-    refusal_rate = refusals / (answers + refusals)
+    read         = answers + refusals + invalid
+    refusal_rate = refusals / read
+    invalid_rate = invalid / read
+
+An invalid answer (code X) is one the model gave without refusing but that chooses none
+of the options (an option of its own, a list of several). It is no refusal: the model
+was willing to answer, so it stays in the refusal rate's denominator (with no invalid
+answers the rate is refusals / (answers + refusals), as before), and it gets its own
+rate over the same denominator. Like refusals it is never in the option rates
+(`rates.py` reads outcome "answer" only).
 
 Unresolved rows (still with reviewers) and missing rows (failed calls, empty answers)
-say nothing about the model's willingness to answer, so they are outside that ratio;
+say nothing about the model's willingness to answer, so they are outside those ratios;
 they are counted on their own, and every outcome also gets its share of all rows
 (`<outcome>_share` = count / rows). Rates are pooled over the rows of the group (not
-scenario-normalised). With no answers and no refusals the refusal rate is NaN.
+scenario-normalised). With nothing read (no answer, refusal or invalid answer) both
+rates are NaN.
 
 Every count is a sum of the weight column n (`tidy.weights`): `rows` is the number of
-answers, refusals, unresolved and missing rows the group stands for. A group whose rows
+answers, refusals, invalid, unresolved and missing rows the group stands for. A group whose rows
 all have n = 0 counts nothing and is left out.
 """
 
@@ -24,14 +34,15 @@ from .tidy import OUTCOMES, empty_frame, validate, weighted_counts
 
 
 def outcome_summary(df: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
-    """Counts and shares of each outcome, and the refusal rate, per `by` group.
+    """Counts and shares of each outcome, and the refusal and invalid rates, per `by` group.
 
-    Columns: *by, answer, refusal, unresolved, missing, rows, refusal_rate,
-    answer_share, refusal_share, unresolved_share, missing_share.
+    Columns: *by, answer, refusal, invalid, unresolved, missing, rows, refusal_rate,
+    invalid_rate, answer_share, refusal_share, invalid_share, unresolved_share,
+    missing_share.
     """
     by = list(by)
     shares = [f"{outcome}_share" for outcome in OUTCOMES]
-    columns = by + list(OUTCOMES) + ["rows", "refusal_rate"] + shares
+    columns = by + list(OUTCOMES) + ["rows", "refusal_rate", "invalid_rate"] + shares
     validate(df)
     if df.empty:
         return empty_frame(columns)
@@ -44,8 +55,9 @@ def outcome_summary(df: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.Data
     counts = counts[counts["rows"] > 0]
     if counts.empty:
         return empty_frame(columns)
-    decided = counts["answer"] + counts["refusal"]
-    counts["refusal_rate"] = (counts["refusal"] / decided.replace(0, np.nan)).astype(float)
+    read = (counts["answer"] + counts["refusal"] + counts["invalid"]).replace(0, np.nan)
+    counts["refusal_rate"] = (counts["refusal"] / read).astype(float)
+    counts["invalid_rate"] = (counts["invalid"] / read).astype(float)
     for outcome, share in zip(OUTCOMES, shares):
         counts[share] = counts[outcome] / counts["rows"]
     return counts.reset_index()[columns]

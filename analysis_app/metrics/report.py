@@ -2,8 +2,10 @@
 
 rate is the scenario-normalised rate (`rates.py`), ci_low/ci_high its 95% bootstrap
 interval over scenarios (`bootstrap.py`), n_scenarios the scenarios averaged, and
-refusal_rate the model's pooled refusals / (answers + refusals) in that (domain,
-choice_count) (`refusals.py`). With the same seed two calls agree exactly.
+refusal_rate the model's pooled refusals / (answers + refusals + invalid answers) in
+that (domain, choice_count), invalid_rate its invalid answers (code X: no option chosen,
+no refusal) over the same (`refusals.py`); both are outside the rates, which are over
+answers that chose an option. With the same seed two calls agree exactly.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from .refusals import outcome_summary
 from .tidy import CategorySets, empty_frame
 
 COLUMNS = ["model", "domain", "choice_count", "category", "rate", "ci_low", "ci_high", "n_scenarios",
-           "refusal_rate", "iterations"]
+           "refusal_rate", "invalid_rate", "iterations"]
 
 
 def preference_table(df: pd.DataFrame, iterations: int = 2000, seed: int = 0,
@@ -30,6 +32,6 @@ def preference_table(df: pd.DataFrame, iterations: int = 2000, seed: int = 0,
     keys = DOMAIN_KEYS + ["category"]
     rates = mean_over_scenarios(per_scenario)
     intervals = scenario_bootstrap(per_scenario, iterations, seed)
-    refusals = outcome_summary(df, DOMAIN_KEYS)[DOMAIN_KEYS + ["refusal_rate"]]
+    refusals = outcome_summary(df, DOMAIN_KEYS)[DOMAIN_KEYS + ["refusal_rate", "invalid_rate"]]
     table = rates.merge(intervals, on=keys).merge(refusals, on=DOMAIN_KEYS, how="left")
     return table[COLUMNS].sort_values(keys, ignore_index=True)

@@ -10,8 +10,9 @@ Columns (`COLUMNS`):
 - `qualified_actor`, `opposing_actor`: ISO alpha-2 codes; the qualified actor is the
   state the model is asked to advise;
 - `repeat`: 0-based sample number within the run;
-- `outcome`: "answer" (a coded option), "refusal" (code R), "unresolved" (still with
-  reviewers) or "missing" (failed call, empty answer);
+- `outcome`: "answer" (a coded option), "refusal" (code R), "invalid" (code X: the model
+  answered but chose none of the options, e.g. an option of its own, and did not
+  refuse), "unresolved" (still with reviewers) or "missing" (failed call, empty answer);
 - `category`: the action category of the chosen option when outcome is "answer",
   otherwise None.
 
@@ -41,7 +42,7 @@ COLUMNS = (
 )
 OPTIONAL = ("question_key",)
 WEIGHT = "n"
-OUTCOMES = ("answer", "refusal", "unresolved", "missing")
+OUTCOMES = ("answer", "refusal", "invalid", "unresolved", "missing")
 
 CategorySets = Mapping[tuple[str, int], Sequence[str]]
 
@@ -134,7 +135,7 @@ def from_records(records, **defaults) -> pd.DataFrame:
 
 
 def answers(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows with a coded option: refusals, unresolved, missing and n = 0 rows dropped."""
+    """The rows with a coded option: refusals, invalid, unresolved, missing and n = 0 rows dropped."""
     validate(df)
     # n = 0 rows go here so that they neither add a category to a set nor leave a
     # scenario with 0 answers (a 0/0 rate) behind.

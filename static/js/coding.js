@@ -1,5 +1,10 @@
 // The reviewer's workspace: keyboard-first coding without page reloads.
 // Model output is untrusted: every piece of it goes into the page with textContent.
+//
+// Keys pressed while a save is on its way are queued, shown ("saving… 3 keys queued"),
+// and applied in the order pressed once the save answers: each to the item on screen
+// then (a letter or digit is read against that item's options). A refused save drops
+// the keys still queued and says which, so none is applied to an item never seen.
 (function () {
   "use strict";
   const root = document.getElementById("workspace");
@@ -11,6 +16,8 @@
   let item = null;
   let busy = false;
   let canUndo = false;
+  const queued = [];  // keys pressed while busy, oldest first
+  let notePaused = false;  // a queued N opened the note: the rest wait until it closes
 
   function withQuery(url) {
     const params = new URLSearchParams(filters);
@@ -63,7 +70,7 @@
     const k = document.createElement("kbd");
     text(k, letter);
     b.append(k, " " + label);
-    b.addEventListener("click", () => submit(letter));
+    b.addEventListener("click", () => press(letter));
     return b;
   }
 
@@ -124,6 +131,7 @@
     buttons.replaceChildren();
     item.options.forEach((o, i) => buttons.append(button(o.letter, "or " + digitOf(i))));
     buttons.append(button("R", "refusal"));
+    buttons.append(button("X", "invalid (no option, no refusal)"));
     $("note").value = "";
     $("note-box").hidden = true;
   }
@@ -142,21 +150,77 @@
   }
 
   async function call(url, body) {
-    if (busy) return;
     busy = true;
+    showQueue();
     try {
       const init = body ? { method: "POST", body: body, headers: { "X-CSRFToken": csrf } } : { cache: "no-store" };
       const res = await fetch(url, init);
       const data = await res.json().catch(() => ({ error: "the server answered " + res.status }));
-      if (!res.ok) { flash(data.error || "the server answered " + res.status, "error"); return null; }
+      if (!res.ok) {
+        // A refusal that carries the page's state (the item was dealt with in another
+        // tab) moves the page on to what is true now.
+        if (data.progress) render(data);
+        flash(data.error || "the server answered " + res.status, "error");
+        dropQueued();
+        return null;
+      }
       render(data);
       return data;
     } catch (err) {
       flash("Could not reach the server: " + err.message, "error");
+      dropQueued();
       return null;
     } finally {
       busy = false;
+      showQueue();
     }
+  }
+
+  // ---- the queue of keys pressed during a save
+  function showQueue() {
+    // Always in the page (no layout shift); empty when idle.
+    const el = $("queue-state");
+    const active = busy || queued.length > 0;
+    el.classList.toggle("active", active);
+    el.dataset.queued = queued.length;
+    if (!active) { text(el, ""); return; }
+    const keys = queued.length ? " · " + queued.length + (queued.length === 1 ? " key" : " keys") + " queued: "
+      + queued.join(" ") : "";
+    text(el, (busy ? "saving…" : "applying…") + keys);
+  }
+
+  function dropQueued() {
+    if (!queued.length) return;
+    const dropped = queued.splice(0);
+    const el = $("flash");
+    el.append(" · " + dropped.length + (dropped.length === 1 ? " queued key" : " queued keys") + " not applied: "
+      + dropped.join(" ") + ". Check the item on screen, then press them again.");
+  }
+
+  function press(key) {
+    if (busy || notePaused || queued.length) { queued.push(key); showQueue(); return; }
+    act(key);
+  }
+
+  // After each answer from the server, the next queued key (if any) is applied.
+  async function act(key) {
+    if (key === "S") await skip();
+    else if (key === "U") await undo();
+    else if (key === "N") { openNote(true); return; }
+    else if (key === "?") { toggleHelp(); }
+    else if (letterFor(key)) await submit(letterFor(key));
+    else {
+      flash(item ? key + " is not an option here (" + item.letters.split("").join(", ") + ")"
+        : key + ": nothing to code here", "error");
+      dropQueued();  // the keys after it were meant for items it would have moved past
+    }
+    drain();
+  }
+
+  function drain() {
+    showQueue();
+    if (busy || notePaused || !queued.length) return;
+    act(queued.shift());
   }
 
   function form(extra) {
@@ -187,9 +251,10 @@
     if (data && data.item) flash("Undone: item " + data.item.task + " is back; code it again.", "ok");
   }
 
-  function openNote() {
+  function openNote(fromQueue) {
     if (!item) return;
     $("note-box").hidden = false;
+    notePaused = !!fromQueue;
     $("note").focus();
   }
 
@@ -200,18 +265,35 @@
       if (event.key === "Escape" && !$("note").value) $("note-box").hidden = true;
     }
   });
+  $("note").addEventListener("blur", () => { if (notePaused) { notePaused = false; drain(); } });
+
+  // ---- the shortcut overlay (?)
+  const help = $("shortcuts");
+  function toggleHelp(open) {
+    const show = open === undefined ? help.hidden : open;
+    help.hidden = !show;
+    if (show) $("shortcuts-close").focus();
+  }
+  $("shortcuts-close").addEventListener("click", () => toggleHelp(false));
+  $("shortcuts-open").addEventListener("click", () => toggleHelp(true));
 
   document.addEventListener("keydown", (event) => {
     const target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || target.tagName === "SELECT")) return;
+    if (!help.hidden) {
+      // The overlay is open: ? or Esc close it; other keys do nothing behind it.
+      if (event.key === "?" || event.key === "Escape") { event.preventDefault(); toggleHelp(false); }
+      return;
+    }
+    if (event.key === "?") { event.preventDefault(); toggleHelp(true); return; }
     const key = event.key.toUpperCase();
-    if (key === "S") { event.preventDefault(); skip(); }
-    else if (key === "U") { event.preventDefault(); undo(); }
-    else if (key === "N") { event.preventDefault(); openNote(); }
-    else if (letterFor(key)) { event.preventDefault(); submit(letterFor(key)); }
-    else if (item && /^[A-Z0-9]$/.test(key)) { flash(key + " is not an option here", "error"); }
+    if (!/^[A-Z0-9]$/.test(key)) return;
+    if (event.repeat) { event.preventDefault(); return; }  // a key held down codes once, not a run of items
+    event.preventDefault();
+    press(key);
   });
 
-  call(withQuery(root.dataset.nextUrl));
+  busy = true;
+  call(withQuery(root.dataset.nextUrl)).then(drain);
 })();

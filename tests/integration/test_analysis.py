@@ -89,7 +89,7 @@ def test_preference_report_writes_the_normalised_rates_and_agrees_with_itself(an
     assert first.read_text() == second.read_text()
     rows = list(csv.DictReader(first.open()))
     assert list(rows[0]) == ["model", "domain", "choice_count", "category", "rate", "ci_low", "ci_high",
-                             "n_scenarios", "refusal_rate", "iterations"]
+                             "n_scenarios", "refusal_rate", "invalid_rate", "iterations"]
     got = {(r["model"], r["category"]): (float(r["rate"]), float(r["refusal_rate"])) for r in rows}
     assert got[("hawk", "Use of force")] == (pytest.approx(0.8), 0.0)  # 4 of 5, one scenario
     assert got[("dove", "Use of force")] == (0.0, pytest.approx(0.25))  # 0 of 3 answers; 1 refusal of 4

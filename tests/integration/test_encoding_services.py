@@ -282,7 +282,7 @@ def test_export_codes_writes_codes_unresolved_and_missing(questions, policy, tmp
     path = tmp_path / "codes.csv"
     call_command("export_codes", str(path), stderr=io.StringIO())
     rows = list(csv.DictReader(path.open()))
-    assert list(rows[0]) == ["question_key", "model", "repeat", "code", "source", "rule", "run"]
+    assert list(rows[0]) == ["question_key", "model", "repeat", "code", "source", "rule", "run", "outcome"]
     got = {(r["question_key"], r["model"]): (r["code"], r["source"], r["rule"]) for r in rows}
     assert got == {
         (questions[0].key, "chooser"): ("A", "choice", "logprobs"),

@@ -63,7 +63,7 @@ def test_the_workspace_json_codes_and_moves_on(client, reviewer, questions, no_s
     login(client, reviewer)
     data = client.get(reverse("encoding-next")).json()
     item = data["item"]
-    assert item["response"] == first.pk and item["letters"] == "ABCR"
+    assert item["response"] == first.pk and item["letters"] == "ABCRX"
     assert [o["letter"] for o in item["options"]] == ["A", "B", "C"]
     assert "".join(s["text"] for s in item["answer"]) == "Answer: <b>A</b> or B?"  # text, never HTML
     assert data["progress"] == {"done": 0, "left": 2, "total": 2}

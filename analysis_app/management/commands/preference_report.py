@@ -10,7 +10,7 @@ from runs_app.services import unknown_runs_and_models
 
 class Command(BaseCommand):
     help = ("Write the scenario-normalised rates with bootstrap CIs as CSV: model, domain, choice_count, category, "
-            "rate, ci_low, ci_high, n_scenarios, refusal_rate (and iterations). Seeded: two calls agree.")
+            "rate, ci_low, ci_high, n_scenarios, refusal_rate, invalid_rate (and iterations). Seeded: two calls agree.")
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, action="append", dest="runs", metavar="RUN", default=[])
@@ -44,5 +44,6 @@ class Command(BaseCommand):
             except OSError as exc:
                 raise CommandError(f"{out}: {exc.strerror}") from None
         self.stderr.write(f"{len(table)} rows from {cover['coded']} coded answers "
-                          f"({cover['unresolved']} with reviewers, {cover['missing']} missing left out); "
+                          f"({cover['invalid']} invalid, {cover['unresolved']} with reviewers, {cover['missing']} missing "
+                          f"left out); "
                           f"bootstrap {iterations} iterations, seed {seed}")

@@ -49,5 +49,6 @@ class Command(BaseCommand):
         if per_territory:
             write_csv(report.cases.reindex(columns=CASE_COLUMNS), per_territory)
         self.stderr.write(f"{len(report.scores)} model x strategy rows from {report.answers} answers "
-                          f"({report.unresolved} unresolved, left out of every score) over "
+                          f"({report.unresolved} unresolved, left out of every score: {report.refusals} refusals, "
+                          f"{report.invalid} invalid, the rest with reviewers) over "
                           f"{len(report.territories)} territories; bootstrap {iterations} iterations, seed {seed}")
