@@ -253,6 +253,7 @@ def execute(response_id: int) -> Outcome:
     except LimitBusy as busy:
         # Not the model's fault: give the unit back untouched (attempt not counted).
         if not _give_back(response_id, token, attempts=F("attempts") - 1):
+            finish_run_if_complete(run.pk)
             return Outcome("cancelled")
         return Outcome("requeue", countdown=busy.retry_in * (1 + random.random()))
     except llm.LLMError as error:
@@ -304,10 +305,14 @@ def _answered(response_id: int, run_id: int):
 
 def finish_run_if_complete(run_id: int):
     """Mark the run done once no unit is pending or running (a conditional update, so
-    concurrent workers finishing the last units agree)."""
+    concurrent workers finishing the last units agree). A cancelled run is finished
+    (its finished time written) once the last unit a worker had taken ends."""
     open_units = Response.objects.filter(run_id=run_id, status__in=[Response.Status.PENDING, Response.Status.RUNNING])
     if not open_units.exists():
         finished = Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
             status=Run.Status.DONE, finished_at=timezone.now())
         if finished:
             run_finished.send_robust(sender=Run, run_id=run_id)
+        else:
+            Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED, finished_at__isnull=True).update(
+                finished_at=timezone.now())

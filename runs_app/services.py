@@ -387,14 +387,32 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
     return start_run(request, launched_by=launched_by)
 
 
+@dataclass
+class Cancellation:
+    """What a cancel did: pending units cancelled, and units a worker had already taken."""
+
+    pending: int
+    in_flight: int
+
+
 @transaction.atomic
-def cancel_run(run: Run) -> int:
-    """Stop new calls: pending units are cancelled; calls in flight finish and are kept
-    (a call in flight that fails transiently ends cancelled, see `execution`)."""
+def cancel_run(run: Run) -> Cancellation:
+    """Stop new calls. Pending units are cancelled at once. A unit a worker has already
+    taken (running) is left to end by itself: an answer that arrives is kept; a call that
+    fails transiently, or that still waits for its model's slot after CFPD_SLOT_WAIT,
+    ends cancelled, not retried (see `execution._give_back`); a permanent error fails it.
+    The run is finished (finished_at) only when its last such unit ends
+    (`execution.finish_run_if_complete`, or the sweep if that worker died)."""
     if run.status in (Run.Status.DONE, Run.Status.CANCELLED):
         raise RunError(f"run {run.pk} is {run.status}; nothing to cancel")
-    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=timezone.now())
-    return run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=None)
+    pending = run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
+    in_flight = run.responses.filter(status=Response.Status.RUNNING).count()
+    if in_flight:
+        schedule_sweep(run.pk)  # ends the run should the worker holding a unit die
+    else:
+        Run.objects.filter(pk=run.pk).update(finished_at=timezone.now())
+    return Cancellation(pending=pending, in_flight=in_flight)
 
 
 UNCHANGED = object()
@@ -482,6 +500,8 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
     `everything` (a worker starting after a crash) re-sends every open unit, unbounded.
     Returns (how many were re-sent, whether the run is still active)."""
     run = Run.objects.filter(pk=run_id).first()
+    if run is not None and run.status == Run.Status.CANCELLED and run.finished_at is None:
+        return 0, _sweep_cancelled(run)
     if run is None or run.status not in (Run.Status.QUEUED, Run.Status.RUNNING):
         return 0, False
     now = timezone.now()
@@ -507,6 +527,16 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
     return len(ids), run.status in (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
+def _sweep_cancelled(run: Run) -> bool:
+    """A cancelled run whose units in flight have not all ended: a unit whose worker died
+    (its lease ran out) ends cancelled, and the run is finished once none is left.
+    Whether some unit is still running (so the sweep looks again later)."""
+    run.responses.filter(status=Response.Status.RUNNING, lease_expires_at__lt=timezone.now()).update(
+        status=Response.Status.CANCELLED, claim_token="", lease_expires_at=None)
+    finish_run_if_complete(run.pk)
+    return run.responses.filter(status=Response.Status.RUNNING).exists()
+
+
 @dataclass
 class Progress:
     total: int
@@ -523,11 +553,19 @@ class Progress:
 
     @property
     def finished(self):
-        return self.done + self.failed + self.cancelled
+        """Units asked to the end: answered (done) or given up on (failed). Cancelled
+        units were not asked to the end and are not counted."""
+        return self.done + self.failed
+
+    @property
+    def open(self):
+        """Units still to end: waiting (pending) or with a worker (running)."""
+        return self.pending + self.running
 
     @property
     def percent(self):
-        return round(100 * self.finished / self.total, 1) if self.total else 100.0
+        """Percent of the units done (answered); failed and cancelled ones are not."""
+        return round(100 * self.done / self.total, 1) if self.total else 100.0
 
 
 def progress(run: Run, model: LLMModel | None = None) -> Progress:
@@ -667,7 +705,10 @@ def recover_active_runs() -> int:
     from .tasks import sweep
 
     total = 0
-    for run_id in Run.objects.filter(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).values_list("pk", flat=True):
+    # A cancelled run not yet finished still has units with a worker (see `cancel_run`).
+    unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
+                                                                        finished_at__isnull=True)
+    for run_id in Run.objects.filter(unfinished).values_list("pk", flat=True):
         count, active = sweep_run(run_id, everything=True)
         total += count
         if active:

@@ -12,10 +12,12 @@ from django.contrib import admin, messages
 from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
 from django.db.models import Count, F, Q
-from django.http import JsonResponse
+from django.conf import settings
+from django.http import HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -58,23 +60,78 @@ def _shares(total, **counts):
 
 def _progress_fields(progress):
     fields = asdict(progress)
-    fields.update(finished=progress.finished, percent=progress.percent,
+    fields.update(finished=progress.finished, open=progress.open, percent=progress.percent,
                   bar=_shares(progress.total, done=progress.done, failed=progress.failed,
                               cancelled=progress.cancelled))
     return fields
 
 
-def progress_payload(run):
-    """What the progress block shows and progress.json returns."""
-    payload = _progress_fields(services.progress(run))
+def _when(moment):
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S") if moment else None
+
+
+def _status_note(run, progress):
+    """What the status alone does not say: a cancelled or paused run whose units with a
+    worker have not all ended yet."""
+    if run.status in ACTIVE or not progress.running:
+        return ""
+    units = f"{progress.running} unit{'s' if progress.running != 1 else ''}"
+    return f"{units} already with a worker {'are' if progress.running != 1 else 'is'} still ending"
+
+
+def latest_rows(run):
+    """The LATEST_RESPONSES most recently answered units (unanswered last), as plain
+    values: the page prints them escaped, the progress script with textContent."""
+    rows = (run.responses.select_related("question", "model")
+            .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
+                  "answered_at", "error_kind", "question__key", "model__name")
+            .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
+    return [{"question": r.question.key, "model": r.model.name, "repeat": r.repeat, "status": r.status,
+             "status_label": r.get_status_display(), "letter": r.chosen_letter or "",
+             "output": Truncator(r.raw_output).chars(120), "latency_ms": r.latency_ms, "cache_hit": r.cache_hit}
+            for r in rows]
+
+
+def error_rows(run):
+    return [{"model": row["model__name"], "kind": row["error_kind"],
+             "kind_label": ERROR_KINDS.get(row["error_kind"], row["error_kind"]),
+             "status_label": Response.Status(row["status"]).label if row["status"] in Response.Status.values
+             else row["status"], "n": row["n"], "example": Truncator(row["example"] or "").chars(300)}
+            for row in services.error_breakdown(run)]
+
+
+def available_actions(run, progress, user, external):
+    """Which of cancel and resume this user may do to the run now."""
+    can_act = user.has_perm("runs_app.change_run")
+    return {
+        "can_cancel": can_act and run.status in (*ACTIVE, Run.Status.PAUSED),
+        "can_resume": can_act and not external and (
+            run.status in (Run.Status.CANCELLED, Run.Status.PAUSED)
+            or (run.status == Run.Status.DONE and bool(progress.failed or progress.cancelled))),
+    }
+
+
+def progress_payload(run, user):
+    """Everything on the run page that changes while it runs, read at one moment: the
+    header, per-model progress, latest answers, errors, times and the actions open to
+    `user`. The page is rendered from it and progress.json returns it."""
+    state = services.progress(run)
+    payload = _progress_fields(state)
     seconds = elapsed_seconds(run)
+    external = run.llm_models.filter(is_external=True).exists()
     payload.update(
-        run=run.pk, status=run.status, status_label=run.get_status_display(), active=run.status in ACTIVE,
+        run=run.pk, status=run.status, status_label=run.get_status_display(),
+        status_note=_status_note(run, state), open=state.open,
+        # Live while the run may still change by itself: active, or units still with a worker.
+        active=run.status in ACTIVE or state.running > 0,
         elapsed_seconds=seconds, elapsed=span(seconds) if seconds is not None else None,
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
+        started_at=_when(run.started_at), finished_at=_when(run.finished_at),
         models=[{"name": model.name, **_progress_fields(services.progress(run, model))}
                 for model in run.llm_models.all()],
         budget=services.budget_state(run),
+        latest=latest_rows(run), errors=error_rows(run),
+        **available_actions(run, state, user, external),
     )
     return payload
 
@@ -214,17 +271,7 @@ def planned_per_model(run):
 @permission_required("runs_app.view_run", raise_exception=True)
 def run_detail(request, pk):
     run = get_object_or_404(Run.objects.select_related("benchmark", "launched_by"), pk=pk)
-    payload = progress_payload(run)
-    external = run.llm_models.filter(is_external=True).exists()
-    can_act = request.user.has_perm("runs_app.change_run")
-    errors = [{**row, "kind_label": ERROR_KINDS.get(row["error_kind"], row["error_kind"]),
-               "status_label": Response.Status(row["status"]).label if row["status"] in Response.Status.values
-               else row["status"]}
-              for row in services.error_breakdown(run)]
-    latest = (run.responses.select_related("question", "model")
-              .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
-                    "answered_at", "error_kind", "question__key", "model__name")
-              .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
+    payload = progress_payload(run, request.user)
     planned = planned_per_model(run)
     for row in payload["models"]:
         row["plan"] = next((p for p in planned if p["name"] == row["name"]), None)
@@ -232,13 +279,11 @@ def run_detail(request, pk):
         "run": run, "p": payload, "models": run.llm_models.all(), "selection": _selection_summary(run),
         "planned": planned, "repeats_differ": len({p["repeats"] for p in planned}) > 1
         or any(p["repeats"] != run.repeats for p in planned),
-        "errors": errors, "latest": latest, "latest_limit": LATEST_RESPONSES,
+        "errors": payload["errors"], "latest": payload["latest"], "latest_limit": LATEST_RESPONSES,
         "cache_label": {None: "auto (on at temperature 0, off for repeated sampling)", True: "on",
                         False: "off"}[run.use_cache],
-        "can_cancel": can_act and run.status in (*ACTIVE, Run.Status.PAUSED),
-        "can_resume": can_act and not external and (
-            run.status in (Run.Status.CANCELLED, Run.Status.PAUSED)
-            or (run.status == Run.Status.DONE and (payload["failed"] or payload["cancelled"]))),
+        "can_act": request.user.has_perm("runs_app.change_run"),
+        "can_cancel": payload["can_cancel"], "can_resume": payload["can_resume"],
         "budget": payload["budget"],
     }
     return render(request, "runs_app/run_detail.html", context)
@@ -248,7 +293,7 @@ def run_detail(request, pk):
 @permission_required("runs_app.view_run", raise_exception=True)
 def run_progress(request, pk):
     run = get_object_or_404(Run, pk=pk)
-    return JsonResponse(progress_payload(run))
+    return JsonResponse(progress_payload(run, request.user))
 
 
 def _act_on_run(request, pk, workflow, refused: str, report):
@@ -263,12 +308,37 @@ def _act_on_run(request, pk, workflow, refused: str, report):
     return redirect("run-detail", pk=run.pk)
 
 
+def _units(n):
+    return f"{n:,} unit{'s' if n != 1 else ''}"
+
+
+def in_flight_text(n):
+    """What happens to units a worker has already taken when their run is cancelled
+    (see `services.cancel_run`)."""
+    are = "are" if n != 1 else "is"
+    return (f"{_units(n)} already with a worker {are} left to end: an answer that arrives is kept; a call that "
+            f"fails, or that still waits for its model's slot after {settings.CFPD_SLOT_WAIT} s, ends cancelled "
+            "(not retried). The run ends when the last of them does.")
+
+
+def cancelled_text(run, cancellation):
+    text = f"Run {run.pk} cancelled: {_units(cancellation.pending)} pending will not be asked."
+    return f"{text} {in_flight_text(cancellation.in_flight)}" if cancellation.in_flight else text
+
+
 @permission_required("runs_app.change_run", raise_exception=True)
-@require_POST
 def cancel(request, pk):
-    return _act_on_run(request, pk, services.cancel_run, "Not cancelled", lambda run, n: messages.success(
-        request, f"Run {run.pk} cancelled: {n} pending unit{'s' if n != 1 else ''} will not be asked; calls "
-                 "already in flight finish and are kept."))
+    """A confirmation page (GET, or a POST without `confirm`), then the cancel itself."""
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        return _act_on_run(request, pk, services.cancel_run, "Not cancelled",
+                           lambda run, cancellation: messages.success(request, cancelled_text(run, cancellation)))
+    if request.method not in ("GET", "HEAD", "POST"):
+        return HttpResponseNotAllowed(["GET", "POST"])
+    run = get_object_or_404(Run.objects.select_related("benchmark"), pk=pk)
+    state = services.progress(run)
+    return render(request, "runs_app/cancel_confirm.html", {
+        "run": run, "p": state, "cancellable": run.status in (*ACTIVE, Run.Status.PAUSED),
+        "in_flight_text": in_flight_text(state.running) if state.running else ""})
 
 
 @permission_required("runs_app.change_run", raise_exception=True)

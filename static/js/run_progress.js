@@ -1,5 +1,7 @@
-/* Live progress of a run: polls /runs/<id>/progress.json every 1.5 s while the run is
-   queued or running, and fills the progress block and the per-model table.
+/* The run page, live: while the run may still change (queued, running, or units still
+   with a worker after a cancel) it polls /runs/<id>/progress.json every 1.5 s and
+   refreshes every part of the page from that one answer: the status and actions, the
+   progress block, the per-model table, the times, Errors and Latest answers.
    Values are only ever written with textContent: nothing from the server becomes HTML. */
 (function () {
   "use strict";
@@ -9,12 +11,11 @@
 
   var INTERVAL = 1500;
   var MAX_FAILURES = 5;
-  var ACTIVE = { queued: true, running: true };
   var url = box.getAttribute("data-url");
   var failures = 0;
   var timer = null;
 
-  if (!ACTIVE[box.getAttribute("data-status")]) { return; }
+  if (box.getAttribute("data-active") !== "true") { return; }
 
   function show(selector, visible) {
     var el = document.querySelector(selector);
@@ -25,32 +26,36 @@
     return Number(value).toLocaleString("en-GB");
   }
 
-  function format(value, kind) {
-    if (value === null || value === undefined) { return "\u2014"; }
+  function format(value, kind, empty) {
+    if (value === null || value === undefined || value === "") { return empty === null ? "\u2014" : empty; }
     if (kind === "int") { return formatInt(value); }
     if (kind === "cost") { return "US$ " + Number(value).toFixed(4); }
     if (kind === "ms") { return formatInt(Math.round(value)) + " ms"; }
     return String(value);
   }
 
-  /* Fill the [data-field] and [data-bar] elements of `scope` (the progress block, or
-     one row of the per-model table) from the matching keys of `data`. */
-  function fill(scope, data) {
+  /* Fill the [data-field] and [data-bar] elements of `scope` (the page, or one row of
+     the per-model table) from the matching keys of `data`. */
+  function fill(scope, data, skip) {
     var fields = scope.querySelectorAll("[data-field]");
     for (var i = 0; i < fields.length; i++) {
       var el = fields[i];
+      if (skip && skip(el)) { continue; }
       var name = el.getAttribute("data-field");
       if (Object.prototype.hasOwnProperty.call(data, name)) {
-        el.textContent = format(data[name], el.getAttribute("data-format"));
+        el.textContent = format(data[name], el.getAttribute("data-format"), el.getAttribute("data-empty"));
         if (el.hasAttribute("data-flag-nonzero")) { el.parentNode.classList.toggle("nonzero", data[name] > 0); }
       }
     }
     var bars = scope.querySelectorAll("[data-bar]");
     for (var j = 0; j < bars.length; j++) {
+      if (skip && skip(bars[j])) { continue; }
       var share = data.bar ? data.bar[bars[j].getAttribute("data-bar")] : null;
       if (typeof share === "number") { bars[j].style.width = share + "%"; }
     }
   }
+
+  function inModelRow(el) { return el.closest("tr[data-model]") !== null; }
 
   function fillModels(models) {
     var rows = document.querySelectorAll("tr[data-model]");
@@ -62,25 +67,81 @@
     }
   }
 
+  function cell(tr, text, className) {
+    var td = document.createElement("td");
+    if (className) { td.className = className; }
+    td.textContent = text;
+    tr.appendChild(td);
+    return td;
+  }
+
+  function codeCell(tr, text) {
+    var td = cell(tr, "", "untrusted");
+    var code = document.createElement("code");
+    code.textContent = text;
+    td.appendChild(code);
+  }
+
+  function latestRow(r) {
+    var tr = document.createElement("tr");
+    cell(tr, r.question, "key");
+    cell(tr, r.model, "model-name");
+    cell(tr, String(r.repeat), "num");
+    var status = cell(tr, "");
+    var badge = document.createElement("span");
+    badge.className = "status status-" + r.status;
+    badge.textContent = r.status_label;
+    status.appendChild(badge);
+    cell(tr, r.letter || "\u2014", "letter");
+    codeCell(tr, r.output);
+    cell(tr, format(r.latency_ms, "ms", null), "num nowrap");
+    if (r.cache_hit) { cell(tr, "hit"); } else { cell(tr, "\u2014").className = "muted"; }
+    return tr;
+  }
+
+  function errorRow(e) {
+    var tr = document.createElement("tr");
+    cell(tr, e.model, "model-name");
+    cell(tr, e.kind_label, "nowrap");
+    cell(tr, e.status_label);
+    cell(tr, String(e.n), "num");
+    codeCell(tr, e.example);
+    return tr;
+  }
+
+  /* Replace the rows of a section's table; show the table or its empty note. */
+  function fillRows(name, rows, makeRow) {
+    var body = document.querySelector("[data-rows=" + name + "]");
+    if (!body) { return; }
+    var fresh = document.createDocumentFragment();
+    for (var i = 0; i < rows.length; i++) { fresh.appendChild(makeRow(rows[i])); }
+    body.replaceChildren(fresh);
+    var section = body.closest("section");
+    body.closest("table").hidden = rows.length === 0;
+    var withRows = section.querySelectorAll("[data-when-rows]");
+    for (var j = 0; j < withRows.length; j++) { withRows[j].hidden = rows.length === 0; }
+    var empty = section.querySelector("[data-when-empty]");
+    if (empty) { empty.hidden = rows.length > 0; }
+  }
+
   function setStatus(data) {
     box.setAttribute("data-status", data.status);
+    box.setAttribute("data-active", data.active ? "true" : "false");
     var badge = document.querySelector("[data-status-badge]");
     if (badge) {
       badge.textContent = data.status_label;
       badge.className = "status status-" + data.status;
     }
+    var cancel = document.querySelector("[data-action=cancel]");
+    if (cancel) { cancel.hidden = !data.can_cancel; }
+    var resume = document.querySelector("[data-action=resume]");
+    if (resume) { resume.hidden = !data.can_resume; }
+    show("[data-so-far]", data.active);
   }
 
   function stop() {
     if (timer) { clearTimeout(timer); timer = null; }
     show("[data-live]", false);
-  }
-
-  function finished() {
-    stop();
-    var actions = document.querySelectorAll("[data-while-active]");
-    for (var i = 0; i < actions.length; i++) { actions[i].hidden = true; }
-    show("[data-finished-note]", true);
   }
 
   function schedule() {
@@ -99,10 +160,12 @@
       })
       .then(function (data) {
         failures = 0;
-        fill(box, data);
+        fill(document, data, inModelRow);
         fillModels(data.models);
+        fillRows("latest", data.latest || [], latestRow);
+        fillRows("errors", data.errors || [], errorRow);
         setStatus(data);
-        if (ACTIVE[data.status]) { schedule(); } else { finished(); }
+        if (data.active) { schedule(); } else { stop(); }
       })
       .catch(function () {
         failures += 1;

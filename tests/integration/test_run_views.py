@@ -1,6 +1,8 @@
 """The operators' run pages: who may read and act, launching, cancelling, resuming,
 live progress, escaping of model output, and key presence on the models page."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -54,6 +56,12 @@ def launch_data(benchmark, models, **changes):
     return data
 
 
+def actions_shown(page):
+    """The run actions the page shows (rendered hidden ones are toggled live by the script)."""
+    return {name for name, tag in re.findall(r'<(?:a|form)[^>]*data-action="(\w+)"([^>]*)>', page)
+            if " hidden" not in tag}
+
+
 def urls_of(run):
     return {name: reverse(f"run-{name}", args=[run.pk]) for name in ("detail", "progress", "cancel", "resume")}
 
@@ -96,7 +104,7 @@ def test_an_operator_sees_the_actions(client, operator, run):
     assert "Launch a run" in client.get(LIST).content.decode()
     assert client.get(LAUNCH).status_code == 200
     detail = client.get(urls_of(run)["detail"]).content.decode()
-    assert "Cancel run" in detail and "Resume run" not in detail
+    assert actions_shown(detail) == {"cancel"}
     assert 'name="csrfmiddlewaretoken"' in detail
 
 
@@ -166,13 +174,13 @@ def test_external_models_are_not_offered(client, operator, benchmark):
 
 def test_cancel_then_resume(client, operator, run):
     login(client, operator)
-    response = client.post(urls_of(run)["cancel"], follow=True)
+    response = client.post(urls_of(run)["cancel"], {"confirm": "yes"}, follow=True)
     run.refresh_from_db()
     assert run.status == Run.Status.CANCELLED
     assert set(run.responses.values_list("status", flat=True)) == {Response.Status.CANCELLED}
     page = response.content.decode()
-    assert f"Run {run.pk} cancelled: 4 pending units will not be asked" in page
-    assert "Resume run" in page and "Cancel run" not in page
+    assert f"Run {run.pk} cancelled: 4 units pending will not be asked." in page
+    assert actions_shown(page) == {"resume"}
 
     response = client.post(urls_of(run)["resume"], follow=True)
     run.refresh_from_db()
@@ -183,7 +191,7 @@ def test_cancel_then_resume(client, operator, run):
 
 def test_cancelling_a_finished_run_says_why(client, operator, run):
     Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE)
-    page = login(client, operator).post(urls_of(run)["cancel"], follow=True).content.decode()
+    page = login(client, operator).post(urls_of(run)["cancel"], {"confirm": "yes"}, follow=True).content.decode()
     assert "Not cancelled: run" in page and "nothing to cancel" in page
 
 
@@ -192,12 +200,17 @@ def test_a_done_run_with_failures_offers_resume(client, operator, run):
     run.responses.filter(pk=run.responses.first().pk).update(status=Response.Status.FAILED, error_kind="timeout")
     Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE)
     page = login(client, operator).get(urls_of(run)["detail"]).content.decode()
-    assert "Resume run" in page and "Cancel run" not in page
+    assert actions_shown(page) == {"resume"}
 
 
-def test_the_action_endpoints_take_posts_only(client, operator, run):
+def test_cancel_asks_for_confirmation_and_resume_takes_posts_only(client, operator, run):
     login(client, operator)
-    assert client.get(urls_of(run)["cancel"]).status_code == 405
+    for response in (client.get(urls_of(run)["cancel"]), client.post(urls_of(run)["cancel"])):
+        page = response.content.decode()
+        assert response.status_code == 200 and f"Cancel run {run.pk}?" in page
+        assert '<input type="hidden" name="confirm" value="yes">' in page
+    run.refresh_from_db()
+    assert run.status == Run.Status.QUEUED and not run.responses.exclude(status=Response.Status.PENDING).exists()
     assert client.get(urls_of(run)["resume"]).status_code == 405
 
 
@@ -212,7 +225,9 @@ def test_progress_json_counts(client, analyst, run):
                                  "prompt_tokens", "completion_tokens", "finished")} == {
         "total": 4, "pending": 1, "running": 1, "done": 1, "failed": 1, "cancelled": 0, "cached": 1,
         "prompt_tokens": 100, "completion_tokens": 1, "finished": 2}
-    assert data["percent"] == 50.0 and data["status"] == "queued" and data["active"] is True
+    # 1 of 4 units done = 25 % (the failed one is finished but not done); 1 pending + 1 running open
+    assert data["percent"] == 25.0 and data["open"] == 2
+    assert data["status"] == "queued" and data["active"] is True
     assert data["cost"] is None
     per_model = {m["name"]: m for m in data["models"]}
     assert set(per_model) == {"local-gemma3", "local-smollm2"}
@@ -237,7 +252,7 @@ def test_the_detail_page_shows_settings_errors_and_answers(client, analyst, run)
     Response.objects.filter(pk=run.responses.first().pk).update(
         status=Response.Status.DONE, chosen_letter="B", latency_ms=1234, raw_output="B")
     page = login(client, analyst).get(urls_of(run)["detail"]).content.decode()
-    assert "the paper's (appendix A.4)" in page and "No errors so far." in page
+    assert "the paper's (appendix A.4)" in page and "No errors<span data-so-far> so far</span>." in page
     assert "1,234 ms" in page and "esc-test" in page
     assert 'data-url="/runs/%d/progress.json"' % run.pk in page and "js/run_progress.js" in page
 
