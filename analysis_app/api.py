@@ -10,6 +10,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cfpd_site.api_schema import errors
+
 from . import dashboard, params
 
 
@@ -32,8 +34,9 @@ class AnalysisView(APIView):
                                      many=name in ("run", "model", "domain", "choices", "actor", "panel"))
                     for name in ("run", "model", "domain", "choices", "actor", "focus", "iterations", "seed",
                                  "category", "heatmap_model", "panel")],
-        responses={200: dict}, description="Coverage and every panel's table for the filters. A bad parameter is "
-                                           "a 400 naming it: {\"seed\": [\"seed must be between 0 and ...\"]}.")
+        responses={200: dict, **errors(400)},
+        description="Coverage and every panel's table for the filters. A bad parameter is a 400 naming it: "
+                    "{\"seed\": [\"seed must be between 0 and ...\"]}.")
     def get(self, request):
         try:
             filters, options = params.parse(request.query_params)

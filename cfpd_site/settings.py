@@ -189,6 +189,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = envint("CELERY_PREFETCH", 4)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.api_auth.ApiTokenAuthentication",  # first: its scheme makes a bare call a 401 (see there)
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
     ],
@@ -203,6 +204,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # the schema too needs a sign-in
+    # Every operation documents 401 and 403 (cfpd_site.api_schema); the views name their others.
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "cfpd_site.api_schema.document_auth_errors"],
 }
 
 # Run engine (runs_app).

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis_app.api import CanReadDashboards
+from cfpd_site.api_schema import errors
 
 from . import dashboard, dashboard_params, queries
 
@@ -45,7 +46,7 @@ class CrisisView(APIView):
     @extend_schema(
         parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
                     for name in dashboard_params.PARAMETERS],
-        responses={200: dict},
+        responses={200: dict, **errors(400)},
         description="Free-form crisis inconsistency of one scorer: the summary rows (mean over runs of each run's "
                     "mean over pairs, sd, 95% bootstrap CI over runs), the boxes per model and temperature, the "
                     "temperature curve of the level-0 variants and the level-1/level-2 ablation bands, and one "

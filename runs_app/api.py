@@ -1,14 +1,16 @@
 """REST API (DRF) for models, runs and responses; the schema is at /api/schema/."""
 
+from django.db.models import Count, Q, Sum
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response as APIResponse
 
 from cfpd_site import params
+from cfpd_site.api_schema import errors
 
-from . import services
+from . import launch_plan, page_progress, services
 from .models import LLMModel, Response, Run
 
 
@@ -68,7 +70,9 @@ class BudgetSerializer(serializers.Serializer):
 class RunSerializer(serializers.ModelSerializer):
     benchmark = serializers.SlugRelatedField(slug_field="name", read_only=True)
     models = serializers.SlugRelatedField(source="llm_models", slug_field="name", many=True, read_only=True)
-    launched_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    launched_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True,
+                                               help_text="null for runs imported from answers collected elsewhere "
+                                                         "or whose user was deleted.")
     progress = serializers.SerializerMethodField()
     budget = serializers.SerializerMethodField()
 
@@ -78,14 +82,39 @@ class RunSerializer(serializers.ModelSerializer):
                   "use_cache", "status", "note", "launched_by", "created_at", "started_at", "finished_at", "progress",
                   "budget"]
 
+    def _state(self, run) -> page_progress.RunState:
+        """The run's counts, from the context (one query for a whole page: RunViewSet) or,
+        for a run serialized alone, one query of its own."""
+        states = self.context.get("run_states")
+        if states is None or run.pk not in states:
+            states = run_states([run.pk])
+        return states[run.pk]
+
     @extend_schema_field(BudgetSerializer(allow_null=True))
     def get_budget(self, run):
-        return services.budget_state(run)
+        if run.budget_usd is None and run.budget_units is None:
+            return None
+        state = self._state(run)
+        return {"budget_usd": float(run.budget_usd) if run.budget_usd is not None else None,
+                "budget_units": run.budget_units, "spent_usd": float(state.spent_usd), "spent_units": state.spent_units,
+                "reached": launch_plan.budget_reached(run.budget_usd, run.budget_units, state.spent_usd,
+                                                      state.spent_units)}
 
-    @extend_schema(responses=ProgressSerializer)
+    @extend_schema_field(ProgressSerializer)
     def get_progress(self, run) -> dict:
-        state = services.progress(run)
+        state = self._state(run)
         return {**ProgressSerializer(state).data}
+
+
+def run_states(run_ids) -> dict[int, page_progress.RunState]:
+    """Progress and spending of the given runs in one grouped query over their responses
+    (the (run, status) index), instead of two or three aggregates per run."""
+    rows = (Response.objects.filter(run_id__in=list(run_ids)).values("run_id", "status")
+            .annotate(n=Count("id"), cached=Count("id", filter=Q(cache_hit=True)), prompt=Sum("prompt_tokens"),
+                      completion=Sum("completion_tokens"), priced=Sum("cost"),
+                      paid=Sum("cost", filter=Q(cache_hit=False)))
+            .order_by())
+    return page_progress.fold(run_ids, rows)
 
 
 class LaunchSerializer(serializers.Serializer):
@@ -179,6 +208,8 @@ class ResponseSerializer(serializers.ModelSerializer):
                   "answered_at"]
 
 
+@extend_schema_view(list=extend_schema(responses={200: ModelSerializer(many=True), **errors(404)}),
+                    retrieve=extend_schema(responses={200: ModelSerializer, **errors(404)}))
 class ModelViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = LLMModel.objects.all()
     serializer_class = ModelSerializer
@@ -186,12 +217,24 @@ class ModelViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "name"
 
 
+@extend_schema_view(list=extend_schema(responses={200: RunSerializer(many=True), **errors(404)}),
+                    retrieve=extend_schema(responses={200: RunSerializer, **errors(404)}))
 class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = Run.objects.select_related("benchmark", "launched_by").prefetch_related("llm_models")
+    # -id: runs launched in the same instant keep one order across pages.
+    queryset = (Run.objects.select_related("benchmark", "launched_by").prefetch_related("llm_models")
+                .order_by("-created_at", "-id"))
     serializer_class = RunSerializer
     permission_classes = [RunPermission]
 
-    @extend_schema(request=LaunchSerializer, responses={201: RunSerializer, 200: PlanSerializer})
+    def get_serializer(self, *args, **kwargs):
+        """Every run on the page gets its progress from one query (see run_states)."""
+        if args and args[0] is not None:
+            runs = list(args[0]) if kwargs.get("many") else [args[0]]
+            kwargs["context"] = {**self.get_serializer_context(), "run_states": run_states([r.pk for r in runs])}
+            args = (runs if kwargs.get("many") else runs[0], *args[1:])
+        return super().get_serializer(*args, **kwargs)
+
+    @extend_schema(request=LaunchSerializer, responses={201: RunSerializer, 200: PlanSerializer, **errors(400)})
     def create(self, request, *args, **kwargs):
         """Launch a run; with "dry_run": true, only its plan (200, nothing written)."""
         launch = LaunchSerializer(data=request.data)
@@ -206,14 +249,14 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             return APIResponse(exc.errors, status=status.HTTP_400_BAD_REQUEST)
         except services.RunError as exc:
             return APIResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return APIResponse(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+        return APIResponse(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: RunSerializer})
+    @extend_schema(request=None, responses={200: RunSerializer, **errors(400, 404, 409)})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None, format=None):  # format: the router's .json suffix
         return self._transition(pk, services.cancel_run)
 
-    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer})
+    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer, **errors(400, 404, 409)})
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None, format=None):
         """Ask again what is not done; a paused run needs its budget raised ("budget_usd",
@@ -233,9 +276,11 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except services.RunError as exc:
             return APIResponse({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         run.refresh_from_db()
-        return APIResponse(RunSerializer(run).data)
+        return APIResponse(self.get_serializer(run).data)
 
 
+@extend_schema_view(list=extend_schema(responses={200: ResponseSerializer(many=True), **errors(400, 404)}),
+                    retrieve=extend_schema(responses={200: ResponseSerializer, **errors(404)}))
 class ResponseViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ResponseSerializer
     permission_classes = [RunPermission]

@@ -1,8 +1,9 @@
 from django.contrib.auth.decorators import login_required
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from cfpd_site.api_docs import ApiDocsView, Router, docs_asset
+from cfpd_site.api_errors import not_found
 
 from . import api
 
@@ -25,3 +26,7 @@ urlpatterns += [
          name="api-docs"),
     path("docs/assets/<str:name>", login_required(docs_asset), name="api-docs-asset"),
 ]
+
+# Last: any other /api/ URL (/api/nope/, /api/runs/0.5/cancel/, /api/analysis/nope/) is a
+# JSON 404, not Django's HTML page (this file is the last include under /api/).
+urlpatterns += [re_path(r"^.*$", not_found, name="api-not-found")]

@@ -1,0 +1,27 @@
+from django.conf import settings
+from django.db import models
+
+
+class ApiToken(models.Model):
+    """A person's key to the REST API. Only the digest of the token is kept (see
+    accounts.token_format): the token itself is shown once, when it is made."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="What the token is for, e.g. 'nightly export script'.")
+    prefix = models.CharField(max_length=13, editable=False, help_text="The token's first characters, to tell it "
+                                                                       "apart; the rest is never stored.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)  # the lookup of every API request
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "API token"
+
+    def __str__(self):
+        return f"{self.prefix}… ({self.name})"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None

@@ -1,0 +1,51 @@
+"""What the API answers besides success, in its OpenAPI schema: every operation lists
+each status code it can return, with the JSON body of that answer.
+
+Views name their own 400, 404 and 409 with `errors(...)` in `extend_schema(responses=...)`;
+`document_auth_errors` (a drf-spectacular postprocessing hook, see SPECTACULAR_SETTINGS)
+adds 401 and 403 to every operation that needs a signed-in caller, since all of them answer
+both the same way."""
+
+from drf_spectacular.utils import OpenApiResponse
+
+ERROR = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+# DRF's validation errors: each bad field with its messages ({"seed": ["must be ..."]}; a list
+# item's messages under its index), or {"detail": "..."} for a refusal that names no field.
+BAD_REQUEST = {"type": "object", "properties": {"detail": {"type": "string"}},
+               "additionalProperties": {"oneOf": [{"type": "array", "items": {"type": "string"}},
+                                                  {"type": "object"}]}}
+
+WHAT = {
+    400: ("A bad parameter or body: each bad field with its messages, or a detail.", BAD_REQUEST),
+    401: ("No credentials, or a wrong, revoked or malformed token or password (with WWW-Authenticate).", ERROR),
+    403: ("Signed in, but the user's role does not allow this.", ERROR),
+    404: ("No such object, or a page number past the last page.", ERROR),
+    409: ("The run cannot do this in its state (already cancelled, imported answers, budget spent); "
+          "the detail says why.", ERROR),
+}
+
+
+def errors(*codes) -> dict:
+    """OpenApiResponses for the given error codes, for `extend_schema(responses=...)`."""
+    return {code: OpenApiResponse(response=WHAT[code][1], description=WHAT[code][0]) for code in codes}
+
+
+def _response(code) -> dict:
+    description, schema = WHAT[code]
+    answer = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if code == 401:
+        answer["headers"] = {"WWW-Authenticate": {"schema": {"type": "string"},
+                                                  "description": 'Bearer realm="api"'}}
+    return answer
+
+
+def document_auth_errors(result, generator, request, public):
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if {} in operation.get("security", [{}]):  # open to anonymous callers
+                continue
+            for code in (401, 403):
+                operation["responses"].setdefault(str(code), _response(code))
+    return result
