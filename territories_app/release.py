@@ -43,7 +43,8 @@ Scope of a flaw, which decides what sound() leaves out
 - language only: every query in that language (files of different lengths, an index out
   of range or unreadable, no template, a missing file): the lines cannot be trusted to
   belong to the rows they claim;
-- neither: reported only (a misspelt country key: its claimants carry their own flaws).
+- neither: reported only (a misspelt country key: its claimants carry their own flaws;
+  sound() drops the key from the countries, so that it never becomes an actor).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def read_release(path: str | Path) -> Release:
     terms = read_terms(reader)
     # Even with no countries file: every claimant then lacks its language, and sound()
     # must not keep a territory whose questions cannot be placed.
-    check_countries(reader, territories, countries)
+    misspelt = check_countries(reader, territories, countries)
     translations = {}
     files = {}  # language -> whether its three files line up
     for language in translation_languages(root):
@@ -88,7 +89,7 @@ def read_release(path: str | Path) -> Release:
     controls = read_controls(reader, territories)
     release = Release(tuple(territories), countries, templates, translations, controls, terms)
     check_coverage(reader, release, templates_read, files)
-    return replace(release, flaws=tuple(reader.flaws))
+    return replace(release, flaws=tuple(reader.flaws), misspelt_keys=misspelt)
 
 
 def _population(value: int | float | None) -> str:

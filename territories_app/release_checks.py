@@ -145,25 +145,65 @@ def read_controls(reader: Reader, territories: list[Territory]) -> tuple[Query, 
     return tuple(controls)
 
 
-def check_countries(reader: Reader, territories: list[Territory], countries: dict[str, Country]):
-    """Claimants without a country entry (on their territory's line), and unused keys that
-    look like one of those claimants misspelt (on the key)."""
-    orphans = {}
+# How alike a country key and a claimant must be (difflib's ratio, case ignored) for the
+# key to count as the claimant misspelt. The release's own 'SuriLang_Name' for 'Suriname'
+# scores 0.76 (2 x 8 letters in common / 21 letters), the sample's 'Ukriane' for 'Ukraine'
+# 0.86; unrelated names stay below 0.4 ('Moldova' and 'Suriname' 0.13).
+MISSPELLING_RATIO = 0.6
+
+
+def _likeness(key: str, claimant: str) -> float:
+    a, b = key.casefold(), claimant.casefold()
+    ratio = difflib.SequenceMatcher(None, a, b).ratio()  # 1.0 only when equal but for case
+    if a in b or b in a:  # 'Cyprus' for 'Republic of Cyprus': the same country, written shorter
+        return max(ratio, 0.9)
+    return ratio
+
+
+def probable_misspellings(orphans, unused_keys) -> dict[str, str]:
+    """Country key -> the claimant it probably misspells: pairs of a key that no claimant
+    names and a claimant without an entry, alike enough (MISSPELLING_RATIO, or one name
+    inside the other), one to one, the likest pairs first (ties: names in order). Pure."""
+    pairs = sorted(((-_likeness(key, claimant), key, claimant) for key in dict.fromkeys(unused_keys)
+                    for claimant in dict.fromkeys(orphans)), key=lambda p: (p[0], p[1], p[2]))
+    paired: dict[str, str] = {}
+    for score, key, claimant in pairs:
+        if -score >= MISSPELLING_RATIO and key not in paired and claimant not in paired.values():
+            paired[key] = claimant
+    return paired
+
+
+def check_countries(reader: Reader, territories: list[Territory], countries: dict[str, Country]) -> dict[str, str]:
+    """Claimants without a country entry (on their territory's line), and each unused key
+    that is probably one of them misspelt (on the key, naming the rows it leaves without a
+    country). Returns those keys: key -> claimant."""
+    rows_of: dict[str, list[Territory]] = {}
     for territory in territories:
         for claimant in territory.claimants:
             if claimant not in countries:
+                rows_of.setdefault(claimant, []).append(territory)
+    used = {c for t in territories for c in t.claimants}
+    misspelt = probable_misspellings(list(rows_of), [key for key in countries if key not in used])
+    key_of = {claimant: key for key, claimant in misspelt.items()}
+    for territory in territories:
+        for claimant in territory.claimants:
+            if claimant in countries:
+                continue
+            if claimant in key_of:
+                hint = f"; its entry is probably the misspelt key {key_of[claimant]!r} (rename it {claimant!r})"
+            else:
+                # A claimant misspelt in the table rather than a key: a key in use may be the likest name.
                 guess = difflib.get_close_matches(claimant, list(countries), n=1, cutoff=0.8)
                 hint = f"; did you mean {guess[0]!r}?" if guess else ""
-                reader.flaw(TABLE, territory.line, f"claimant {claimant!r} has no entry in {COUNTRIES}{hint}",
-                            territory.name)
-                orphans.setdefault(claimant, territory.line)
-    used = {c for t in territories for c in t.claimants}
-    for key in countries:
-        if key not in used:
-            guess = difflib.get_close_matches(key, list(orphans), n=1, cutoff=0.8)
-            if guess:
-                reader.flaw(COUNTRIES, key, f"no territory names {key!r}: misspelt? {guess[0]!r} is a claimant "
-                                            f"without an entry ({TABLE}:{orphans[guess[0]]})")
+            reader.flaw(TABLE, territory.line, f"claimant {claimant!r} has no entry in {COUNTRIES}{hint}",
+                        territory.name)
+    for key, claimant in misspelt.items():
+        rows = ", ".join(f"{t.line} ({t.name})" for t in rows_of[claimant])
+        reader.flaw(COUNTRIES, key, f"key {key!r} is probably {claimant!r} misspelt: no territory names it, and "
+                                    f"{claimant!r} has no entry, which leaves {TABLE} line"
+                                    f"{'s' * (len(rows_of[claimant]) > 1)} {rows} without a country; rename the "
+                                    f"key to {claimant!r} (it is not imported as an actor)")
+    return misspelt
 
 
 def check_coverage(reader: Reader, release: Release, templates_read: bool, files: dict[str, bool]):

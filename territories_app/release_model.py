@@ -47,11 +47,13 @@ class Flaw:
     language: str | None = None
 
     def __str__(self) -> str:
+        # The territory beside the row, so that the user need not open the file to learn it.
+        about = f" ({self.territory})" if self.territory else ""
         if self.line_or_key is None:
-            return f"{self.file}: {self.reason}"
+            return f"{self.file}{about}: {self.reason}"
         if isinstance(self.line_or_key, int):
-            return f"{self.file}:{self.line_or_key}: {self.reason}"
-        return f"{self.file}[{self.line_or_key}]: {self.reason}"
+            return f"{self.file}:{self.line_or_key}{about}: {self.reason}"
+        return f"{self.file}[{self.line_or_key}]{about}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,9 @@ class Release:
     controls: tuple[Query, ...] = ()
     terms: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     flaws: tuple[Flaw, ...] = field(default=(), compare=False)
+    # Country key -> the claimant it probably misspells (release_checks.probable_misspellings):
+    # such a key is no country of its own, so sound() drops it and it never becomes an actor.
+    misspelt_keys: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def languages_of(self, territory: Territory) -> dict[str, tuple[str, ...]]:
         """Claimant language -> its speakers, in claimant order (claimants without a country left out)."""
@@ -165,5 +170,6 @@ class Release:
             if name in kept and language not in by_language:
                 left_out.append(LeftOut("question", name, language, tuple(reasons)))
         controls = tuple(q for q in self.controls if q.territory in kept)
-        return (replace(self, territories=territories, translations=translations, controls=controls, flaws=()),
-                tuple(left_out))
+        countries = {name: c for name, c in self.countries.items() if name not in self.misspelt_keys}
+        return (replace(self, territories=territories, countries=countries, translations=translations,
+                        controls=controls, flaws=(), misspelt_keys={}), tuple(left_out))

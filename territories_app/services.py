@@ -8,13 +8,12 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-import pycountry
 from django.db import transaction
 
 from benchmarks_app.models import Benchmark, Question
 from scenarios_app.models import Actor
 
-from . import queries, release as rel
+from . import country_names, queries, release as rel
 from .models import (
     BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
 )
@@ -33,28 +32,41 @@ class ImportReport:
     languages: int = 0
     questions: dict[str, int] = field(default_factory=dict)  # created, updated, retired
     gaps: list[str] = field(default_factory=list)
-    actors_linked: list[str] = field(default_factory=list)
+    actors_matched: list[tuple[str, str, str]] = field(default_factory=list)  # country, actor code, route
     actors_added: list[str] = field(default_factory=list)
+    misspelt_keys: dict[str, str] = field(default_factory=dict)  # country key -> the claimant it misspells
+
+    def matched_by(self) -> dict[str, list[str]]:
+        """Route -> 'country → code' for every country linked to an existing actor (ROUTES' order)."""
+        grouped: dict[str, list[str]] = {route: [] for route in ROUTES}
+        for name, code, route in self.actors_matched:
+            grouped.setdefault(route, []).append(f"{name} → {code}")
+        return {route: names for route, names in grouped.items() if names}
     imported: bool = False
 
 
 # --- actors ------------------------------------------------------------------------------
 
-def _iso_actor(name: str) -> Actor | None:
-    """The ISO actor of a country name: by prompt name or official name, else pycountry."""
+# How a country found its actor, in the order tried (the import summary groups by these).
+ROUTES = ["name", "official name", "common name", "alias", "actor name", "entity", "earlier import"]
+
+
+def _iso_actor(name: str) -> tuple[Actor, str] | None:
+    """The ISO actor of a country name and the route that found it: pycountry's name,
+    official name or common name, else the alias table (country_names), else a state
+    actor's own prompt name or name (one an admin added or renamed)."""
+    match = country_names.match_country(name)
+    if match is not None:
+        actor = Actor.objects.filter(code=match.alpha_2).first()
+        if actor is None and match.alpha_2 in country_names.USER_ASSIGNED:
+            known = country_names.USER_ASSIGNED[match.alpha_2]
+            actor = Actor.objects.create(code=match.alpha_2, name=known.name, prompt_name=known.prompt_name,
+                                         kind=Actor.Kind.STATE, iso_alpha3=known.alpha_3)
+        if actor is not None:
+            return actor, match.route
     found = (Actor.objects.filter(kind=Actor.Kind.STATE, prompt_name__iexact=name).first()
              or Actor.objects.filter(kind=Actor.Kind.STATE, name__iexact=name).first())
-    if found is not None:
-        return found
-    try:
-        country = pycountry.countries.lookup(name)
-    except LookupError:
-        try:
-            matches = pycountry.countries.search_fuzzy(name)
-        except LookupError:
-            return None
-        country = matches[0] if len(matches) == 1 else None
-    return Actor.objects.filter(code=country.alpha_2).first() if country is not None else None
+    return (found, "actor name") if found is not None else None
 
 
 def _entity_code(name: str) -> str:
@@ -69,14 +81,13 @@ def _entity_code(name: str) -> str:
 
 
 def _actor_for(name: str, report: ImportReport) -> Actor:
-    actor = _iso_actor(name)
-    if actor is not None:
-        report.actors_linked.append(f"{name} → {actor.code}")
-        return actor
-    existing = Actor.objects.filter(kind=Actor.Kind.DISPUTED, prompt_name__iexact=name).first()
-    if existing is not None:
-        report.actors_linked.append(f"{name} → {existing.code}")
-        return existing
+    found = _iso_actor(name)
+    if found is None:
+        existing = Actor.objects.filter(kind=Actor.Kind.DISPUTED, prompt_name__iexact=name).first()
+        found = (existing, "entity") if existing is not None else None
+    if found is not None:
+        report.actors_matched.append((name, found[0].code, found[1]))
+        return found[0]
     actor = Actor.objects.create(code=_entity_code(name), name=name, prompt_name=name, kind=Actor.Kind.DISPUTED)
     report.actors_added.append(f"{name} ({actor.code})")
     return actor
@@ -91,7 +102,8 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
     Re-importing updates in place: same question keys and ids; a question no longer in
     the release is retired (not current), never deleted."""
     release = rel.read_release(path)
-    report = ImportReport(benchmark=benchmark_name, flaws=[str(f) for f in release.flaws])
+    report = ImportReport(benchmark=benchmark_name, flaws=[str(f) for f in release.flaws],
+                          misspelt_keys=dict(release.misspelt_keys))
     existing = Benchmark.objects.filter(name=benchmark_name).first()
     if existing is not None and existing.family != Benchmark.Family.BORDERLINES:
         raise BorderlinesError(f"benchmark {benchmark_name!r} is a {existing.get_family_display()} benchmark; "
@@ -129,8 +141,14 @@ def _store(benchmark: Benchmark, release: rel.Release, report: ImportReport):
     Language.objects.filter(benchmark=benchmark).exclude(code__in=list(release.templates)).delete()
     countries = {}
     for name, info in release.countries.items():
+        if name in release.misspelt_keys:  # sound() drops them already; never an actor
+            continue
         current = Country.objects.filter(benchmark=benchmark, name=name).first()
-        actor = current.actor if current is not None and current.actor_id else _actor_for(name, report)
+        if current is not None and current.actor_id:
+            actor = current.actor
+            report.actors_matched.append((name, actor.code, "earlier import"))
+        else:
+            actor = _actor_for(name, report)
         countries[name], _ = Country.objects.update_or_create(benchmark=benchmark, name=name, defaults={
             "actor": actor, "language": info.language, "language_name": info.language_name,
             "language_native": info.language_native, "religion": info.religion, "population": info.population})

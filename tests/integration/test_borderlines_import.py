@@ -69,8 +69,15 @@ def test_the_sample_imports_its_territories_questions_and_countries():
     assert Country.objects.get(name="Vietnam").actor.code == "VN"
     assert Country.objects.get(name="People's Republic of China").actor.code == "CN"
     sahrawi = Country.objects.get(name="Sahrawi Arab Democratic Republic").actor
-    assert sahrawi.kind == Actor.Kind.DISPUTED and "actors added (not ISO countries): Sahrawi Arab Democratic " \
-                                                  "Republic" in out
+    assert sahrawi.kind == Actor.Kind.DISPUTED
+    # Republic of China is no alias of CN (pycountry's fuzzy search would say CN, the other claimant)
+    # nor of TW ('Taiwan, Province of China'): without the demo's ROC actor it is an entity of its own.
+    roc = Country.objects.get(name="Republic of China").actor
+    assert roc.kind == Actor.Kind.DISPUTED and roc.code not in ("CN", "TW")
+    assert ("actors added (not ISO countries): Republic of China (REPUBLIC_O), Sahrawi Arab Democratic Republic "
+            "(SAHRAWI_AR)") in out
+    assert "matched by official name: People's Republic of China → CN" in out
+    assert "matched by alias: Brunei → BN, Russia → RU" in out
 
 
 def test_a_question_carries_its_choices_in_claimant_order_and_their_english_names():
@@ -215,3 +222,70 @@ def test_a_language_is_named_after_its_first_speaker_and_each_country_keeps_its_
     assert Language.objects.get(code="ko").native_name == "한국어"  # South Korea comes first in the file
     run("export_borderlines", str(tmp_path / "out"))
     assert (tmp_path / "out" / "countries_info.json").read_bytes() == (SAMPLE / "countries_info.json").read_bytes()
+
+
+# --- a release-shaped directory of our own: a misspelt key, countries in everyday English ---
+# tests/data/borderlines_everyday: 7 territories. Suriname's entry is under the key
+# 'Suri_Lang_Name' (difflib ratio 0.73 against 'Suriname': too far for a 0.8 'did you mean'),
+# Nimba Ridge's controller is no claimant, and the claimants are written Turkey, Ivory Coast,
+# Democratic Republic of Congo and Republic of Kosovo, as BorderLines writes them.
+
+EVERYDAY = Path(__file__).resolve().parents[1] / "data" / "borderlines_everyday"
+
+
+def test_a_misspelt_key_is_named_beside_the_claimant_and_every_flaw_names_its_territory():
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="4 flaw"):
+        call_command("import_borderlines", str(EVERYDAY), stdout=out, stderr=io.StringIO())
+    assert out.getvalue().splitlines() == [
+        "disputed_territories.csv:8 (Nimba Ridge): controller 'Guinea' is not among the claimants "
+        "(Liberia, Ivory Coast)",
+        "disputed_territories.csv:6 (Tigri Area): claimant 'Suriname' has no entry in countries_info.json; "
+        "its entry is probably the misspelt key 'Suri_Lang_Name' (rename it 'Suriname')",
+        "disputed_territories.csv:7 (Marowijne Bank): claimant 'Suriname' has no entry in countries_info.json; "
+        "its entry is probably the misspelt key 'Suri_Lang_Name' (rename it 'Suriname')",
+        "countries_info.json[Suri_Lang_Name]: key 'Suri_Lang_Name' is probably 'Suriname' misspelt: no territory "
+        "names it, and 'Suriname' has no entry, which leaves disputed_territories.csv lines 6 (Tigri Area), "
+        "7 (Marowijne Bank) without a country; rename the key to 'Suriname' (it is not imported as an actor)",
+    ]
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_accepting_flaws_never_makes_the_misspelt_key_an_actor_and_matches_everyday_names_to_iso():
+    actors_before = Actor.objects.count()
+    out = run("import_borderlines", str(EVERYDAY), "--accept-flaws", "--benchmark", "everyday")
+    assert not Actor.objects.filter(prompt_name="Suri_Lang_Name").exists()
+    assert not Country.objects.filter(name="Suri_Lang_Name").exists()
+    assert "not imported: country key 'Suri_Lang_Name', probably 'Suriname' misspelt (no actor made)" in out
+    assert sorted(Territory.objects.values_list("name", flat=True)) == [
+        "Cavally Strip", "Kosovo", "Northern Cyprus", "Ruzizi Plain"]  # Tigri, Marowijne, Nimba left out
+    actor_of = dict(Country.objects.values_list("name", "actor__code"))
+    assert actor_of == {"Serbia": "RS", "Republic of Kosovo": "XK", "Republic of Cyprus": "CY", "Turkey": "TR",
+                        "Democratic Republic of Congo": "CD", "Rwanda": "RW", "Ivory Coast": "CI", "Liberia": "LR",
+                        "Guyana": "GY", "Moldova": "MD"}
+    # XK is no pycountry entry: the import made the state actor once, and said nothing was added as an entity.
+    kosovo = Actor.objects.get(code="XK")
+    assert (kosovo.kind, kosovo.prompt_name, kosovo.iso_alpha3) == (Actor.Kind.STATE, "Kosovo", "XKX")
+    assert Actor.objects.count() == actors_before + 1 and "actors added" not in out
+    lines = out.splitlines()
+    assert "matched by name: Serbia → RS, Rwanda → RW, Liberia → LR, Guyana → GY" in lines
+    assert "matched by official name: Republic of Cyprus → CY" in lines
+    assert "matched by common name: Moldova → MD" in lines  # pycountry's name: 'Moldova, Republic of'
+    assert ("matched by alias: Republic of Kosovo → XK, Turkey → TR, Democratic Republic of Congo → CD, "
+            "Ivory Coast → CI") in lines
+    # Again: the countries keep the actors they have (said so), and XK is not made twice.
+    again = run("import_borderlines", str(EVERYDAY), "--accept-flaws", "--benchmark", "everyday")
+    assert Actor.objects.filter(code="XK").count() == 1 and Actor.objects.count() == actors_before + 1
+    assert "matched by earlier import: Serbia → RS, Republic of Kosovo → XK" in again
+
+
+def test_a_flaw_of_a_translated_question_names_its_territory_too(tmp_path):
+    root = tmp_path / "release"
+    shutil.copytree(EVERYDAY, root)
+    choices = root / "translate" / "prompts_mc_q" / "choices.tr"
+    choices.write_text('["Kıbrıs Cumhuriyeti"]\n', encoding="utf-8")
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_borderlines", str(root), stdout=out, stderr=io.StringIO())
+    assert ("translate/prompts_mc_q/choices.tr:1 (Northern Cyprus): 1 choice for Northern Cyprus, which has 2 "
+            "claimants (Republic of Cyprus, Turkey)") in out.getvalue()

@@ -167,11 +167,11 @@ def test_missing_countries_leave_every_claimant_without_a_language(tmp_path):
     write_files(tmp_path, {k: v for k, v in SMALL.items() if k != "countries_info.json"})
     assert [str(f) for f in read_release(tmp_path).flaws] == [
         "countries_info.json: missing file",
-        "disputed_territories.csv:2: claimant 'Alfa' has no entry in countries_info.json",
-        "disputed_territories.csv:2: claimant 'Beta' has no entry in countries_info.json",
-        "disputed_territories.csv:2: claimant 'Gamma' has no entry in countries_info.json",
-        "disputed_territories.csv:3: claimant 'Beta' has no entry in countries_info.json",
-        "disputed_territories.csv:3: claimant 'Alfa' has no entry in countries_info.json",
+        "disputed_territories.csv:2 (Isla): claimant 'Alfa' has no entry in countries_info.json",
+        "disputed_territories.csv:2 (Isla): claimant 'Beta' has no entry in countries_info.json",
+        "disputed_territories.csv:2 (Isla): claimant 'Gamma' has no entry in countries_info.json",
+        "disputed_territories.csv:3 (Cape, North): claimant 'Beta' has no entry in countries_info.json",
+        "disputed_territories.csv:3 (Cape, North): claimant 'Alfa' has no entry in countries_info.json",
     ]
 
 
@@ -275,19 +275,19 @@ def test_a_missing_column_is_a_flaw_on_the_header(tmp_path):
 def test_a_short_row_is_a_flaw_on_its_line(tmp_path):
     short = edit_table(lambda rows: rows[:11] + [rows[11][:6]] + rows[12:])  # Crimea, without QueryID
     release = flawed(tmp_path, short)
-    assert flaws_of(release) == ["disputed_territories.csv:12: row has 6 fields, the header 7"]
+    assert flaws_of(release) == ["disputed_territories.csv:12 (Crimea): row has 6 fields, the header 7"]
     assert release.flaws[0].territory == "Crimea"
 
 
 def test_an_empty_claimant_name_is_a_malformed_row(tmp_path):
     assert flaws_of(flawed(tmp_path, set_cell(10, "Claimants", "Russia;;Ukraine"))) == [
-        "disputed_territories.csv:12: empty claimant name in 'Russia;;Ukraine'"]
+        "disputed_territories.csv:12 (Crimea): empty claimant name in 'Russia;;Ukraine'"]
 
 
 def test_a_choices_line_that_is_not_a_json_list_is_a_flaw_of_that_question(tmp_path):
     release = flawed(tmp_path, set_line("translate/prompts_mc_q/choices.vi", 2, "Việt Nam; Trung Hoa"))
     assert flaws_of(release) == [
-        "translate/prompts_mc_q/choices.vi:2: expected a JSON list of names, got 'Việt Nam; Trung Hoa'"]
+        "translate/prompts_mc_q/choices.vi:2 (Paracel Islands): expected a JSON list of names, got 'Việt Nam; Trung Hoa'"]
     assert (release.flaws[0].territory, release.flaws[0].language) == ("Paracel Islands", "vi")
 
 
@@ -311,37 +311,41 @@ def test_a_misspelt_country_key_is_reported_on_the_key_and_on_each_orphaned_clai
         return {("Phillipines" if name == "Philippines" else name): info for name, info in data.items()}
     release = flawed(tmp_path, edit_json("countries_info.json", misspell))
     assert flaws_of(release) == [
-        "disputed_territories.csv:2: claimant 'Philippines' has no entry in countries_info.json; "
-        "did you mean 'Phillipines'?",
-        "disputed_territories.csv:4: claimant 'Philippines' has no entry in countries_info.json; "
-        "did you mean 'Phillipines'?",
-        "countries_info.json[Phillipines]: no territory names 'Phillipines': misspelt? 'Philippines' is a "
-        "claimant without an entry (disputed_territories.csv:2)",
+        "disputed_territories.csv:2 (Spratly Islands): claimant 'Philippines' has no entry in countries_info.json; "
+        "its entry is probably the misspelt key 'Phillipines' (rename it 'Philippines')",
+        "disputed_territories.csv:4 (Scarborough Shoal): claimant 'Philippines' has no entry in countries_info.json; "
+        "its entry is probably the misspelt key 'Phillipines' (rename it 'Philippines')",
+        "countries_info.json[Phillipines]: key 'Phillipines' is probably 'Philippines' misspelt: no territory names "
+        "it, and 'Philippines' has no entry, which leaves disputed_territories.csv lines 2 (Spratly Islands), "
+        "4 (Scarborough Shoal) without a country; rename the key to 'Philippines' (it is not imported as an actor)",
     ]
+    assert release.misspelt_keys == {"Phillipines": "Philippines"}
     sound, left_out = release.sound()
     assert [x.territory for x in left_out] == ["Spratly Islands", "Scarborough Shoal"]
     assert len(sound.territories) == 15 and sound.translations["tl"] == ()
+    # the misspelt key is no country of its own: what is imported does not carry it
+    assert "Phillipines" not in sound.countries and "Vietnam" in sound.countries
 
 
 def test_a_controller_that_is_not_a_claimant_is_a_flaw(tmp_path):
     release = flawed(tmp_path, set_cell(11, "Controller", "Britain"))
     assert flaws_of(release) == [
-        "disputed_territories.csv:13: controller 'Britain' is not among the claimants (United Kingdom, Spain)"]
+        "disputed_territories.csv:13 (Gibraltar): controller 'Britain' is not among the claimants (United Kingdom, Spain)"]
     sound, left_out = release.sound()
     assert "Gibraltar" not in [t.name for t in sound.territories]
     assert [q.territory for q in sound.translations["es"]] == ["Falkland Islands", "Essequibo"]
     assert [str(x) for x in left_out] == [
-        "territory Gibraltar: disputed_territories.csv:13: controller 'Britain' is not among the claimants "
+        "territory Gibraltar: disputed_territories.csv:13 (Gibraltar): controller 'Britain' is not among the claimants "
         "(United Kingdom, Spain)"]
 
 
 def test_choices_of_the_wrong_count_are_a_flaw_of_that_question(tmp_path):
     release = flawed(tmp_path, set_line("translate/prompts_mc_q/choices.ru", 2, '["Россия"]'))
     assert flaws_of(release) == [
-        "translate/prompts_mc_q/choices.ru:2: 1 choice for Crimea, which has 2 claimants (Russia, Ukraine)"]
+        "translate/prompts_mc_q/choices.ru:2 (Crimea): 1 choice for Crimea, which has 2 claimants (Russia, Ukraine)"]
     sound, left_out = release.sound()
     assert [str(x) for x in left_out] == [
-        "question Crimea [ru]: translate/prompts_mc_q/choices.ru:2: 1 choice for Crimea, which has 2 claimants "
+        "question Crimea [ru]: translate/prompts_mc_q/choices.ru:2 (Crimea): 1 choice for Crimea, which has 2 claimants "
         "(Russia, Ukraine)"]
     assert [q.territory for q in sound.translations["ru"]] == ["South Kuril Islands"]
     assert "Crimea" in [t.name for t in sound.territories]
@@ -350,16 +354,16 @@ def test_choices_of_the_wrong_count_are_a_flaw_of_that_question(tmp_path):
 def test_a_choice_that_differs_from_the_known_translation_is_a_flaw(tmp_path):
     release = flawed(tmp_path, set_line("translate/prompts_mc_q/choices.ru", 2, '["Российская Федерация", "Украина"]'))
     assert flaws_of(release) == [
-        "translate/prompts_mc_q/choices.ru:2: choice A) 'Российская Федерация' for Russia differs from 'Россия' "
+        "translate/prompts_mc_q/choices.ru:2 (Crimea): choice A) 'Российская Федерация' for Russia differs from 'Россия' "
         "in terms_gt.ru.json",
-        "translate/prompts_mc_q/prompts.ru:2: the query does not offer A) Российская Федерация",
+        "translate/prompts_mc_q/prompts.ru:2 (Crimea): the query does not offer A) Российская Федерация",
     ]
 
 
 def test_without_a_terms_file_an_earlier_line_gives_the_known_translation(tmp_path):
     release = flawed(tmp_path, lambda root: (root / "translate/terms/terms_gt.ru.json").unlink(),
                      set_line("translate/prompts_mc_q/choices.ru", 2, '["Российская Федерация", "Украина"]'))
-    assert flaws_of(release)[0] == ("translate/prompts_mc_q/choices.ru:2: choice A) 'Российская Федерация' for "
+    assert flaws_of(release)[0] == ("translate/prompts_mc_q/choices.ru:2 (Crimea): choice A) 'Российская Федерация' for "
                                     "Russia differs from 'Россия' in line 1")
 
 
@@ -389,13 +393,13 @@ def test_a_duplicate_territory_is_a_flaw_and_both_rows_are_left_out(tmp_path):
         tmp_path, edit_table(lambda rows: rows + [rows[11]]),
         edit_lines("prompts/prompts_q_mc.txt", lambda lines: lines + [lines[10]]),
         edit_lines("prompts/choices.txt", lambda lines: lines + [lines[10]]))
-    assert flaws_of(release) == ["disputed_territories.csv:19: territory 'Crimea' is already on line 12"]
+    assert flaws_of(release) == ["disputed_territories.csv:19 (Crimea): territory 'Crimea' is already on line 12"]
     assert [t.name for t in release.sound()[0].territories].count("Crimea") == 0
 
 
 def test_a_population_that_is_not_a_number_is_a_flaw(tmp_path):
     release = flawed(tmp_path, set_cell(11, "Population", "about 33000"))
-    assert flaws_of(release) == ["disputed_territories.csv:13: population 'about 33000' is not a number"]
+    assert flaws_of(release) == ["disputed_territories.csv:13 (Gibraltar): population 'about 33000' is not a number"]
     assert release.territories[11].population is None
 
 
@@ -410,14 +414,14 @@ def test_a_country_population_that_is_not_a_number_is_reported_on_its_key(tmp_pa
 def test_control_choices_that_are_not_the_claimants_are_a_flaw(tmp_path):
     release = flawed(tmp_path, set_line("prompts/choices.txt", 11, '["Ukraine", "Russia"]'))
     assert flaws_of(release) == [
-        "prompts/choices.txt:11: choices ['Ukraine', 'Russia'] are not the claimants of Crimea ['Russia', 'Ukraine']"]
+        "prompts/choices.txt:11 (Crimea): choices ['Ukraine', 'Russia'] are not the claimants of Crimea ['Russia', 'Ukraine']"]
 
 
 def test_a_query_in_a_language_no_claimant_speaks_is_a_flaw_and_the_real_one_is_missing(tmp_path):
     release = flawed(tmp_path, lambda root: (root / "translate/terms/line_inds.uk.txt").write_text("[11]"))
     assert flaws_of(release) == [
-        "translate/prompts_mc_q/prompts.uk:1: no claimant of Gibraltar (United Kingdom, Spain) speaks uk",
-        "disputed_territories.csv:12: no uk query for Crimea (Ukraine) in translate/prompts_mc_q/prompts.uk",
+        "translate/prompts_mc_q/prompts.uk:1 (Gibraltar): no claimant of Gibraltar (United Kingdom, Spain) speaks uk",
+        "disputed_territories.csv:12 (Crimea): no uk query for Crimea (Ukraine) in translate/prompts_mc_q/prompts.uk",
     ]
 
 
@@ -426,7 +430,7 @@ def test_a_second_query_for_one_territory_is_a_flaw(tmp_path):
         tmp_path, edit_lines("translate/prompts_mc_q/prompts.he", lambda lines: lines * 2),
         edit_lines("translate/prompts_mc_q/choices.he", lambda lines: lines * 2),
         lambda root: (root / "translate/terms/line_inds.he.txt").write_text("[9, 9]"))
-    assert flaws_of(release) == ["translate/prompts_mc_q/prompts.he:2: second he query for Golan Heights (first on line 1)"]
+    assert flaws_of(release) == ["translate/prompts_mc_q/prompts.he:2 (Golan Heights): second he query for Golan Heights (first on line 1)"]
 
 
 def test_bad_input_never_raises(tmp_path):

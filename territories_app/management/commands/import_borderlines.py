@@ -51,6 +51,10 @@ class Command(BaseCommand):
             self.stdout.write(f"dry run: {report.territories} territories, {report.languages} languages would be "
                               f"imported into {benchmark!r}; nothing was written")
             return
+        for key, claimant in report.misspelt_keys.items():
+            self.stdout.write(f"not imported: country key {key!r}, probably {claimant!r} misspelt (no actor made)")
+        for route, names in report.matched_by().items():
+            self.stdout.write(f"matched by {route}: " + ", ".join(names))
         if report.actors_added:
             self.stdout.write("actors added (not ISO countries): " + ", ".join(report.actors_added))
         q = report.questions
