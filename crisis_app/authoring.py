@@ -81,6 +81,9 @@ def variant_errors(texts: dict[str, str], replacements: dict[str, str], override
     if missing:
         errors.setdefault("replacements", []).append(
             f"no value for {', '.join(missing)} (used in the texts): add it to the map")
-    if answer_kind == "ranked" and len(ranked_options or []) < 2:
-        errors["answer_kind"] = ["a ranked variant needs the simulation's ranked options (at least 2)"]
+    # A ranked variant ranks the simulation's options, or (an imported release's) lists
+    # its options in its own answer format, asked as written.
+    if answer_kind == "ranked" and len(ranked_options or []) < 2 and not overrides.get("answer_format"):
+        errors["answer_kind"] = ["a ranked variant needs the simulation's ranked options (at least 2), or its own "
+                                 "answer format listing the options"]
     return errors

@@ -1,17 +1,34 @@
-"""Reading free-form crisis runs in the public release's layout, every problem a flaw
-that names its place and the fix. Pure: a directory in, plain dataclasses out; nothing
-here raises on bad input.
+"""Reading the free-form crisis release (its `logging/outputs/v4` tree, and the
+conversations under `logging/chats/v4`) in its own layout. Pure: directories in, plain
+dataclasses out; nothing here raises on bad input, and every file met is either read or
+listed as left out with its reason.
 
-    <model>/free/<continuation>/<model>-free-<True|False>-<samples>-<temperature>/main/run<k>[_fixed]/run<k>[_fixed].csv
+    <model>/<free|rank>/<continuation>/[reversed/]<model>-<free|rank>-<True|False>-<samples>-<temperature>/
+        main/run<k>[_fixed]/run<k>[_fixed].csv       one run: a row per move, a column per sample
+        main/run<k>[_fixed]/run<k>_berts.npz         a free run's pairwise 1 - BERTScore F1 (move1, move2)
+        main/run<k>[_fixed]/run<k>_ranks.npz         a rank run's pairwise Kendall, Spearman, Hamming distances
+        main/chat.csv                                 the conversation of the configuration's last run
+        prevs/run<k>.csv                              a run set aside (see below)
 
-One CSV is one run: a row per move (`Move Number` 1 and 2), a column per sample
-(`Response 1` … `Response N`), each cell one answer. An optional `run<k>[_fixed]_berts.npz`
-beside it holds the pairwise inconsistencies the release computed: arrays `move1` and
-`move2`, one value per pair i < j in row-major order. Other files in a run's folder are
-ignored. Where a folder holds both run<k> and run<k>_fixed, the fixed one stands.
+What the authors meant, from their code (getresponses.py, utils/game.py, utils/createchats.py,
+saveranks.py, metrics/RankEval.py):
 
-A flaw reads `relative/path[:row[:column]]: reason`; rows count CSV records with the
-header as row 1 (a multi-line answer is one row), columns are named by their header.
+* `free` runs answer in free text (RECOMMENDATIONS: … REASONING: …); `rank` runs rank 19
+  lettered options (`A: 3` … `S: 18`, one line per option, then REASONING). Their npz
+  holds, per move, one value per pair of samples i < j in row-major order.
+* `reversed/` is a rank ablation: the same 19 options listed in the reverse order.
+* `run<k>_fixed` is run k asked again after the authors fixed the move-2 incident (its
+  anonymised telling still named China); it replaces run<k>, and `prevs/run<k>.csv` keeps
+  the unfixed run, set aside. Its npz keeps the name run<k>_<berts|ranks>.npz.
+* `chat.csv` (Role, Content) is the conversation of a configuration: the system turn (absent
+  for Claude, whose API takes it apart), move 1's user turn, the greedy move-1 answer,
+  move 2's user turn and the greedy move-2 answer. The chats tree holds the same for
+  configurations whose main/ has none; `chat_fixed.csv` supersedes `chat.csv` beside it.
+
+A run's CSV has the header Move Number, Response 1 … Response N; `Move Number` is `1`/`2`
+or, as the release writes it, `Move 1 Responses`/`Move 2 Responses`. A flaw reads
+`relative/path[:row[:column]]: reason` (rows count CSV records, header = row 1) and keeps
+out its run only.
 """
 
 from __future__ import annotations
@@ -22,19 +39,56 @@ import math
 import os
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-LAYOUT = ("<model>/free/<continuation>/<model>-free-<True|False>-<samples>-<temperature>/main/"
-          "run<k>[_fixed]/run<k>[_fixed].csv")
+FREE, RANK = "free", "rank"
+KINDS = (FREE, RANK)
+REVERSED = "reversed"
+LAYOUT = ("<model>/<free|rank>/<continuation>/[reversed/]<model>-<free|rank>-<True|False>-<samples>-<temperature>/"
+          "main/run<k>[_fixed]/run<k>[_fixed].csv")
 MOVES = (1, 2)
 MAX_TEMPERATURE = 2.0
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+MODEL_NAME = re.compile(r"[-a-zA-Z0-9_.]+")  # the release writes gpt3.5turbo, llama3.170b
 RUN_NAME = re.compile(r"run(\d+)(_fixed)?")
+MOVE_LABEL = re.compile(r"(?:Move\s+)?([12])(?:\s+Responses)?", re.IGNORECASE)
+SCORE_SUFFIX = {FREE: "_berts.npz", RANK: "_ranks.npz"}
+SCORE_ARRAY = {FREE: "move{move}", RANK: "kendall_move{move}"}
+CHAT_NAMES = ("chat.csv", "chat_fixed.csv")
 MODEL_NAME_MAX = 80  # LLMModel.name
 CONTINUATION_NAME_MAX = 64  # Continuation.name
+
+# Why a file is left out: the label the summary counts, then the file's own detail.
+REPLACED = "replaced by its _fixed run"
+PREVS = "prevs/: a run set aside for its _fixed twin"
+OUTSIDE = "outside a run folder of the layout"
+NOT_OF_RUN = "in a run folder but not the run's CSV or score archive"
+FLAWED = "flaw (see the flaws)"
+CHAT_SUPERSEDED = "conversation superseded by chat_fixed.csv"
+CHAT_DIFFERS = "conversation differs from the one kept for its variant"
+CHAT_NO_CONTINUATION = "conversation without a continuation in its path"
+NOT_A_CHAT = "in the chats tree but not a conversation"
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """What a configuration folder's path says."""
+
+    model: str
+    kind: str
+    continuation: str
+    reversed: bool
+    explicit: bool
+    samples: int
+    temperature: float
+
+    @property
+    def variant(self) -> tuple[str, bool, bool]:
+        return (self.kind, self.explicit, self.reversed)
 
 
 @dataclass(frozen=True)
@@ -49,6 +103,8 @@ class RunPath:
     temperature: float
     run: int
     fixed: bool
+    kind: str = FREE
+    reversed: bool = False
 
     @property
     def variant_folder(self) -> str:
@@ -56,9 +112,25 @@ class RunPath:
         return str(PurePosixPath(self.relative).parent.parent)
 
     @property
+    def run_folder(self) -> str:
+        return str(PurePosixPath(self.relative).parent)
+
+    @property
     def npz_relative(self) -> str:
+        """The score archive named as its folder (run<k>[_fixed]_<berts|ranks>.npz)."""
         path = PurePosixPath(self.relative)
-        return str(path.with_name(path.stem + "_berts.npz"))
+        return str(path.with_name(path.stem + SCORE_SUFFIX[self.kind]))
+
+    @property
+    def score_candidates(self) -> list[str]:
+        """Archive names this run's scores may have, preferred first: the release names a
+        fixed run's archive run<k>_berts.npz inside run<k>_fixed/."""
+        names = [self.npz_relative, f"{self.run_folder}/run{self.run}{SCORE_SUFFIX[self.kind]}"]
+        return list(dict.fromkeys(names))
+
+    @property
+    def variant(self) -> tuple[str, bool, bool]:
+        return (self.kind, self.explicit, self.reversed)
 
 
 @dataclass
@@ -66,13 +138,45 @@ class ReleaseRun:
     path: RunPath
     answers: dict[int, list[str]]  # move -> the samples' answers, Response 1 first
     inconsistencies: dict[int, list[float]] | None = None  # move -> pair values, or None without an npz
+    score_relative: str | None = None  # the archive they came from
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    relative: str
+    reason: str  # one of the labels above
+    detail: str = ""
+
+    def __str__(self):
+        return f"{self.relative}: left out: {self.reason}" + (f" ({self.detail})" if self.detail else "")
+
+
+@dataclass(frozen=True)
+class VariantTexts:
+    """What one variant's models were asked, split as a simulation holds it:
+    move 1 = background, move1_incident, answer_format (joined by blank lines);
+    move 2 = the continuation's text, answer_format."""
+
+    role: str | None
+    background: str
+    move1_incident: str
+    answer_format: str
+    continuations: dict[str, str]
+    sources: tuple[str, ...]  # the conversations these texts were read from
 
 
 @dataclass
 class Release:
     runs: list[ReleaseRun] = field(default_factory=list)
-    replaced: list[str] = field(default_factory=list)  # run<k> where run<k>_fixed stands
+    left_out: list[LeftOut] = field(default_factory=list)
     flaws: list[str] = field(default_factory=list)
+    variants: dict[tuple[str, bool, bool], VariantTexts] = field(default_factory=dict)
+    conversations: list[str] = field(default_factory=list)  # the conversation files read into `variants`
+    notes: list[str] = field(default_factory=list)  # what is imported in part, and why
+    files: int = 0  # every file met, in both trees
+
+    def left_out_counts(self) -> Counter:
+        return Counter(item.reason for item in self.left_out)
 
 
 def pair_count(samples: int) -> int:
@@ -84,69 +188,94 @@ def _shown(text: str, limit: int = 60) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f" … ({len(text):,} characters)"
 
 
-def _slug_problem(value: str, what: str, part: int, max_length: int) -> str | None:
-    if not SLUG.fullmatch(value):
-        return f"part {part} ({what}) {_shown(value)} may use only letters, digits, - and _: rename the folder"
+def _name_problem(value: str, what: str, part: int, max_length: int, pattern=SLUG, allowed="letters, digits, - and _"
+                  ) -> str | None:
+    if not pattern.fullmatch(value) or value.startswith("."):
+        return f"part {part} ({what}) {_shown(value)} may use only {allowed}: rename the folder"
     if len(value) > max_length:
         return f"part {part} ({what}) is {len(value)} characters long; rename the folder to at most {max_length}"
     return None
+
+
+def parse_configuration(parts: list[str]) -> tuple[Configuration | None, list[str]]:
+    """The configuration of `<model>/<kind>/<continuation>/[reversed/]<config>` (the
+    parts of a path up to its configuration folder), or None and each part that does not fit."""
+    if len(parts) not in (4, 5) or (len(parts) == 5 and parts[3] != REVERSED):
+        where = f"part 4 is {_shown(parts[3])} where the layout has 'reversed' or the configuration folder" \
+            if len(parts) == 5 else f"the configuration folder is part {len(parts)} where the layout has 4 (or 5 " \
+                                    "after reversed/)"
+        return None, [where]
+    model, kind, continuation = parts[:3]
+    folder = parts[-1]
+    number = len(parts)
+    problems = []
+    model_problem = _name_problem(model, "model", 1, MODEL_NAME_MAX, MODEL_NAME, "letters, digits, ., - and _")
+    if model_problem:
+        problems.append(model_problem)
+    if kind not in KINDS:
+        problems.append(f"part 2 is {_shown(kind)} where the layout has free or rank")
+        kind = None
+    continuation_problem = _name_problem(continuation, "continuation", 3, CONTINUATION_NAME_MAX)
+    if continuation_problem:
+        problems.append(continuation_problem)
+    explicit = samples = temperature = None
+    prefix = f"{model}-{kind}-"
+    pieces = folder[len(prefix):].split("-") if folder.startswith(prefix) else []
+    if kind is None:
+        pass
+    elif not folder.startswith(prefix):
+        problems.append(f"part {number} {_shown(folder)} does not begin with {_shown(prefix)} "
+                        f"(<model>-<free|rank>-<True|False>-<samples>-<temperature>, the model as in part 1)")
+    elif len(pieces) != 3:
+        problems.append(f"part {number} {_shown(folder)} has {len(pieces)} field(s) after {_shown(prefix)} where the "
+                        "layout has 3: <True|False>-<samples>-<temperature>")
+    else:
+        explicit_text, samples_text, temperature_text = pieces
+        if explicit_text in ("True", "False"):
+            explicit = explicit_text == "True"
+        else:
+            problems.append(f"part {number}: explicit {_shown(explicit_text)} is neither True nor False")
+        if samples_text.isascii() and samples_text.isdigit() and int(samples_text) >= 1:
+            samples = int(samples_text)
+        else:
+            problems.append(f"part {number}: samples {_shown(samples_text)} is not a whole number of at least 1")
+        try:
+            temperature = float(temperature_text)
+        except ValueError:
+            problems.append(f"part {number}: temperature {_shown(temperature_text)} is not a number")
+        else:
+            if not (math.isfinite(temperature) and 0 <= temperature <= MAX_TEMPERATURE):
+                problems.append(f"part {number}: temperature {_shown(temperature_text)} is not between 0 and "
+                                f"{MAX_TEMPERATURE:g}")
+                temperature = None
+    if problems:
+        return None, problems
+    return Configuration(model=model, kind=kind, continuation=continuation, reversed=number == 5, explicit=explicit,
+                         samples=samples, temperature=temperature), []
 
 
 def parse_run_path(relative: str) -> tuple[RunPath | None, list[str]]:
     """The run a CSV's path (relative to the release directory, `/`-separated) describes,
     or None and why not: each part of the layout that does not fit, by its number."""
     parts = relative.split("/")
-    if len(parts) != 7:
-        return None, [f"{relative}: {len(parts)} parts where the layout has 7: move the file to {LAYOUT}"]
-    model, free, continuation, folder, main, run_folder, filename = parts
-    problems = []
-    model_problem = _slug_problem(model, "model", 1, MODEL_NAME_MAX)
-    if model_problem:
-        problems.append(model_problem)
-    if free != "free":
-        problems.append(f"part 2 is {_shown(free)} where the layout has 'free'")
-    continuation_problem = _slug_problem(continuation, "continuation", 3, CONTINUATION_NAME_MAX)
-    if continuation_problem:
-        problems.append(continuation_problem)
-    explicit = samples = temperature = None
-    prefix = f"{model}-free-"
-    pieces = folder[len(prefix):].split("-") if folder.startswith(prefix) else []
-    if not folder.startswith(prefix):
-        problems.append(f"part 4 {_shown(folder)} does not begin with {_shown(prefix)} "
-                        "(<model>-free-<True|False>-<samples>-<temperature>, the model as in part 1)")
-    elif len(pieces) != 3:
-        problems.append(f"part 4 {_shown(folder)} has {len(pieces)} field(s) after {_shown(prefix)} where the layout "
-                        "has 3: <True|False>-<samples>-<temperature>")
-    else:
-        explicit_text, samples_text, temperature_text = pieces
-        if explicit_text in ("True", "False"):
-            explicit = explicit_text == "True"
-        else:
-            problems.append(f"part 4: explicit {_shown(explicit_text)} is neither True nor False")
-        if samples_text.isascii() and samples_text.isdigit() and int(samples_text) >= 1:
-            samples = int(samples_text)
-        else:
-            problems.append(f"part 4: samples {_shown(samples_text)} is not a whole number of at least 1")
-        try:
-            temperature = float(temperature_text)
-        except ValueError:
-            problems.append(f"part 4: temperature {_shown(temperature_text)} is not a number")
-        else:
-            if not (math.isfinite(temperature) and 0 <= temperature <= MAX_TEMPERATURE):
-                problems.append(f"part 4: temperature {_shown(temperature_text)} is not between 0 and "
-                                f"{MAX_TEMPERATURE:g}")
-                temperature = None
+    if len(parts) not in (7, 8):
+        return None, [f"{relative}: {len(parts)} parts where the layout has 7 (8 with reversed/): move the file to "
+                      f"{LAYOUT}"]
+    main, run_folder, filename = parts[-3:]
+    configuration, problems = parse_configuration(parts[:-3])
     if main != "main":
-        problems.append(f"part 5 is {_shown(main)} where the layout has 'main'")
+        problems.append(f"part {len(parts) - 2} is {_shown(main)} where the layout has 'main'")
     run_match = RUN_NAME.fullmatch(run_folder)
     if not run_match:
-        problems.append(f"part 6 {_shown(run_folder)} is not run<k> or run<k>_fixed")
+        problems.append(f"part {len(parts) - 1} {_shown(run_folder)} is not run<k> or run<k>_fixed")
     elif filename != f"{run_folder}.csv":
-        problems.append(f"part 7 {_shown(filename)} is not named as its folder: {run_folder}.csv")
+        problems.append(f"part {len(parts)} {_shown(filename)} is not named as its folder: {run_folder}.csv")
     if problems:
         return None, [f"{relative}: {problem}" for problem in problems]
-    return RunPath(relative=relative, model=model, continuation=continuation, explicit=explicit, samples=samples,
-                   temperature=temperature, run=int(run_match.group(1)), fixed=bool(run_match.group(2))), []
+    c = configuration
+    return RunPath(relative=relative, model=c.model, continuation=c.continuation, explicit=c.explicit,
+                   samples=c.samples, temperature=c.temperature, run=int(run_match.group(1)),
+                   fixed=bool(run_match.group(2)), kind=c.kind, reversed=c.reversed), []
 
 
 def expected_header(samples: int) -> list[str]:
@@ -199,9 +328,11 @@ def read_answers(relative: str, text: str, samples: int) -> tuple[dict[int, list
             flaws.append(f"{relative}:{row}: {len(record)} cells where the header has {len(header)}")
             continue
         move_text = record[0].strip()
-        move = int(move_text) if move_text in ("1", "2") else None
+        move_match = MOVE_LABEL.fullmatch(move_text)
+        move = int(move_match.group(1)) if move_match else None
         if move is None:
-            flaws.append(f"{relative}:{row}:Move Number: {_shown(move_text)} is neither 1 nor 2")
+            flaws.append(f"{relative}:{row}:Move Number: {_shown(move_text)} is neither 1 nor 2 "
+                         "(nor Move 1 Responses, Move 2 Responses)")
             continue
         if move in first_row:
             flaws.append(f"{relative}:{row}:Move Number: move {move} again (first on row {first_row[move]}): "
@@ -218,19 +349,22 @@ def read_answers(relative: str, text: str, samples: int) -> tuple[dict[int, list
     return (None, flaws) if flaws else (answers, [])
 
 
-def read_inconsistencies(relative: str, data: bytes, samples: int) -> tuple[dict[int, list[float]] | None, list[str]]:
-    """{move: pair values} of one run's npz, or None and every flaw found."""
+def read_inconsistencies(relative: str, data: bytes, samples: int, kind: str = FREE
+                         ) -> tuple[dict[int, list[float]] | None, list[str], list[str]]:
+    """({move: pair values}, flaws, unscored) of one run's npz (`move<m>` for a free run,
+    `kendall_move<m>` for a rank run; other arrays are not read): None and every flaw
+    found, or the values of each move without NaN and why the others have none."""
     pairs = pair_count(samples)
     if pairs == 0:
-        return None, [f"{relative}: {samples} sample(s) make no pair to score: remove the file"]
+        return None, [f"{relative}: {samples} sample(s) make no pair to score: remove the file"], []
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        return None, [f"{relative}: not a readable npz archive ({str(error)[:120]}): write it with numpy.savez"]
-    flaws, values = [], {}
+        return None, [f"{relative}: not a readable npz archive ({str(error)[:120]}): write it with numpy.savez"], []
+    flaws, values, unscored = [], {}, []
     for move in MOVES:
-        name = f"move{move}"
+        name = SCORE_ARRAY[kind].format(move=move)
         if name not in arrays:
             present = ", ".join(sorted(arrays)[:10]) or "none"
             flaws.append(f"{relative}: no array {name} (the archive has: {present}): add it")
@@ -246,13 +380,22 @@ def read_inconsistencies(relative: str, data: bytes, samples: int) -> tuple[dict
             flaws.append(f"{relative}: {name} has {len(array)} values where {samples} samples make {pairs} pairs "
                          "(n(n-1)/2)")
             continue
-        bad = np.flatnonzero(~np.isfinite(array.astype(float)))
-        if len(bad):
-            shown = ", ".join(str(i + 1) for i in bad[:10]) + (", …" if len(bad) > 10 else "")
-            flaws.append(f"{relative}: {name} value(s) {shown} of {pairs} are NaN or infinite")
+        numbers = array.astype(float)
+        infinite, missing = np.flatnonzero(np.isinf(numbers)), np.flatnonzero(np.isnan(numbers))
+        if len(infinite):
+            flaws.append(f"{relative}: {name} value(s) {_positions(infinite)} of {pairs} are infinite")
             continue
-        values[move] = [float(value) for value in array]
-    return (None, flaws) if flaws else (values, [])
+        if len(missing):
+            # The release's own mean of such a move is NaN (EVALS.ipynb takes m.mean()).
+            unscored.append(f"{relative}: {name} value(s) {_positions(missing)} of {pairs} are NaN (the release's own "
+                            f"mean is NaN): move {move} of this run gets no imported score")
+            continue
+        values[move] = [float(value) for value in numbers]
+    return (None, flaws, []) if flaws else (values, [], unscored)
+
+
+def _positions(indexes) -> str:
+    return ", ".join(str(i + 1) for i in indexes[:10]) + (", …" if len(indexes) > 10 else "")
 
 
 def _read_bytes(root: Path, relative: str) -> tuple[bytes | None, str | None]:
@@ -262,66 +405,254 @@ def _read_bytes(root: Path, relative: str) -> tuple[bytes | None, str | None]:
         return None, f"{relative}: unreadable ({error.strerror or error})"
 
 
-def _candidates(root: Path) -> tuple[list[str], list[str]]:
-    """CSV files and `_berts.npz` files, relative and `/`-separated, sorted. A file in a run
-    folder other than the run's own CSV and npz is ignored."""
-    csvs, archives = [], []
+# ---------------------------------------------------------------- conversations
+
+@dataclass(frozen=True)
+class Conversation:
+    relative: str  # as shown: relative to the release directory
+    configuration: Configuration
+    system: str | None
+    move1: str
+    move2: str
+
+
+def read_conversation(relative: str, text: str) -> tuple[tuple[str | None, str, str] | None, str | None]:
+    """(system turn or None, move 1's user turn, move 2's user turn) of a chat CSV, or None
+    and why not."""
+    try:
+        records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error as error:
+        return None, f"{relative}: not CSV ({error})"
+    if not records or [cell.strip() for cell in records[0]] != ["Role", "Content"]:
+        return None, f"{relative}:1: the header must be Role, Content"
+    system, users = None, []
+    for row, record in enumerate(records[1:], start=2):
+        if not record:
+            continue
+        if len(record) != 2 or record[0] not in ("system", "user", "assistant"):
+            return None, f"{relative}:{row}: not a turn (Role system, user or assistant, then Content)"
+        if record[0] == "system" and system is None:
+            system = record[1]
+        elif record[0] == "user":
+            users.append(record[1])
+    if len(users) < 2:
+        return None, f"{relative}: {len(users)} user turn(s) where a conversation has move 1 and move 2"
+    # A turn's trailing blank lines vary between the release's files (a newline at the
+    # end of some); the product's questions end at their last character.
+    return (system.rstrip() if system is not None else None, users[0].rstrip(), users[1].rstrip()), None
+
+
+def _paragraph_suffix(texts: list[str]) -> str:
+    """The longest suffix common to all texts that begins a paragraph (after a blank line) in each."""
+    first = texts[0]
+    common = 0
+    while common < len(first) and all(len(t) > common and t[-1 - common] == first[-1 - common] for t in texts):
+        common += 1
+    for start in range(len(first) - common, len(first)):
+        suffix = first[start:]
+        if all(t[:len(t) - len(suffix)].endswith("\n\n") for t in texts):
+            return suffix
+    return ""
+
+
+def split_texts(move1: str, move2s: dict[str, str]) -> tuple[tuple[str, str, str, dict[str, str]] | None, str | None]:
+    """(background, move1_incident, answer_format, {continuation: text}) such that move 1 is
+    background, move1_incident and answer_format joined by blank lines (an empty incident
+    left out) and each move 2 is its text and answer_format; or None and why not. The
+    answer format is what move 1 and move 2 end with alike; the incident is move 1's
+    last section (from its last `## ` heading)."""
+    answer_format = _paragraph_suffix([move1, *move2s.values()])
+    if not answer_format:
+        return None, "move 1 and move 2 do not end with the same paragraph(s) (the answer format)"
+    head = move1[:len(move1) - len(answer_format) - 2]
+    heading = head.rfind("\n\n## ")
+    background, incident = (head[:heading], head[heading + 2:]) if heading > 0 else (head, "")
+    continuations = {name: text[:len(text) - len(answer_format) - 2] for name, text in move2s.items()}
+    if not background.strip() or not all(text.strip() for text in continuations.values()):
+        return None, "a move holds nothing but the answer format"
+    return (background, incident, answer_format, continuations), None
+
+
+def _majority(values: list[tuple[str, str]]) -> str | None:
+    """The most frequent value of (source, value) pairs; ties go to the first source."""
+    if not values:
+        return None
+    counts = Counter(value for _, value in values)
+    best = max(counts.values())
+    return next(value for _, value in sorted(values) if counts[value] == best)
+
+
+def keep_variant_texts(conversations: list[Conversation]) -> tuple[dict, list[LeftOut], list[str]]:
+    """Per variant (kind, explicit, reversed): the texts most of its conversations agree
+    on (one move 1 for all continuations, one move 2 per continuation). A conversation
+    that differs is left out, naming what differs."""
+    by_variant: dict[tuple, list[Conversation]] = {}
+    for conversation in conversations:
+        by_variant.setdefault(conversation.configuration.variant, []).append(conversation)
+    variants, left_out, flaws = {}, [], []
+    for key, group in sorted(by_variant.items()):
+        system = _majority([(c.relative, c.system) for c in group if c.system is not None])
+        move1 = _majority([(c.relative, c.move1) for c in group])
+        move2s = {}
+        for continuation in sorted({c.configuration.continuation for c in group}):
+            move2s[continuation] = _majority([(c.relative, c.move2) for c in group
+                                              if c.configuration.continuation == continuation])
+        split, problem = split_texts(move1, move2s)
+        if split is None:
+            for conversation in group:
+                flaws.append(f"{conversation.relative}: {problem}: its variant keeps the prompts unknown")
+                left_out.append(LeftOut(conversation.relative, FLAWED))
+            continue
+        used = []
+        for conversation in group:
+            differs = [what for what, ok in (
+                ("system turn", conversation.system in (None, system)), ("move 1", conversation.move1 == move1),
+                ("move 2", conversation.move2 == move2s[conversation.configuration.continuation])) if not ok]
+            if differs:
+                left_out.append(LeftOut(conversation.relative, CHAT_DIFFERS, ", ".join(differs)))
+            else:
+                used.append(conversation.relative)
+        background, incident, answer_format, continuations = split
+        variants[key] = VariantTexts(role=system, background=background, move1_incident=incident,
+                                     answer_format=answer_format, continuations=continuations, sources=tuple(used))
+    return variants, left_out, flaws
+
+
+# ---------------------------------------------------------------- the trees
+
+def _walk(root: Path) -> list[str]:
+    found = []
     for folder, directories, files in os.walk(root):
         directories.sort()
-        for name in sorted(files):
-            relative = (Path(folder) / name).relative_to(root).as_posix()
-            parent = PurePosixPath(relative).parent.name
-            in_run_folder = RUN_NAME.fullmatch(parent) is not None
-            if name.endswith(".csv") and (not in_run_folder or name == f"{parent}.csv"):
-                csvs.append(relative)
-            elif name.endswith("_berts.npz") and in_run_folder and name == f"{parent}_berts.npz":
-                archives.append(relative)
-    return csvs, archives
+        found += [(Path(folder) / name).relative_to(root).as_posix() for name in sorted(files)]
+    return found
 
 
-def read_release(directory: str | os.PathLike) -> Release:
-    """Every run under `directory`, or the flaws that keep them out (all of them)."""
+def default_chats_directory(directory: str | os.PathLike) -> Path | None:
+    """`logging/chats/<name>` beside a release's `logging/outputs/<name>`, if it is there."""
+    root = Path(directory).resolve()
+    if root.parent.name != "outputs":
+        return None
+    chats = root.parent.parent / "chats" / root.name
+    return chats if chats.is_dir() else None
+
+
+def _conversation(root: Path, relative: str, shown: str, parts: list[str], release: Release) -> Conversation | None:
+    configuration, problems = parse_configuration(parts)
+    if configuration is None:
+        release.left_out.append(LeftOut(shown, OUTSIDE, "; ".join(problems)))
+        return None
+    data, problem = _read_bytes(root, relative)
+    text, problem = (None, problem) if problem else _decoded(shown, data)
+    turns, problem = (None, problem) if problem else read_conversation(shown, text)
+    if problem:
+        release.flaws.append(problem)
+        release.left_out.append(LeftOut(shown, FLAWED))
+        return None
+    return Conversation(shown, configuration, *turns)
+
+
+def _chats(chats_root: Path, shown_prefix: str, release: Release) -> list[Conversation]:
+    conversations = []
+    files = _walk(chats_root)
+    release.files += len(files)
+    present = set(files)
+    for relative in files:
+        shown = shown_prefix + relative
+        parts = relative.split("/")
+        name = parts[-1]
+        if name not in CHAT_NAMES:
+            release.left_out.append(LeftOut(shown, NOT_A_CHAT))
+        elif name == "chat.csv" and "/".join([*parts[:-1], "chat_fixed.csv"]) in present:
+            release.left_out.append(LeftOut(shown, CHAT_SUPERSEDED))
+        elif len(parts) == 2:
+            release.left_out.append(LeftOut(shown, CHAT_NO_CONTINUATION))
+        else:
+            conversation = _conversation(chats_root, relative, shown, parts[:-1], release)
+            if conversation is not None:
+                conversations.append(conversation)
+    return conversations
+
+
+def read_release(directory: str | os.PathLike, chats: str | os.PathLike | None = None) -> Release:
+    """Every run under `directory` and what its models were asked (from `main/chat.csv`
+    and the `chats` tree); every other file left out with its reason, every flaw named."""
     root = Path(directory)
     release = Release()
     if not root.is_dir():
         release.flaws.append(f"{directory}: no such directory")
         return release
-    csvs, archives = _candidates(root)
-    if not csvs:
-        release.flaws.append(f"{directory}: no CSV file in the layout {LAYOUT}")
-        return release
+    files = _walk(root)
+    release.files = len(files)
+    run_csvs, archives, conversations = [], {}, []
+    for relative in files:
+        parts = relative.split("/")
+        name, parent = parts[-1], (parts[-2] if len(parts) > 1 else "")
+        grandparent = parts[-3] if len(parts) > 2 else ""
+        if name in CHAT_NAMES and parent == "main":
+            conversation = _conversation(root, relative, relative, parts[:-2], release)
+            if conversation is not None:
+                conversations.append(conversation)
+        elif parent == "prevs":
+            release.left_out.append(LeftOut(relative, PREVS))
+        elif grandparent == "main" and name.endswith(".csv") and (name == f"{parent}.csv"
+                                                                   or not RUN_NAME.fullmatch(parent)):
+            run_csvs.append(relative)
+        elif grandparent == "main" and RUN_NAME.fullmatch(parent) and name.endswith(tuple(SCORE_SUFFIX.values())):
+            archives[relative] = False  # True once a run claims it
+        elif grandparent == "main" and RUN_NAME.fullmatch(parent):
+            release.left_out.append(LeftOut(relative, NOT_OF_RUN))
+        else:
+            release.left_out.append(LeftOut(relative, OUTSIDE))
+    if not run_csvs:
+        release.flaws.append(f"{directory}: no run CSV in the layout {LAYOUT}")
     paths = []
-    for relative in csvs:
+    for relative in run_csvs:
         path, problems = parse_run_path(relative)
-        release.flaws.extend(problems)
-        if path is not None:
+        if path is None:
+            release.flaws.extend(problems)
+            release.left_out.append(LeftOut(relative, FLAWED))
+        else:
             paths.append(path)
     fixed = {(p.variant_folder, p.run): p for p in paths if p.fixed}
-    for relative in archives:
-        csv_relative = relative.removesuffix("_berts.npz") + ".csv"
-        if csv_relative not in csvs:
-            release.flaws.append(f"{relative}: no {PurePosixPath(csv_relative).name} beside it: add the run's CSV "
-                                 "or remove the file")
     for path in paths:
+        archive = next((name for name in path.score_candidates if name in archives and not archives[name]), None)
+        if archive is not None:
+            archives[archive] = True
         replacement = fixed.get((path.variant_folder, path.run))
         if not path.fixed and replacement is not None:
-            release.replaced.append(f"{path.relative}: skipped: {replacement.relative} replaces it")
+            release.left_out += [LeftOut(name, REPLACED, replacement.relative) for name in (path.relative, archive)
+                                 if name]
             continue
         data, problem = _read_bytes(root, path.relative)
         text, problem = (None, problem) if problem else _decoded(path.relative, data)
-        if problem:
-            release.flaws.append(problem)
-            continue
-        answers, problems = read_answers(path.relative, text, path.samples)
-        release.flaws.extend(problems)
+        answers, problems = (None, [problem]) if problem else read_answers(path.relative, text, path.samples)
         inconsistencies = None
-        if path.npz_relative in archives:
-            data, problem = _read_bytes(root, path.npz_relative)
-            if problem:
-                release.flaws.append(problem)
-                continue
-            inconsistencies, problems = read_inconsistencies(path.npz_relative, data, path.samples)
+        if archive is not None and answers is not None:
+            data, problem = _read_bytes(root, archive)
+            inconsistencies, archive_problems, unscored = ((None, [problem], []) if problem else
+                                                           read_inconsistencies(archive, data, path.samples, path.kind))
+            problems = problems + archive_problems
+            release.notes += unscored
+        if problems:
             release.flaws.extend(problems)
-        if answers is not None:
-            release.runs.append(ReleaseRun(path, answers, inconsistencies))
+            release.left_out += [LeftOut(name, FLAWED) for name in (path.relative, archive) if name]
+            continue
+        release.runs.append(ReleaseRun(path, answers, inconsistencies, archive))
+    for archive, claimed in archives.items():
+        if not claimed:
+            folder = PurePosixPath(archive).parent
+            release.flaws.append(f"{archive}: no {folder.name}.csv beside it: add the run's CSV or remove the file")
+            release.left_out.append(LeftOut(archive, FLAWED))
+    chats_root = Path(chats) if chats is not None else None
+    if chats_root is not None:
+        if chats_root.is_dir():
+            prefix = os.path.relpath(chats_root.resolve(), root.resolve()).replace(os.sep, "/") + "/"
+            conversations += _chats(chats_root, prefix, release)
+        else:
+            release.flaws.append(f"{chats}: no such directory (the conversations)")
+    release.variants, left_out, flaws = keep_variant_texts(conversations)
+    release.left_out += left_out
+    release.flaws += flaws
+    release.conversations = sorted(source for texts in release.variants.values() for source in texts.sources)
     return release

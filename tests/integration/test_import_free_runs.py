@@ -34,10 +34,11 @@ def counts():
 
 def test_the_tree_imports_as_five_finished_runs_with_their_answers_and_scores():
     out = run("import_free_runs", str(TREE))
-    assert "imported 5 runs, 30 responses, 2 imported scores into 'free-release'; skipped 1 (1 replaced by a " \
-           "fixed run, 0 already imported)" in out
-    assert ("alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2/run2.csv: skipped: "
-            "alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2_fixed/run2_fixed.csv replaces it") in out
+    assert "imported 5 runs, 30 responses, 2 imported scores into 'free-release'; 0 conversations read; already " \
+           "imported 0; left out: 4 files (in a run folder but not the run's CSV or score archive: 2, " \
+           "outside a run folder of the layout: 1, replaced by its _fixed run: 1); 0 flaw(s); 10 files in all" in out
+    assert ("alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2/run2.csv: left out: replaced by its _fixed "
+            "run (alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2_fixed/run2_fixed.csv)") in out
     benchmark = Benchmark.objects.get(name="free-release")
     simulation = Simulation.objects.get(benchmark=benchmark)
     assert benchmark.family == "freeform" and simulation.key == "release" and simulation.title == "Imported release"
@@ -56,7 +57,8 @@ def test_the_tree_imports_as_five_finished_runs_with_their_answers_and_scores():
 
     first = runs.get(note=f"imported: {RUN1}")
     assert first.selection == {"imported": {"path": RUN1, "continuation": "status_quo", "run": 1, "fixed": False,
-                                            "explicit": True, "samples": 3, "temperature": 0.2}}
+                                            "explicit": True, "samples": 3, "temperature": 0.2,
+                                            "scores": RUN1.replace(".csv", "_berts.npz")}}
     assert first.repeats == 3 and list(first.llm_models.values_list("name", flat=True)) == ["alpha-7b"]
     assert list(first.conditions.values_list("name", flat=True)) == ["t0-2"]
     fixed = runs.get(selection__imported__run=2)
@@ -110,8 +112,8 @@ def test_importing_the_tree_again_imports_nothing_new():
     out = run("import_free_runs", str(TREE))
     assert counts() == before
     assert f"{RUN1}: skipped: already imported into 'free-release'" in out
-    assert "imported 0 runs, 0 responses, 0 imported scores into 'free-release'; skipped 6 (1 replaced by a fixed " \
-           "run, 5 already imported)" in out
+    assert "imported 0 runs, 0 responses, 0 imported scores into 'free-release'; 0 conversations read; already " \
+           "imported 5; left out: 4 files" in out
 
 
 def test_a_new_run_in_the_tree_is_all_a_second_import_adds(tmp_path):
@@ -143,11 +145,11 @@ def test_a_broken_tree_reports_every_flaw_and_writes_nothing(tmp_path):
     np.savez(root / RUN1.replace(".csv", "_berts.npz"), move1=np.ones(3), move2=np.ones(4))
     before = counts()
     with pytest.raises(CommandError, match=r"^3 flaw\(s\); nothing was imported$"):
-        run("import_free_runs", str(root))
+        run("import_free_runs", str(root), "--strict")
     assert counts() == before
     out = io.StringIO()
     with pytest.raises(CommandError):
-        call_command("import_free_runs", str(root), stdout=out)
+        call_command("import_free_runs", str(root), "--strict", stdout=out)
     assert out.getvalue().splitlines() == [
         "beta-chat/free/revisionist/beta-chat-free-Yes-3-1.0/main/run1/run1.csv: part 4: explicit 'Yes' is neither "
         "True nor False",
@@ -158,6 +160,18 @@ def test_a_broken_tree_reports_every_flaw_and_writes_nothing(tmp_path):
     ]
 
 
+def test_without_strict_a_flawed_run_is_left_out_and_the_others_imported(tmp_path):
+    root = tmp_path / "tree"
+    shutil.copytree(TREE, root)
+    np.savez(root / RUN1.replace(".csv", "_berts.npz"), move1=np.ones(3), move2=np.ones(4))
+    out = run("import_free_runs", str(root))
+    assert out.splitlines()[0] == ("alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run1/run1_berts.npz: move2 "
+                                   "has 4 values where 3 samples make 3 pairs (n(n-1)/2)")
+    assert f"{RUN1}: left out: flaw (see the flaws)" in out
+    assert "imported 4 runs, 24 responses, 0 imported scores" in out and "; 1 flaw(s);" in out
+    assert not Run.objects.filter(selection__imported__path=RUN1).exists() and Run.objects.count() == 4
+
+
 def test_a_dry_run_reports_and_writes_nothing():
     before = counts()
     out = run("import_free_runs", str(TREE), "--dry-run")
@@ -165,8 +179,10 @@ def test_a_dry_run_reports_and_writes_nothing():
     assert f"would import {RUN1}: alpha-7b, status_quo, explicit, t0-2, 3 samples: 6 responses, 2 imported " \
            "scores" in out
     assert "would create benchmark 'free-release'" in out and "would create external model(s): alpha-7b, beta-chat" in out
-    assert out.rstrip().endswith("would import 5 runs, 30 responses, 2 imported scores into 'free-release'; skipped 1 "
-                                 "(1 replaced by a fixed run, 0 already imported); dry run: nothing was written")
+    assert out.rstrip().startswith("would import ") and out.rstrip().endswith(
+        "would import 5 runs, 30 responses, 2 imported scores into 'free-release'; 0 conversations read; already "
+        "imported 0; left out: 4 files (in a run folder but not the run's CSV or score archive: 2, outside a run "
+        "folder of the layout: 1, replaced by its _fixed run: 1); 0 flaw(s); 10 files in all; dry run: nothing was written")
 
 
 def test_an_existing_benchmark_is_used_and_a_missing_continuation_is_a_flaw(tmp_path):
@@ -177,7 +193,7 @@ def test_an_existing_benchmark_is_used_and_a_missing_continuation_is_a_flaw(tmp_
     before = counts()
     out = io.StringIO()
     with pytest.raises(CommandError, match="1 flaw"):
-        call_command("import_free_runs", str(root), "--benchmark", "crisis-sample", stdout=out)
+        call_command("import_free_runs", str(root), "--benchmark", "crisis-sample", "--strict", stdout=out)
     assert out.getvalue().splitlines() == [
         "benchmark 'crisis-sample': simulation 'northern-cable-crisis' has no continuation named 'collapse' (met in "
         "alpha-7b/free/collapse/alpha-7b-free-False-3-1.0/main/run1/run1.csv): add it to the simulation in the "
@@ -218,7 +234,7 @@ def test_a_temperature_that_no_condition_name_can_hold_is_a_flaw(tmp_path):
     (folder / "beta-chat-free-False-3-0.2").rename(folder / "beta-chat-free-False-3-0.25")
     out = io.StringIO()
     with pytest.raises(CommandError, match="1 flaw"):
-        call_command("import_free_runs", str(root), stdout=out)
+        call_command("import_free_runs", str(root), "--strict", stdout=out)
     assert out.getvalue().splitlines() == [
         "beta-chat/free/status_quo/beta-chat-free-False-3-0.25/main/run1/run1.csv: temperature 0.25 has more than one "
         "decimal; conditions name temperatures to one decimal (t0-2)"]

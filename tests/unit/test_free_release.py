@@ -39,17 +39,16 @@ def test_a_path_in_the_layout_names_model_continuation_telling_and_sampling():
 
 def test_a_path_of_the_wrong_depth_names_the_layout():
     assert parse_run_path("m/free/status_quo/run1.csv") == (None, [
-        "m/free/status_quo/run1.csv: 4 parts where the layout has 7: move the file to "
-        "<model>/free/<continuation>/<model>-free-<True|False>-<samples>-<temperature>/main/"
-        "run<k>[_fixed]/run<k>[_fixed].csv"])
+        "m/free/status_quo/run1.csv: 4 parts where the layout has 7 (8 with reversed/): move the file to "
+        "<model>/<free|rank>/<continuation>/[reversed/]<model>-<free|rank>-<True|False>-<samples>-<temperature>/"
+        "main/run<k>[_fixed]/run<k>[_fixed].csv"])
 
 
 def test_each_bad_part_is_named_by_its_number():
-    relative = "m/rank/status quo/m-free-Yes-x-hot/mains/run1/run2.csv"
+    relative = "m/rank/status quo/m-rank-Yes-x-hot/mains/run1/run2.csv"
     path, flaws = parse_run_path(relative)
     assert path is None
     assert flaws == [
-        f"{relative}: part 2 is 'rank' where the layout has 'free'",
         f"{relative}: part 3 (continuation) 'status quo' may use only letters, digits, - and _: rename the folder",
         f"{relative}: part 4: explicit 'Yes' is neither True nor False",
         f"{relative}: part 4: samples 'x' is not a whole number of at least 1",
@@ -62,7 +61,7 @@ def test_each_bad_part_is_named_by_its_number():
 def test_the_folder_must_repeat_the_model_and_hold_three_fields():
     _, flaws = parse_run_path("alpha/free/sq/beta-free-True-3-0.2/main/run1/run1.csv")
     assert flaws == ["alpha/free/sq/beta-free-True-3-0.2/main/run1/run1.csv: part 4 'beta-free-True-3-0.2' does not "
-                     "begin with 'alpha-free-' (<model>-free-<True|False>-<samples>-<temperature>, the model as in "
+                     "begin with 'alpha-free-' (<model>-<free|rank>-<True|False>-<samples>-<temperature>, the model as in "
                      "part 1)"]
     _, flaws = parse_run_path("alpha/free/sq/alpha-free-True-3/main/run1/run1.csv")
     assert flaws == ["alpha/free/sq/alpha-free-True-3/main/run1/run1.csv: part 4 'alpha-free-True-3' has 2 field(s) "
@@ -109,7 +108,7 @@ def test_rows_are_records_so_a_flaw_after_a_multi_line_cell_names_the_right_row(
     answers, flaws = read_answers("r.csv", text, 3)
     assert answers is None
     assert flaws == [
-        "r.csv:3:Move Number: '3' is neither 1 nor 2",
+        "r.csv:3:Move Number: '3' is neither 1 nor 2 (nor Move 1 Responses, Move 2 Responses)",
         "r.csv:4:Move Number: move 1 again (first on row 2): keep one row per move",
         "r.csv: no row for move 2: add it",
     ]
@@ -135,24 +134,34 @@ def test_a_row_of_the_wrong_width_and_broken_quoting():
 # ---------------------------------------------------------------- npz
 
 def test_it_reads_the_pairwise_values_of_both_moves():
-    values, flaws = read_inconsistencies("b.npz", npz(move1=np.array([0.1, 0.2, 0.3]),
+    values, flaws, _ = read_inconsistencies("b.npz", npz(move1=np.array([0.1, 0.2, 0.3]),
                                                       move2=np.array([0.4, 0.5, 0.9], dtype=np.float32)), 3)
     assert flaws == []
     assert values[1] == [0.1, 0.2, 0.3] and values[2] == pytest.approx([0.4, 0.5, 0.9])
 
 
 def test_missing_arrays_wrong_lengths_and_nan_are_each_named():
-    _, flaws = read_inconsistencies("b.npz", npz(move1=np.array([0.1, 0.2])), 3)
+    _, flaws, _ = read_inconsistencies("b.npz", npz(move1=np.array([0.1, 0.2])), 3)
     assert flaws == ["b.npz: move1 has 2 values where 3 samples make 3 pairs (n(n-1)/2)",
                      "b.npz: no array move2 (the archive has: move1): add it"]
-    _, flaws = read_inconsistencies("b.npz", npz(move1=np.array([0.1, np.nan, 0.3]),
-                                                 move2=np.zeros((3, 3))), 3)
-    assert flaws == ["b.npz: move1 value(s) 2 of 3 are NaN or infinite",
+    _, flaws, _ = read_inconsistencies("b.npz", npz(move1=np.array([0.1, np.inf, 0.3]),
+                                                    move2=np.zeros((3, 3))), 3)
+    assert flaws == ["b.npz: move1 value(s) 2 of 3 are infinite",
                      "b.npz: move2 has shape (3, 3); write one value per pair i < j (a flat array)"]
 
 
+def test_a_move_with_nan_values_is_left_unscored_and_the_other_kept():
+    # The release has such rank runs; its own mean of the move (m.mean()) is NaN.
+    values, flaws, unscored = read_inconsistencies(
+        "r_ranks.npz", npz(kendall_move1=np.array([0.0, 1 / 3, 1 / 3]), kendall_move2=np.array([0.5, np.nan, 0.1]),
+                           spearman_move1=np.zeros(3)), 3, kind="rank")
+    assert flaws == [] and values == {1: [0.0, 1 / 3, 1 / 3]}
+    assert unscored == ["r_ranks.npz: kendall_move2 value(s) 2 of 3 are NaN (the release's own mean is NaN): move 2 "
+                        "of this run gets no imported score"]
+
+
 def test_a_file_that_is_no_npz_is_a_flaw():
-    _, flaws = read_inconsistencies("b.npz", b"move1,move2\n0.1,0.2\n", 3)
+    _, flaws, _ = read_inconsistencies("b.npz", b"move1,move2\n0.1,0.2\n", 3)
     assert len(flaws) == 1 and flaws[0].startswith("b.npz: not a readable npz archive (")
 
 
@@ -163,15 +172,16 @@ def test_the_sample_tree_reads_five_runs_and_the_fixed_run_replaces_its_twin():
     assert release.flaws == []
     assert [run.path.relative.split("/main/")[1] for run in release.runs] == [
         "run1/run1.csv", "run1/run1.csv", "run2_fixed/run2_fixed.csv", "run1/run1.csv", "run1/run1.csv"]
-    assert release.replaced == [
-        "alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2/run2.csv: skipped: "
-        "alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2_fixed/run2_fixed.csv replaces it"]
+    assert [str(item) for item in release.left_out if item.reason == "replaced by its _fixed run"] == [
+        "alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2/run2.csv: left out: replaced by its _fixed run "
+        "(alpha-7b/free/status_quo/alpha-7b-free-True-3-0.2/main/run2_fixed/run2_fixed.csv)"]
     first = next(run for run in release.runs if run.path.relative == RUN1)
     assert first.inconsistencies == {1: [0.1, 0.2, 0.3], 2: [0.4, 0.5, 0.9]}
     assert first.answers[1][0].startswith('RECOMMENDATIONS: 1. Keep the frigate "Vigilant" on station, five')
     assert first.answers[1][0].count("\n") == 3
     assert all(run.inconsistencies is None for run in release.runs if run is not first)
-    # run1_summary.csv, notes.txt and README.txt are not runs: ignored.
+    # run1_summary.csv, notes.txt and README.txt are not runs: left out, each with its reason.
+    assert release.files == len(release.left_out) + len(release.runs) + 1  # + run1's npz
 
 
 def test_a_tree_reports_every_flaw_of_every_file(tmp_path):
@@ -197,7 +207,7 @@ def test_a_tree_reports_every_flaw_of_every_file(tmp_path):
 
 def test_a_missing_directory_and_an_empty_one(tmp_path):
     assert read_release(tmp_path / "nowhere").flaws == [f"{tmp_path / 'nowhere'}: no such directory"]
-    assert read_release(tmp_path).flaws[0].startswith(f"{tmp_path}: no CSV file in the layout ")
+    assert read_release(tmp_path).flaws[0].startswith(f"{tmp_path}: no run CSV in the layout ")
 
 
 def test_an_npz_without_its_csv_is_a_flaw(tmp_path):
