@@ -16,3 +16,9 @@ class AccountsConfig(AppConfig):
     def ready(self):
         # After every migrate, when all apps' permissions exist.
         post_migrate.connect(_sync_roles, dispatch_uid="accounts.sync_roles")
+        from . import signals
+
+        signals.connect()  # console access follows the roles (accounts.services)
+        # The users' and roles' console pages replace django.contrib.auth's, which the
+        # admin's autodiscovery (an earlier app) has registered by now.
+        from . import user_admin  # noqa: F401

@@ -1,8 +1,13 @@
 """The roles of CFPD Workbench, as Django groups with permissions.
 
-authors edit scenarios; operators launch, cancel and resume runs; reviewers code model
-outputs and read scenarios and runs; analysts read dashboards, scenarios and runs. Each role's permissions are listed here so that
-`sync_roles` (run after every migrate) keeps the groups exactly in step.
+authors edit scenarios; operators launch, cancel and resume runs and register models;
+reviewers code model outputs and read scenarios and runs; analysts read dashboards,
+scenarios and runs. Each role's permissions are listed here so that `sync_roles` (run
+after every migrate) keeps the groups exactly in step.
+
+Membership of a role is all a person needs: every role opens the console (`/admin/`),
+which shows each member only what the role's permissions allow (accounts.services
+keeps Django's staff flag in step with the groups).
 """
 
 AUTHORS = "authors"
@@ -47,7 +52,9 @@ ROLE_PERMISSIONS = {
     REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
     + _TERRITORY_READING + _RUN_READ
     + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
-    + _perms("encoding_app", ["code", "reviewtask", "codingpolicy"], ["view"]),
+    # Not the codes' history (encoding_app.view_code): in the console it would show a
+    # blind second coder the first coder's code.
+    + _perms("encoding_app", ["reviewtask", "codingpolicy"], ["view"]),
     ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
     + _TERRITORY_READING + _RUN_READ
     + ["analysis_app.view_dashboard"],
@@ -57,5 +64,12 @@ ROLE_PERMISSIONS = {
     + _perms("runs_app", ["response"], ["view"]),
 }
 
-# Roles whose members work in Django admin.
-STAFF_ROLES = {AUTHORS}
+# What each role gives, in the console's words: shown beside the groups on a user's page.
+ROLE_DESCRIPTIONS = {
+    AUTHORS: "write benchmarks in the console: CFPD scenarios, territorial-disputes tables, crisis simulations",
+    REVIEWERS: "code answers on the Coding pages (first and blind second coding, adjudication); "
+               "read scenarios, benchmarks and runs",
+    ANALYSTS: "read the dashboards (preferences, territories, crisis) and their downloads; "
+              "read scenarios, benchmarks and runs",
+    OPERATORS: "register models (console › Models) and launch, cancel and resume runs on the Runs pages",
+}

@@ -1,10 +1,18 @@
-"""Users and roles: the one place that creates groups and puts people in them."""
+"""Users and roles: the one place that creates groups and puts people in them.
+
+Console access follows the roles: a user's staff flag (Django's "may open /admin/") is
+on exactly when the user is a superuser or a member of a role group. `sync_console_access`
+sets it; the signals in accounts.signals call it whenever a user's groups change or a
+user is saved, so the console, `add_user`, `create_admin`, the shell and any API that
+adds a user to a group all give the same access.
+"""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 
-from .roles import ROLE_PERMISSIONS, ROLES, STAFF_ROLES
+from .roles import ROLE_PERMISSIONS, ROLES
 
 
 class RoleError(ValueError):
@@ -12,7 +20,8 @@ class RoleError(ValueError):
 
 
 def sync_roles():
-    """Create the role groups and set exactly their permissions (idempotent)."""
+    """Create the role groups and set exactly their permissions (idempotent); then give
+    console access to role members made before roles gave it."""
     for role, names in ROLE_PERMISSIONS.items():
         group, _ = Group.objects.get_or_create(name=role)
         wanted = []
@@ -22,11 +31,33 @@ def sync_roles():
             if permission is not None:
                 wanted.append(permission)
         group.permissions.set(wanted)
+    # Only upwards here: a staff user without a role made by hand before this rule keeps
+    # the flag until their groups next change.
+    _with_role(get_user_model().objects.filter(is_staff=False)).update(is_staff=True)
+
+
+def _role_member():
+    users = get_user_model()
+    return Exists(users.groups.through.objects.filter(user_id=OuterRef("pk"), group__name__in=ROLES))
+
+
+def _with_role(users):
+    return users.filter(Q(is_superuser=True) | _role_member())
+
+
+def sync_console_access(user_ids) -> int:
+    """Set the staff flag of these users to (superuser or member of a role). Returns how
+    many users changed. Bulk updates: no save signals, so it never recurses."""
+    users = get_user_model().objects.filter(pk__in=list(user_ids))
+    granted = _with_role(users.filter(is_staff=False)).update(is_staff=True)
+    revoked = users.filter(is_staff=True, is_superuser=False).exclude(_role_member()).update(is_staff=False)
+    return granted + revoked
 
 
 @transaction.atomic
 def create_user_with_role(username, password, role=None, email="", superuser=False, update=False):
-    """Create (or with `update`, reset) a user; authors and superusers get admin access."""
+    """Create (or with `update`, reset) a user, in `role` if given; every role and
+    superusers get console access."""
     if role is not None and role not in ROLES:
         raise RoleError(f"role {role!r} is not one of {', '.join(ROLES)}")
     users = get_user_model()
@@ -38,10 +69,10 @@ def create_user_with_role(username, password, role=None, email="", superuser=Fal
         user = users(username=username, email=email)
     user.set_password(password)
     user.is_superuser = user.is_superuser or superuser
-    user.is_staff = user.is_staff or superuser or role in STAFF_ROLES
     user.save()
     if role is not None:
         sync_roles()
         user.groups.add(Group.objects.get(name=role))
+    sync_console_access([user.pk])
+    user.refresh_from_db(fields=["is_staff"])
     return user, created
-

@@ -1,11 +1,13 @@
 """Dashboard filters from query parameters (the URL keeps them, so a view can be shared).
 Each value goes through `cfpd_site.params`, so a bad one is a `BadParameter` naming the
-field and the reason (the views answer 400), never an error deep in a query."""
+field and the reason (the views answer 400), never an error deep in a query; so is a run
+or model that does not exist."""
 
 from __future__ import annotations
 
 from cfpd_site import params
 from cfpd_site.params import BadParameter  # noqa: F401 (the views catch it from here)
+from runs_app.models import LLMModel, Run
 
 from .tidy_query import AnalysisFilter
 
@@ -29,7 +31,22 @@ def parse(query) -> tuple[AnalysisFilter, dict]:
         "category": params.text(query, "category"),
         "heatmap_model": params.text(query, "heatmap_model"),
     }
+    check_known(filters.runs, filters.models)
     return filters, options
+
+
+def check_known(runs, models) -> None:
+    """A run or model the filter names that does not exist is a BadParameter naming it
+    ("run 999 does not exist"), not an empty page that says to launch a run. A model
+    that exists but has no answers here is no error: its page is empty."""
+    missing = sorted(set(runs) - set(Run.objects.filter(pk__in=runs).values_list("pk", flat=True))) if runs else []
+    if missing:
+        raise BadParameter("run", f"{', '.join(map(str, missing))} {'does' if len(missing) == 1 else 'do'} not exist")
+    missing = (sorted(set(models) - set(LLMModel.objects.filter(name__in=models).values_list("name", flat=True)))
+               if models else [])
+    if missing:
+        raise BadParameter("model", f"{', '.join(map(repr, missing))} {'is' if len(missing) == 1 else 'are'} "
+                                    f"not registered")
 
 
 def panels(query) -> tuple[str, ...] | None:

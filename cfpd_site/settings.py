@@ -72,8 +72,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "cfpd_site.error_pages.ErrorPages",  # with DEBUG on, the product's 404 page, not Django's technical one
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
+# Error pages in the product's layout in both configurations (cfpd_site.error_pages): with
+# DEBUG on, a bad request or an uncaught error shows the product's page, not the
+# traceback (which the log keeps); a form whose CSRF token expired says to reload.
+DEFAULT_EXCEPTION_REPORTER = "cfpd_site.error_pages.PageReporter"
+CSRF_FAILURE_VIEW = "cfpd_site.error_pages.csrf_failure"
 
 # Sign-in throttling (django-axes): AXES_FAILURE_LIMIT failed sign-ins for one username
 # from one address pause that pair for AXES_COOLOFF_MINUTES, with a page that says so.
@@ -291,8 +297,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A refused permission (403) is an expected answer: one line, no traceback.
+    "filters": {"forbidden_without_traceback": {"()": "cfpd_site.error_pages.ForbiddenWithoutTraceback"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {
+        "django.request": {"filters": ["forbidden_without_traceback"]},
         "django.db.backends": {"level": "WARNING"},
         # One INFO line per model call from each of these costs real time at hundreds of calls a second.
         "LiteLLM": {"level": "WARNING"},

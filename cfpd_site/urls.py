@@ -2,15 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from accounts.views import home
+from accounts.views import favicon, home
 
 admin.site.site_header = "CFPD Workbench"
 admin.site.site_title = "CFPD Workbench"
-admin.site.index_title = "Authoring"
+admin.site.index_title = "Console"
 admin.site.enable_nav_sidebar = False
 
 urlpatterns = [
     path("", home, name="home"),
+    path("favicon.ico", favicon, name="favicon"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("benchmarks/", include("benchmarks_app.urls")),
@@ -24,3 +25,10 @@ urlpatterns = [
     path("api/", include("runs_app.api_urls")),
     path("admin/", admin.site.urls),
 ]
+
+# Errors in the product's layout (cfpd_site.error_pages; JSON under /api/). With DEBUG on,
+# ErrorPages and PageReporter (settings) stand in for Django's technical pages.
+handler400 = "cfpd_site.error_pages.bad_request"
+handler403 = "cfpd_site.error_pages.permission_denied"
+handler404 = "cfpd_site.error_pages.page_not_found"
+handler500 = "cfpd_site.error_pages.server_error"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from cfpd_site.params import BadParameter, flag, integer, integers, text, texts
 
+from analysis_app.params import check_known
+
 from .report_frames import BorderlinesFilter
 
 LABELS = {"benchmark": "Benchmark", "run": "Runs", "model": "Models", "strategy": "Strategies", "region": "Region",
@@ -22,4 +24,5 @@ def parse(query) -> tuple[BorderlinesFilter, dict]:
         unknown_only=flag(query, "unknown"))
     options = {"iterations": integer(query, "iterations", default=1000, minimum=100, maximum=10_000),
                "seed": integer(query, "seed", default=0, minimum=0, maximum=2**31 - 1)}
+    check_known(filters.runs, filters.models)  # "run 999 does not exist", not an empty page
     return filters, options

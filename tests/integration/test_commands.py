@@ -81,7 +81,8 @@ def test_add_user_puts_the_user_in_a_role(monkeypatch):
     monkeypatch.setenv("CFPD_USER_PASSWORD", "pw-for-rita-1")
     run("add_user", "rita", "--role", "reviewers")
     user = get_user_model().objects.get(username="rita")
-    assert list(user.groups.values_list("name", flat=True)) == ["reviewers"] and not user.is_staff
+    # Every role opens the console (accounts.services.sync_console_access).
+    assert list(user.groups.values_list("name", flat=True)) == ["reviewers"] and user.is_staff
 
 
 def test_import_actors_refuses_iso_codes_and_bad_kinds(tmp_path):
