@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
+from django.db.models import Exists, OuterRef, Q
+
+from benchmarks_app.models import Benchmark
+from runs_app.models import Response, Run
 
 from . import concurrence
 from .report_frames import BorderlinesFilter, answer_frame, territory_frame
@@ -47,3 +51,59 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
                              answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()),
                              all_cases=all_cases, refusals=int((answers["code"] == "R").sum()),
                              invalid=int((answers["code"] == "X").sum()))
+
+
+class BenchmarkChoiceError(ValueError):
+    """No BorderLines benchmark, or more than one, fits what the report was given; the
+    message names the candidates and the fix."""
+
+
+def _names(benchmarks) -> str:
+    return ", ".join(sorted(benchmarks)) or "none; import one with import_borderlines"
+
+
+def report_benchmark(name: str | None, runs=(), models=()) -> str:
+    """The BorderLines benchmark a report is of: `name` when given; else the one the runs
+    (or else the models' runs) were of; else the only one there is. Runs of a benchmark of
+    another family are refused; several candidates are listed, to pick with --benchmark."""
+    family = Benchmark.Family.BORDERLINES
+    every = set(Benchmark.objects.filter(family=family).values_list("name", flat=True))
+    if name:
+        if name not in every:
+            raise BenchmarkChoiceError(f"no BorderLines benchmark named {name!r} (BorderLines benchmarks: "
+                                       f"{_names(every)})")
+        return name
+    if runs:
+        found = Run.objects.filter(pk__in=runs).select_related("benchmark")
+        other = sorted(f"run {r.pk} is of the {r.benchmark.get_family_display()} benchmark {r.benchmark.name!r}"
+                       for r in found if r.benchmark.family != family)
+        if other:
+            raise BenchmarkChoiceError("; ".join(other) + "; pick runs of a BorderLines benchmark")
+        candidates = {r.benchmark.name: [] for r in found}
+        for r in found:
+            candidates[r.benchmark.name].append(f"run {r.pk}")
+        given = "--run " + ", ".join(map(str, runs))
+    elif models:
+        # A run lists its models; answers imported or made by hand may name a model the run does not list.
+        answered = Response.objects.filter(run=OuterRef("pk"), model__name__in=models)
+        found = (Run.objects.filter(benchmark__family=family)
+                 .filter(Q(llm_models__name__in=models) | Exists(answered)).distinct()
+                 .select_related("benchmark").order_by("pk"))
+        candidates = {}
+        for r in found:
+            candidates.setdefault(r.benchmark.name, []).append(f"run {r.pk}")
+        given = "--model " + ", ".join(models)
+        if not candidates:
+            raise BenchmarkChoiceError(f"{given} has no run of a BorderLines benchmark (BorderLines benchmarks: "
+                                       f"{_names(every)}); launch one, or name the benchmark with --benchmark")
+    else:
+        candidates = {benchmark: [] for benchmark in every}
+        given = "no --run, --model or --benchmark"
+        if not candidates:
+            raise BenchmarkChoiceError(f"no BorderLines benchmark (BorderLines benchmarks: {_names(every)})")
+    if len(candidates) == 1:
+        return next(iter(candidates))
+    listed = "; ".join(f"{benchmark} ({', '.join(found)})" if found else benchmark
+                       for benchmark, found in sorted(candidates.items()))
+    raise BenchmarkChoiceError(f"{given} fits {len(candidates)} BorderLines benchmarks: {listed}; "
+                               "name one with --benchmark")

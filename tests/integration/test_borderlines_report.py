@@ -34,7 +34,6 @@ from django.core.management import CommandError, call_command
 
 from benchmarks_app.models import Benchmark, Condition, Question
 from runs_app.models import LLMModel, Response, Run
-from scenarios_app.models import Actor
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -232,13 +231,18 @@ def test_an_analyst_sees_the_scores_table_the_chart_the_map_and_the_cases(answer
     assert scores["random baseline"] == "50.0" and scores["unresolved"] == 1
     control = board.panels["control"].figure["data"]
     assert [trace["name"] for trace in control] == ["Control CS", "Non-control CS", "random baseline"]
-    [choropleth] = board.panels["map"].figure["data"]
-    assert choropleth["type"] == "choropleth" and list(choropleth["locations"]) == ["ISR", "RUS", "GBR"]
+    # A marker per territory at its own location (territories_app.locations), not its
+    # controller's whole country: the 3 with a non-control answer coloured, the 14 others grey.
+    unscored, scored = board.panels["map"].figure["data"]
+    assert scored["type"] == "scattergeo" and list(scored["text"]) == ["Golan Heights", "Crimea", "Gibraltar"]
+    assert list(zip(scored["lat"], scored["lon"])) == [(33.0, 35.75), (45.3, 34.4), (36.14, -5.35)]
+    assert list(scored["marker"]["color"]) == [100.0, 0.0, 0.0] and len(unscored["text"]) == 14
     # Non-control answers naming the controller: Crimea uk -> Ukraine (Russia 0 of 1), Golan ar ->
     # Israel (Israel 1 of 1), Gibraltar es -> Spain (UK 0 of 1; the Falklands' es is unresolved).
     shares = board.panels["map"].table
-    assert {(r.controller, r.iso3, r._2, r.answers) for r in shares.itertuples()} == {
-        ("Israel", "ISR", 100.0, 1), ("Russia", "RUS", 0.0, 1), ("United Kingdom", "GBR", 0.0, 1)}
+    assert len(shares) == 17
+    assert {(r.territory, r.controller, r._3, r.answers) for r in shares.itertuples() if r.answers} == {
+        ("Golan Heights", "Israel", 100.0, 1), ("Crimea", "Russia", 0.0, 1), ("Gibraltar", "United Kingdom", 0.0, 1)}
     cases = board.panels["cases"].table
     assert len(cases) == 14 and set(cases["territory"]) == {t for t, _, _ in HAND_CODED}
 
@@ -261,25 +265,36 @@ def test_the_filters_narrow_the_page(answered, client, analyst):
     assert set(spanish.panels["cases"].table["language"]) == {"es"}
     # The language filter is the case view's: the scores and the map still read every language.
     assert spanish.panels["scores"].table.iloc[0]["KB CS"].startswith("100.0")
-    assert set(spanish.panels["map"].table["controller"]) == {"Israel", "Russia", "United Kingdom"}
+    spanish_map = spanish.panels["map"].table
+    assert set(spanish_map[spanish_map["answers"] > 0]["territory"]) == {"Golan Heights", "Crimea", "Gibraltar"}
+    # Under the Unknown filter neither Control nor Non-control CS is defined: a sentence, no empty axes.
+    assert unknown.panels["control"].figure is None
+    assert "No chart: no territory in this filter has a known controller" in unknown.panels["control"].note
 
 
-def test_the_map_says_so_when_no_claimant_has_an_iso_code(answered, client, analyst):
-    Actor.objects.update(iso_alpha3="")
+def test_a_territory_without_coordinates_is_named_under_the_map_not_drawn(answered, client, analyst):
+    from territories_app.models import Territory
+
+    # Coordinates set on the territory win over the sample's; a name the sample does not
+    # know, with none set, stays off the map and is named.
+    Territory.objects.filter(name="Crimea").update(latitude=45.0, longitude=34.0)
+    Territory.objects.filter(name="Gibraltar").update(name="Gibraltar (renamed)")
+    board = page(client, analyst).context["board"]
+    unscored, scored = board.panels["map"].figure["data"]
+    assert list(scored["text"]) == ["Golan Heights", "Crimea"]
+    assert list(zip(scored["lat"], scored["lon"])) == [(33.0, 35.75), (45.0, 34.0)]
+    assert board.panels["map"].note.endswith("Not on the map, no coordinates known (set them in the admin): "
+                                             "Gibraltar (renamed).")
+
+
+def test_the_map_says_so_when_no_territory_has_coordinates(answered, client, analyst):
+    from territories_app.models import Territory
+
+    for territory in Territory.objects.all():
+        Territory.objects.filter(pk=territory.pk).update(name=territory.name + " (elsewhere)")
     board = page(client, analyst).context["board"]
     assert board.panels["map"].figure is None
-    assert "No controller with an ISO country code" in board.panels["map"].note
-
-
-def test_two_countries_sharing_an_iso_code_stay_off_the_map_and_are_named(answered, client, analyst):
-    from territories_app.models import Country
-
-    Country.objects.filter(name="Ukraine").update(actor=Country.objects.get(name="Russia").actor)
-    board = page(client, analyst).context["board"]
-    assert list(board.panels["map"].figure["data"][0]["locations"]) == ["ISR", "GBR"]
-    # The sample's import links the Republic of China to China's actor (CHN) as well: named too.
-    assert board.panels["map"].note.endswith("sharing one ISO code: People's Republic of China and Republic of "
-                                             "China (CHN); Russia and Ukraine (RUS).")
+    assert board.panels["map"].note.endswith("No chart: no territory in this filter has coordinates.")
 
 
 def test_the_panel_csvs(answered, client, analyst):
@@ -370,3 +385,89 @@ def test_the_api_is_in_the_openapi_schema(db, client, analyst):
     operation = schema["paths"]["/api/analysis/territories/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {
         "benchmark", "run", "model", "strategy", "region", "claimant", "language", "unknown", "iterations"}
+
+
+# --- a benchmark of another name, found from the model's runs ------------------------------------
+# tests/data/borderlines_everyday imported with --accept-flaws into "everyday" (4 territories kept),
+# beside the sample in "borderlines". Synthetic answers of model "mine" (one run, bl-vanilla, repeat 0):
+#
+#   Kosovo          Serbia [sr], Republic of Kosovo [sq]; controller Republic of Kosovo
+#                   en -> Kosovo, sq -> Kosovo, sr -> Kosovo
+#   Northern Cyprus Republic of Cyprus [el], Turkey [tr]; controller Turkey
+#                   en -> Turkey, tr -> Turkey, el -> Republic of Cyprus
+#   Ruzizi Plain    Democratic Republic of Congo [fr], Rwanda [fr]; Unknown
+#                   en -> Rwanda, fr -> DRC                       (one shared in-language question)
+#   Cavally Strip   Ivory Coast [fr], Liberia [en]; controller Ivory Coast
+#                   en -> Liberia, fr -> Ivory Coast              (English is Liberia's language)
+#
+# Per territory (KB, Control, Non-control, Consistency, countries, countries with control):
+#   Kosovo    1, 1 (sq), sr 1/1 = 1, (sq,sr) agree 1,       1, 1
+#   Cyprus    1, 1 (tr), el 0/1 = 0, (el,tr) disagree 0,    2, 2
+#   Ruzizi    -, -, -,               one answer: -,         1, {DRC, Rwanda} 2
+#   Cavally   0, 1 (fr), en 0/1 = 0, (fr,en) disagree 0,    2, 2 (en already in-language)
+EVERYDAY = Path(__file__).resolve().parents[1] / "data" / "borderlines_everyday"
+KOSOVO, CYPRUS, DRC = "Republic of Kosovo", "Republic of Cyprus", "Democratic Republic of Congo"
+MINE = [
+    ("Kosovo", "en", KOSOVO), ("Kosovo", "sq", KOSOVO), ("Kosovo", "sr", KOSOVO),
+    ("Northern Cyprus", "en", "Turkey"), ("Northern Cyprus", "tr", "Turkey"), ("Northern Cyprus", "el", CYPRUS),
+    ("Ruzizi Plain", "en", "Rwanda"), ("Ruzizi Plain", "fr", DRC),
+    ("Cavally Strip", "en", "Liberia"), ("Cavally Strip", "fr", "Ivory Coast"),
+]
+
+
+@pytest.fixture
+def everyday(borderlines):
+    call_command("import_borderlines", str(EVERYDAY), "--benchmark", "everyday", "--accept-flaws",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    benchmark = Benchmark.objects.get(name="everyday")
+    model = LLMModel.objects.create(name="mine", litellm_model="openai/mine")
+    run = Run.objects.create(benchmark=benchmark, status="done")
+    run.llm_models.add(model)
+    for territory, language, claimant in MINE:
+        q = Question.objects.get(benchmark=benchmark, borderlines__territory__name=territory, language=language)
+        Response.objects.create(
+            run=run, question=q, model=model, status="done", code="AB"[q.borderlines.claimants_en.index(claimant)],
+            code_source="choice", condition=Condition.objects.get(name="bl-vanilla"), option_order=[0, 1])
+    return run
+
+
+def test_the_report_finds_the_benchmark_from_the_model_and_scores_it_as_worked_by_hand(everyday, tmp_path):
+    [row], summary = report(tmp_path, "--model", "mine")
+    assert (row["model"], row["strategy"]) == ("mine", "bl-vanilla")
+    assert float(row["kb_cs"]) == pytest.approx(200 / 3, abs=1e-5)  # Kosovo 1, Cyprus 1, Cavally 0: 2/3
+    assert float(row["control_cs"]) == 100  # sq, tr, fr each name the controller: 3/3
+    assert float(row["non_control_cs"]) == pytest.approx(100 / 3, abs=1e-5)  # (1 + 0 + 0) / 3
+    assert float(row["delta_cs_abs"]) == pytest.approx(200 / 3, abs=1e-5)  # 100 - 33.33
+    assert float(row["delta_cs"]) == pytest.approx(200, abs=1e-4)  # 100 * 66.67 / 33.33
+    assert float(row["consistency_cs"]) == pytest.approx(100 / 3, abs=1e-5)  # (1 + 0 + 0) / 3; Ruzizi has no pair
+    assert row["consistency_cs_unknown"] == ""  # Ruzizi, the one Unknown, has a single in-language answer
+    assert float(row["mean_countries"]) == 1.5  # (1 + 2 + 1 + 2) / 4
+    assert float(row["mean_countries_with_control"]) == 1.75  # (1 + 2 + 2 + 2) / 4
+    assert float(row["random_baseline"]) == 50  # three known territories, two claimants each: 100 / 2
+    assert (row["n_known"], row["n_territories"]) == ("3", "4")
+    assert "10 answers (0 unresolved" in summary and "over 4 territories" in summary
+    # the run names it as well
+    [by_run], _ = report(tmp_path, "--run", str(everyday.pk))
+    assert by_run == row
+
+
+def test_an_ambiguous_benchmark_lists_the_candidates(everyday, tmp_path):
+    out = str(tmp_path / "x.csv")
+    with pytest.raises(CommandError, match=r"no --run, --model or --benchmark fits 2 BorderLines benchmarks: "
+                                           r"borderlines; everyday; name one with --benchmark"):
+        call_command("borderlines_report", "--out", out)
+    other = Run.objects.create(benchmark=Benchmark.objects.get(name="borderlines"), status="done")
+    other.llm_models.add(LLMModel.objects.get(name="mine"))
+    with pytest.raises(CommandError, match=rf"--model mine fits 2 BorderLines benchmarks: borderlines \(run "
+                                           rf"{other.pk}\); everyday \(run {everyday.pk}\); name one with "
+                                           rf"--benchmark"):
+        call_command("borderlines_report", "--model", "mine", "--out", out)
+    rows, _ = report(tmp_path, "--model", "mine", "--benchmark", "everyday")
+    assert [r["model"] for r in rows] == ["mine"]
+
+
+def test_a_run_of_another_family_is_refused_by_name(everyday, tmp_path):
+    demo = Benchmark.objects.create(name="demo-x", family=Benchmark.Family.CFPD)
+    run = Run.objects.create(benchmark=demo, status="done")
+    with pytest.raises(CommandError, match=rf"run {run.pk} is of the CFPD scenarios benchmark 'demo-x'"):
+        call_command("borderlines_report", "--run", str(run.pk), "--out", str(tmp_path / "x.csv"))

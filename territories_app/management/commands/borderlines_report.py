@@ -1,11 +1,10 @@
-"""`borderlines_report [--run RUN ...] [--model M ...] --out PATH [--per-territory PATH]`."""
+"""`borderlines_report [--benchmark NAME] [--run RUN ...] [--model M ...] --out PATH [--per-territory PATH]`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks_app.models import Benchmark
 from cfpd_site.report_files import write_csv
 from runs_app.services import unknown_runs_and_models
-from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, build
+from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, BenchmarkChoiceError, build, report_benchmark
 from territories_app.report_frames import BorderlinesFilter
 
 
@@ -16,7 +15,8 @@ class Command(BaseCommand):
               "model and strategy is read from its newest run.")
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", default="borderlines")
+        parser.add_argument("--benchmark", help="Default: the BorderLines benchmark of the --run or --model "
+                                                "runs, or the only one there is.")
         parser.add_argument("--run", type=int, action="append", dest="runs", metavar="RUN", default=[])
         parser.add_argument("--model", action="append", dest="models", metavar="M", default=[])
         parser.add_argument("--strategy", action="append", dest="strategies", metavar="CONDITION", default=[])
@@ -30,14 +30,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, benchmark, runs, models, strategies, out, per_territory, with_intervals, iterations,
                seed, **options):
-        found = Benchmark.objects.filter(name=benchmark).first()
-        if found is None or found.family != Benchmark.Family.BORDERLINES:
-            names = ", ".join(Benchmark.objects.filter(family=Benchmark.Family.BORDERLINES)
-                              .values_list("name", flat=True)) or "none; import one with import_borderlines"
-            raise CommandError(f"no BorderLines benchmark named {benchmark!r} (BorderLines benchmarks: {names})")
         unknown = unknown_runs_and_models(runs, models)
         if unknown:
             raise CommandError(unknown)
+        try:
+            benchmark = report_benchmark(benchmark, runs, models)
+        except BenchmarkChoiceError as error:
+            raise CommandError(str(error)) from None
         if iterations < 1:
             raise CommandError("--iterations must be at least 1")
         report = build(BorderlinesFilter(benchmark=benchmark, runs=tuple(runs), models=tuple(models),
