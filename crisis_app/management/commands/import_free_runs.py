@@ -67,7 +67,7 @@ class Command(BaseCommand):
         if report.conditions_created:
             self.stdout.write(f"{would} condition(s): " + ", ".join(report.conditions_created))
         counts = report.left_out_counts()
-        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(counts.items(), key=lambda c: -c[1]))
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
         self.stdout.write(f"{verb} {len(report.runs)} runs, {report.responses} responses, {report.scores} imported "
                           f"scores into {benchmark!r}; {report.conversations} conversations read; "
                           f"already imported {len(report.already_imported)}; "
