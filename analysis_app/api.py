@@ -4,13 +4,13 @@ heatmap_model, and panel to pick panels)."""
 
 import math
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cfpd_site.api_schema import errors
+from cfpd_site.api_schema import errors, query
 
 from . import dashboard, params
 
@@ -30,10 +30,12 @@ class AnalysisView(APIView):
     permission_classes = [CanReadDashboards]
 
     @extend_schema(
-        parameters=[OpenApiParameter(name, int if name in ("run", "choices", "iterations", "seed") else str,
-                                     many=name in ("run", "model", "domain", "choices", "actor", "panel"))
-                    for name in ("run", "model", "domain", "choices", "actor", "focus", "iterations", "seed",
-                                 "category", "heatmap_model", "panel")],
+        parameters=[query("run", "integer", many=True), query("model", many=True), query("domain", many=True),
+                    query("choices", "integer", many=True, minimum=2, maximum=3), query("actor", many=True),
+                    query("focus", "flag", description="Complete dyads only: 1, on, true or yes."),
+                    query("iterations", "integer", minimum=100, maximum=params.MAX_ITERATIONS),
+                    query("seed", "integer", minimum=0, maximum=params.MAX_SEED), query("category"),
+                    query("heatmap_model"), query("panel", many=True, max_length=40)],
         responses={200: dict, **errors(400)},
         description="Coverage and every panel's table for the filters. A bad parameter is a 400 naming it: "
                     "{\"seed\": [\"seed must be between 0 and ...\"]}.")

@@ -6,7 +6,7 @@ Views name their own 400, 404 and 409 with `errors(...)` in `extend_schema(respo
 adds 401 and 403 to every operation that needs a signed-in caller, since all of them answer
 both the same way."""
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 ERROR = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 # DRF's validation errors: each bad field with its messages ({"seed": ["must be ..."]}; a list
@@ -49,3 +49,24 @@ def document_auth_errors(result, generator, request, public):
             for code in (401, 403):
                 operation["responses"].setdefault(str(code), _response(code))
     return result
+
+
+NO_NUL = "^[^\\x00]*$"  # cfpd_site.params refuses a NUL character in any text
+
+
+def query(name: str, kind: str = "string", *, many: bool = False, minimum: int | None = None,
+          maximum: int | None = None, max_length: int = 200, description: str | None = None):
+    """A query parameter with the bounds cfpd_site.params enforces, so that the schema says
+    which values are accepted (an integer 1 to 2**63-1 by default, a text of at most 200
+    characters without NUL, at most 200 repetitions)."""
+    if kind == "integer":
+        schema = {"type": "integer", "minimum": 1 if minimum is None else minimum,
+                  "maximum": 2**63 - 1 if maximum is None else maximum}
+    elif kind == "flag":  # cfpd_site.params.flag: on for 1, on, true, yes; off for any other text
+        schema = {"type": "string"}
+    else:
+        schema = {"type": "string", "maxLength": max_length, "pattern": NO_NUL}
+    if many:
+        schema = {"type": "array", "items": schema, "maxItems": 200}
+    return OpenApiParameter(name, schema, OpenApiParameter.QUERY, description=description,
+                            explode=True if many else None)

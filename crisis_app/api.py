@@ -4,18 +4,15 @@ iterations, seed)."""
 
 import math
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis_app.api import CanReadDashboards
-from cfpd_site.api_schema import errors
+from cfpd_site.api_schema import errors, query
 
 from . import dashboard, dashboard_params, queries
-
-INTS = ("move", "run", "group", "iterations", "seed")
-MANY = ("model", "continuation", "run")
 
 
 def _records(table):
@@ -44,8 +41,11 @@ class CrisisView(APIView):
     permission_classes = [CanReadDashboards]
 
     @extend_schema(
-        parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
-                    for name in dashboard_params.PARAMETERS],
+        parameters=[query("benchmark", max_length=64), query("scorer", max_length=64),
+                    query("model", many=True, max_length=80), query("move", "integer", minimum=1, maximum=2),
+                    query("continuation", many=True, max_length=64), query("run", "integer", many=True),
+                    query("group", "integer"), query("iterations", "integer", minimum=100, maximum=10_000),
+                    query("seed", "integer", minimum=0, maximum=2**31 - 1)],
         responses={200: dict, **errors(400)},
         description="Free-form crisis inconsistency of one scorer: the summary rows (mean over runs of each run's "
                     "mean over pairs, sd, 95% bootstrap CI over runs), the boxes per model and temperature, the "

@@ -1,10 +1,13 @@
 """REST API (DRF) for models, runs and responses; the schema is at /api/schema/."""
 
+from decimal import Decimal
+
 from django.db.models import Count, Q, Sum
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response as APIResponse
 
 from cfpd_site import params
@@ -55,8 +58,13 @@ class ProgressSerializer(serializers.Serializer):
 
 
 class ResumeSerializer(serializers.Serializer):
-    budget_usd = serializers.DecimalField(max_digits=30, decimal_places=10, required=False, allow_null=True)
-    budget_units = serializers.IntegerField(required=False, allow_null=True)
+    """The bounds are launch_plan's (money, whole_number), here so that the schema says them."""
+
+    budget_usd = serializers.DecimalField(max_digits=13, decimal_places=4, min_value=Decimal("0.0001"),
+                                          max_value=launch_plan.MAX_BUDGET_USD, required=False, allow_null=True,
+                                          help_text="US$, more than 0, at most 4 decimals; null removes it.")
+    budget_units = serializers.IntegerField(min_value=1, max_value=launch_plan.MAX_WHOLE, required=False,
+                                            allow_null=True, help_text="Units; null removes it.")
 
 
 class BudgetSerializer(serializers.Serializer):
@@ -103,7 +111,14 @@ class RunSerializer(serializers.ModelSerializer):
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, run) -> dict:
         state = self._state(run)
-        return {**ProgressSerializer(state).data}
+        # services.Progress, so that percent and the rest mean what they mean on the run page;
+        # the mean latency is the page's alone.
+        progress = services.Progress(
+            total=state.total, pending=state.pending, running=state.running, done=state.done, failed=state.failed,
+            cancelled=state.cancelled, cached=state.cached, prompt_tokens=state.prompt_tokens,
+            completion_tokens=state.completion_tokens, cost=None if state.cost is None else float(state.cost),
+            mean_latency_ms=None)
+        return {**ProgressSerializer(progress).data}
 
 
 def run_states(run_ids) -> dict[int, page_progress.RunState]:
@@ -217,14 +232,19 @@ class ModelViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "name"
 
 
+RUN_ID = OpenApiParameter("id", {"type": "integer", "minimum": 1, "maximum": params.MAX_INT}, OpenApiParameter.PATH,
+                          description="The run's id.")
+
+
 @extend_schema_view(list=extend_schema(responses={200: RunSerializer(many=True), **errors(404)}),
-                    retrieve=extend_schema(responses={200: RunSerializer, **errors(404)}))
+                    retrieve=extend_schema(parameters=[RUN_ID], responses={200: RunSerializer, **errors(404)}))
 class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     # -id: runs launched in the same instant keep one order across pages.
     queryset = (Run.objects.select_related("benchmark", "launched_by").prefetch_related("llm_models")
                 .order_by("-created_at", "-id"))
     serializer_class = RunSerializer
     permission_classes = [RunPermission]
+    parser_classes = [JSONParser]  # bodies are JSON (lists, nulls), which a form cannot say
 
     def get_serializer(self, *args, **kwargs):
         """Every run on the page gets its progress from one query (see run_states)."""
@@ -251,18 +271,20 @@ class RunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             return APIResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return APIResponse(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: RunSerializer, **errors(400, 404, 409)})
+    @extend_schema(request=None, parameters=[RUN_ID], responses={200: RunSerializer, **errors(400, 404, 409)})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None, format=None):  # format: the router's .json suffix
         return self._transition(pk, services.cancel_run)
 
-    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer, **errors(400, 404, 409)})
+    @extend_schema(request=ResumeSerializer, parameters=[RUN_ID],
+                   responses={200: RunSerializer, **errors(400, 404, 409)})
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None, format=None):
         """Ask again what is not done; a paused run needs its budget raised ("budget_usd",
         "budget_units"; null removes one)."""
-        body = request.data if hasattr(request.data, "keys") else {}
-        changes = {name: body[name] for name in ("budget_usd", "budget_units") if name in body}
+        body = ResumeSerializer(data=request.data)  # a body that is no JSON object is a 400
+        body.is_valid(raise_exception=True)
+        changes = dict(body.validated_data)  # only the budgets given: absent is unchanged, null removes
         return self._transition(pk, lambda run: services.resume_run(run, **changes))
 
     def _transition(self, pk, workflow):

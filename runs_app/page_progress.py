@@ -32,11 +32,6 @@ class RunState:
     def total(self) -> int:
         return self.pending + self.running + self.done + self.failed + self.cancelled
 
-    @property
-    def percent(self) -> float:
-        finished = self.done + self.failed + self.cancelled
-        return round(100 * finished / self.total, 1) if self.total else 100.0
-
 
 def fold(run_ids, rows) -> dict[int, RunState]:
     """One RunState per run id (runs without responses: all zero), from rows with keys

@@ -4,20 +4,17 @@ unknown, iterations, seed)."""
 
 import math
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis_app.api import CanReadDashboards
 from benchmarks_app.models import Benchmark
-from cfpd_site.api_schema import errors
+from cfpd_site.api_schema import errors, query
 
 from . import dashboard_params
 from .report import build
-
-INTS = ("run", "iterations", "seed")
-MANY = ("run", "model", "strategy", "region", "claimant", "language")
 
 
 def _records(table):
@@ -36,9 +33,11 @@ class TerritoriesView(APIView):
     permission_classes = [CanReadDashboards]
 
     @extend_schema(
-        parameters=[OpenApiParameter(name, int if name in INTS else str, many=name in MANY)
-                    for name in ("benchmark", "run", "model", "strategy", "region", "claimant", "language", "unknown",
-                                 "iterations", "seed")],
+        parameters=[query("benchmark", max_length=64), query("run", "integer", many=True),
+                    *(query(name, many=True) for name in ("model", "strategy", "region", "claimant", "language")),
+                    query("unknown", "flag", description="Unknown controllers only: 1, on, true or yes."),
+                    query("iterations", "integer", minimum=100, maximum=10_000),
+                    query("seed", "integer", minimum=0, maximum=2**31 - 1)],
         responses={200: dict, **errors(400)},
         description="The concurrence scores per model and strategy (percent, with 95% bootstrap intervals over "
                     "territories) and the per-territory case view. A bad parameter, or a benchmark that is no "
