@@ -54,12 +54,24 @@ class RoleUserAdmin(UserAdmin):
     list_display = ("username", "email", "roles", "is_superuser", "is_active", "last_login")
     list_filter = ("groups", "is_superuser", "is_active")
 
+    class Media:
+        css = {"all": ["css/admin_roles.css"]}
+
     def formfield_for_manytomany(self, db_field, request=None, **kwargs):
         if db_field.name == "groups":
             kwargs["form_class"] = RoleChoiceField
+            kwargs["label"] = "Roles"
             kwargs["help_text"] = ROLES_HELP
             kwargs.setdefault("queryset", Group.objects.order_by("name"))
         return super().formfield_for_manytomany(db_field, request=request, **kwargs)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "groups":
+            # No "add another group" link beside the roles: migrate makes the roles, and
+            # the link's wrapper squeezed their descriptions into a narrow column.
+            field.widget = getattr(field.widget, "widget", field.widget)
+        return field
 
     @admin.display(description="Console access")
     def console_access(self, user):
