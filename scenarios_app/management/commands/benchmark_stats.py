@@ -1,4 +1,5 @@
-"""`benchmark_stats [--benchmark NAME]`: question counts; the last line is `total questions: N`."""
+"""`benchmark_stats [--benchmark NAME]`: question counts of every family (CFPD, territorial disputes,
+free-form crisis); the last line is `total questions: N`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -9,7 +10,8 @@ from scenarios_app.models import Benchmark
 
 class Command(BaseCommand):
     help = ("Count questions per domain x choice count x qualified actor (focus actors, then the rest); for a "
-            "territorial-disputes benchmark, its territories and languages (the English control counted).")
+            "territorial-disputes benchmark, its territories and languages (the English control counted); for a "
+            "free-form crisis benchmark, its simulations, variants, continuations and questions per move.")
 
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", help="Default: every benchmark.")
@@ -32,6 +34,14 @@ class Command(BaseCommand):
                 self.stdout.write("")
                 total += counts["questions"]
                 continue
+            if found.family == Benchmark.Family.FREEFORM:
+                total += self._crisis(found)
+                continue
+            if found.family != Benchmark.Family.CFPD:  # a family installed later: its questions, counted
+                questions = found.questions.filter(is_current=True).count()
+                self.stdout.write(f"benchmark {found.name}: {found.get_family_display()}, {questions} questions\n")
+                total += questions
+                continue
             table = services.stats_table(found)
             scenarios = found.scenarios.filter(is_current=True).count()
             self.stdout.write(f"benchmark {found.name}: {scenarios} scenarios, {table.total} questions")
@@ -39,3 +49,21 @@ class Command(BaseCommand):
             self.stdout.write("")
             total += table.total
         self.stdout.write(f"total questions: {total}")
+
+    def _crisis(self, found) -> int:
+        # The CFPD pivot reads domains and qualified actors, which crisis questions have none of.
+        from django.db.models import Count
+
+        from crisis_app.models import Continuation, CrisisQuestion, Simulation, Variant
+
+        questions = found.questions.filter(is_current=True)
+        by_move = dict(CrisisQuestion.objects.filter(question__in=questions).values_list("move")
+                       .annotate(n=Count("pk")).order_by("move"))
+        count = questions.count()
+        self.stdout.write(f"benchmark {found.name}: free-form crisis, {count} questions")
+        self.stdout.write(f"simulations: {Simulation.objects.filter(benchmark=found).count()}")
+        self.stdout.write(f"variants: {Variant.objects.filter(simulation__benchmark=found).count()}")
+        self.stdout.write(f"move-2 continuations: {Continuation.objects.filter(simulation__benchmark=found).count()}")
+        self.stdout.write("questions by move: " + ", ".join(f"{move}: {n}" for move, n in by_move.items()))
+        self.stdout.write("")
+        return count
