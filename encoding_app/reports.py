@@ -21,6 +21,11 @@ STATES = ["choice", "auto", "judge", "reviewer", "adjudication", "unresolved", "
 STATE_LABELS = {"choice": "Choice mode", "auto": "Automatic rule", "judge": "Promoted judge", "reviewer": "Reviewer",
                 "adjudication": "Adjudicated", "unresolved": "With reviewers", "missing": "Missing",
                 "pending": "Not answered yet"}
+# The overview's column heads: soft hyphens (U+00AD) where a long word may break, so that
+# twelve columns fit a card at 1,366 px without splitting words at random letters.
+STATE_HEADERS = {**STATE_LABELS, "auto": "Auto\u00admatic rule", "judge": "Pro\u00admoted judge",
+                 "adjudication": "Adjudi\u00adcated", "unresolved": "With review\u00aders",
+                 "pending": "Not an\u00adswered yet"}
 NOT_ANSWERED = Q(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
 
 

@@ -83,7 +83,7 @@ def overview(request):
     page = Paginator(tasks, PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         **filter_choices(request), "page": page, "tasks": page.object_list,
-        "states": reports.state_counts(filters), "state_labels": reports.STATE_LABELS,
+        "states": reports.state_counts(filters), "state_labels": reports.STATE_HEADERS,
         "rules": reports.rule_shares(filters),
         "review": reports.queue_progress(filters), "adjudication": reports.queue_progress(filters, "adjudication"),
         "can_adjudicate": request.user.has_perm(ADJUDICATE),

@@ -59,7 +59,7 @@ def test_a_reviewer_codes_five_option_answers_with_a_letter_and_a_digit(page, li
     progress = page.locator("#progress")
     expect(progress).to_contain_text("0 done / 2 left")
     expect(page.locator("#options li")).to_have_count(5)
-    expect(page.locator("#buttons button")).to_have_count(6)  # A–E and R
+    expect(page.locator("#buttons button")).to_have_count(7)  # A–E, R and X
     expect(page.locator("#suggestion")).to_contain_text("hedge")
     expect(page.locator("#suggestion")).to_contain_text("B and E")  # the encoder's sentence, not only its rule
     expect(page.locator("#judges")).to_contain_text("Judge judge-x suggests E")
