@@ -143,23 +143,39 @@ def _headlines(table: pd.DataFrame, category: str) -> dict[str, str]:
 
 
 def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
-    """Each codified action's rate of its domain's headline category, one bar per model."""
+    """Each codified action's rate of its domain's headline category, one bar per model.
+    Horizontal, so that the long action labels read on one line each instead of
+    overlapping under the axis; each bar prints its rate, so that a 0 % reads as 0 %
+    rather than an empty slot, and an action a model has no answer for is left out of
+    that model's bars (the hover says which)."""
     shown = _headlines(table, category)
     rows = table[table["category"] == table["domain"].map(shown)]
-    traces = [_bar(model, [f"{a} ({d}, {c}) · {cat}" for a, d, c, cat in
-                           zip(part["action"], part["domain"], part["choice_count"], part["category"])],
-                   part["rate"], colours[model])
+    labels = sorted({f"{a} · {d} ({c}) · {cat}" for a, d, c, cat in
+                     zip(rows["action"], rows["domain"], rows["choice_count"], rows["category"])})
+    traces = [_bar(model, part["rate"], [f"{a} · {d} ({c}) · {cat}" for a, d, c, cat in
+                                         zip(part["action"], part["domain"], part["choice_count"], part["category"])],
+                   colours[model], orientation="h", text=[f"{rate:.0%}" for rate in part["rate"]],
+                   textposition="outside", cliponaxis=False, hovertemplate="%{y}<br>" + str(model) + ": %{x:.1%}"
+                   "<extra></extra>")
               for model, part in rows.groupby("model", sort=True)]
+    models = rows["model"].nunique()
     return _chart(traces, _layout("Rate of each domain's headline category by codified action", barmode="group",
-                                  yaxis=RATE_AXIS, height=520))
+                                  xaxis={"range": [0, 1.12], "tickformat": ".0%"},
+                                  yaxis={"categoryorder": "array", "categoryarray": labels[::-1],
+                                         "autorange": True},
+                                  bargap=0.25, height=max(360, 120 + len(labels) * (14 + 12 * models))))
 
 
 def repeats_figure(table: pd.DataFrame, colours) -> dict:
+    # mean ± sd is cut at 0 and 100 %, the rate's own bounds: a bar past them was cut off
+    # by the axis and read as an error of the chart.
     traces = [_bar(model, _form(rows), rows["mean"], colours[model],
-                   error_y={"type": "data", "array": rows["sd"].fillna(0)},
+                   error_y={"type": "data", "symmetric": False,
+                            "array": (rows["sd"].fillna(0)).clip(upper=1 - rows["mean"]).clip(lower=0),
+                            "arrayminus": (rows["sd"].fillna(0)).clip(upper=rows["mean"]).clip(lower=0)},
                    customdata=rows["n_repeats"], hovertemplate="%{x}: %{y:.1%} (%{customdata} repeats)")
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout("Mean rate across repeats, ± one standard deviation", barmode="group",
+    return _chart(traces, _layout("Mean rate across repeats, ± one standard deviation (cut at 0 and 100 %)", barmode="group",
                                   yaxis=RATE_AXIS, height=480))
 
 
@@ -209,35 +225,59 @@ def entropy_figure(table: pd.DataFrame, colours) -> dict:
                                   yaxis={"range": [0, _upper(table["entropy"], floor=0.1)]}))
 
 
-def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict:
-    """Refusal rates are a few percent: the axis runs from 0 to a fifth above the largest."""
-    traces = [_bar(model, rows[by], rows["refusal_rate"], colours[model], text=[str(rate) for rate in rows["refusal_rate"].tolist()],
-                   texttemplate="%{y:.1%}", textposition="outside", cliponaxis=False)
+def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict | None:
+    """Refusal rates are a few percent: the axis runs from 0 to a fifth above the largest.
+    No chart when no model refused (bars all at 0 % read as a broken chart): the panel's
+    note says so (`no_refusals_note`)."""
+    if not (table["refusal_rate"].fillna(0) > 0).any():
+        return None
+    traces = [_bar(model, rows[by], rows["refusal_rate"], colours[model],
+                   text=[f"{rate:.1%}" for rate in rows["refusal_rate"]], textposition="outside", cliponaxis=False)
               for model, rows in table.groupby("model", sort=True)]
     return _chart(traces, _layout(title, barmode="group",
                                   yaxis={"range": [0, _upper(table["refusal_rate"])], "tickformat": ".1%"}))
 
 
+def no_refusals_note(table: pd.DataFrame) -> str:
+    """The sentence in place of a refusal chart with nothing on it."""
+    if len(table) and not (table["refusal_rate"].fillna(0) > 0).any():
+        answers = int(table["answer"].sum() + table["refusal"].sum()) if {"answer", "refusal"} <= set(table) else None
+        counted = f" of {answers} coded answers" if answers else ""
+        return (f" No chart: no model refused any{counted} in this filter (every refusal rate is 0 %); "
+                "the table has the counts.")
+    return ""
+
+
 def differences_figure(table: pd.DataFrame) -> dict:
-    """Mean paired difference (model A − model B) with its bootstrap CI, one trace per pair;
-    a filled marker where Holm's correction keeps the difference significant."""
+    """Mean paired difference (model A − model B) with its bootstrap CI, one colour per
+    pair, one row per domain form and category. Every difference is a solid dot (hollow
+    circles could not be read); those Holm's correction keeps significant are large and
+    dark, the others small and faint, and each significant one is marked ★ beside it."""
     traces = []
+    labels = sorted(set(_form(table)))
     for i, ((a, b), rows) in enumerate(table.groupby(["model_a", "model_b"], sort=True)):
-        significant = rows["significant"].astype(bool)
+        significant = rows["significant"].astype(bool).tolist()
         traces.append({
-            "type": "scatter", "name": f"{a} − {b}", "x": _form(rows), "y": rows["diff"], "mode": "markers",
-            "marker": {"color": PALETTE[i % len(PALETTE)], "size": 9, "line": {"width": 1.5},
-                       "symbol": ["circle" if s else "circle-open" for s in significant]},
-            "error_y": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
-                        "arrayminus": rows["diff"] - rows["ci_low"]},
-            "customdata": rows["p_adjusted"], "hovertemplate": "%{x}: %{y:+.1%} (Holm p = %{customdata:.3f})"})
+            "type": "scatter", "name": f"{a} − {b}", "y": _form(rows), "x": rows["diff"], "mode": "markers+text",
+            "orientation": "h",
+            "marker": {"color": PALETTE[i % len(PALETTE)], "size": [12 if s else 8 for s in significant],
+                       "opacity": [1.0 if s else 0.45 for s in significant], "symbol": "circle"},
+            "text": ["★" if s else "" for s in significant], "textposition": "top center",
+            "error_x": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
+                        "arrayminus": rows["diff"] - rows["ci_low"], "thickness": 1.5},
+            "customdata": rows["p_adjusted"],
+            "hovertemplate": "%{y}: %{x:+.1%} (Holm p = %{customdata:.3f})<extra>" + f"{a} − {b}</extra>"})
     top = max(0.05, float(table[["ci_low", "ci_high"]].abs().max().max()) * 1.15)
-    zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0, "y1": 0, "yref": "y",
-            "line": {"color": "#888", "width": 1}}  # what plotly's add_hline(y=0) draws
-    return _chart(traces, _layout("Paired difference of rates (model A − model B), 95% CI; filled: significant "
-                                  "after Holm", yaxis={"range": [-top, top], "tickformat": "+.0%"}, height=540,
-                                  margin={"t": 120},  # room for a legend of model pairs on two rows
-                                  shapes=[zero]))
+    zero = {"type": "line", "y0": 0, "y1": 1, "yref": "y domain", "x0": 0, "x1": 0, "xref": "x",
+            "line": {"color": "#888", "width": 1}}  # what plotly's add_vline(x=0) draws
+    pairs = table.groupby(["model_a", "model_b"]).ngroups
+    return _chart(traces, _layout("Paired difference of rates (model A − model B), 95% CI; ★ large dots: significant "
+                                  "after Holm", xaxis={"range": [-top, top], "tickformat": "+.0%",
+                                                        "title": {"text": "← model B higher · model A higher →"}},
+                                  yaxis={"categoryorder": "array", "categoryarray": labels[::-1]},
+                                  scattermode="group", scattergap=0.4,
+                                  height=max(360, 140 + len(labels) * (18 + 10 * pairs)),
+                                  margin={"t": 120}, shapes=[zero]))
 
 
 def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
@@ -296,6 +336,19 @@ def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Das
     board.cache_key = key
     cache.set(key, board, CACHE_SECONDS)
     return board
+
+
+def cached(name: str, build: Callable, *key_parts, fresh: bool = False):
+    """`build()`, kept in the cache for `CACHE_SECONDS` under `name`, the data version and
+    `key_parts` (the page's filters and options): the crisis and territories pages' boards,
+    which took 2-5 s to build on the demo's data at every load. Returns (value, cached)."""
+    key = f"cfpd:{name}:" + hashlib.sha256(repr((data_version(), key_parts)).encode()).hexdigest()
+    value = None if fresh else cache.get(key)
+    if value is not None:
+        return value, True
+    value = build()
+    cache.set(key, value, CACHE_SECONDS)
+    return value, False
 
 
 # Two builds at once each hold two threads (one waits for the other: `_then`).
@@ -419,10 +472,11 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             "Shannon entropy (base 2) per scenario on non-refusal answers, mean over repeats, then over "
             "scenarios (B.3).")
     if "refusals" in wanted:
-        add("refusals", "Refusals and missing answers", metrics.refusals_by_domain(pooled),
+        refusals = metrics.refusals_by_domain(pooled)
+        add("refusals", "Refusals and missing answers", refusals,
             lambda t: refusal_figure(t, "domain", "Refusal rate by domain", colours),
             "Refusal rate = refusals / (answers + refusals); unresolved and missing answers are counted apart "
-            "(table). The axis ends a fifth above the largest rate.")
+            "(table). The axis ends a fifth above the largest rate." + no_refusals_note(refusals))
     if "differences" in wanted and len(board.models) > 1:
         add("differences", "Differences between models",
             metrics.model_differences(pooled, iterations, seed, categories=sets, per_scenario=per_scenario),
@@ -435,9 +489,11 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             lambda t: country_figure(t, board.category, colours),
             f"Normalised rates of “{board.category}” by qualified actor: " + ", ".join(shown_actors) + ".")
     if "refusals" in wanted:
-        add("refusals_by_country", "Refusals by qualified actor", metrics.refusals_by_actor(by_actor()[1]),
+        refusals = metrics.refusals_by_actor(by_actor()[1])
+        add("refusals_by_country", "Refusals by qualified actor", refusals,
             lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
-            "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + ".")
+            "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + "."
+            + no_refusals_note(refusals))
     if "robustness" in wanted:
         complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),

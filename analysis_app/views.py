@@ -8,7 +8,7 @@ from functools import wraps
 
 from django.contrib.auth.decorators import permission_required
 from django.db.models import Exists, OuterRef
-from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.core.cache import cache
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -20,7 +20,7 @@ from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import dashboard, params
+from . import computed, dashboard, params
 from .tidy_query import answer_frames, latest_launches
 
 VIEW = "analysis_app.view_dashboard"
@@ -211,3 +211,11 @@ def answers_parquet(request, filters, options):
     handle.seek(0)
     return FileResponse(handle, as_attachment=True, filename="cfpd-answers.parquet",
                         content_type="application/vnd.apache.parquet")
+
+
+@permission_required(VIEW, raise_exception=True)
+def figures_status(request):
+    """How many of the figures a page waits for (`key`, repeated) the worker has not
+    computed yet: the page's placeholder polls this and reloads at 0."""
+    keys = request.GET.getlist("key")[:50]
+    return JsonResponse({"pending": computed.pending(keys)})

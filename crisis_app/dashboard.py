@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 import pandas as pd
 import plotly.graph_objects as go
+from django.utils import timezone
 
 from analysis_app.dashboard import PALETTE, Panel
 
@@ -60,6 +62,7 @@ class CrisisBoard:
     group: queries.Group | None = None
     pairs: pd.DataFrame | None = None
     side_by_side: list[SideBySide] = field(default_factory=list)
+    computed_at: datetime = field(default_factory=timezone.now)  # shown: the page may be a cached build
 
     @property
     def empty(self):
@@ -176,16 +179,29 @@ def curve_panel(curve: pd.DataFrame, bands: pd.DataFrame) -> Panel:
                             y=[band["mean"], band["mean"]], mode="lines",
                             line={"color": colour, "width": 2, "dash": LEVEL_DASH[level]},
                             hovertemplate=f"level {level}: %{{y:.3f}} (T={band['temperatures']})<extra>{model}</extra>")
-    _layout(fig, "Temperature curve (level 0) against the level-1 and level-2 ablations",
+    levels = sorted({int(level) for level in bands["level"]}) if not bands.empty else []
+    drawn = " and ".join(f"level-{level}" for level in levels)
+    _layout(fig, "Temperature curve (level 0)" + (f" against the {drawn} ablations" if levels else
+                                                  ": no ablation band in this filter"),
             xaxis={"title": "temperature", "range": [left, right], "zeroline": False},
             yaxis={"title": "inconsistency", "rangemode": "tozero"})
-    return Panel("curve", "Temperature curve and ablation bands", _curve_table(curve, bands), _fig(fig),
-                 "Solid: each model's mean inconsistency of its base tellings (level 0) at each temperature, with "
-                 "the 95% bootstrap band over runs. Dashed: the level-1 variants (meaning-preserving rewrites); "
-                 "dotted: the level-2 variants (meaningful changes), each the mean with its 95% interval drawn "
-                 "across the temperatures, pooled over the temperatures they were sampled at (in the table). Where "
-                 "the curve stands above the dashed band, sampling at that temperature alone varies the decisions "
-                 "more than rewording the prompt does.")
+    note = ("Solid: each model's mean inconsistency of its base tellings (level 0) at each temperature, with "
+            "the 95% bootstrap band over runs. Dashed: the level-1 variants (meaning-preserving rewrites); "
+            "dotted: the level-2 variants (meaningful changes), each the mean with its 95% interval drawn "
+            "across the temperatures, pooled over the temperatures they were sampled at (in the table). Where "
+            "the curve stands above the dashed band, sampling at that temperature alone varies the decisions "
+            "more than rewording the prompt does.")
+    missing = [level for level in (1, 2) if level not in levels]
+    if missing:
+        # The chart would otherwise promise bands it does not draw.
+        note += (" No " + " or ".join(f"level-{level}" for level in missing) + " band here: no scored group of "
+                 + ("those variants" if len(missing) > 1 else "that level's variants") + " is in this filter (the "
+                 "runs asked only " + ("the base tellings" if not levels else f"levels 0 and {levels[0]}") + "); "
+                 "launch the benchmark with its rewritten variants and score them to draw "
+                 + ("them" if len(missing) > 1 else "it") + ".")
+    if curve.empty:
+        note += " No level-0 curve: no base telling is scored in this filter, only the bands."
+    return Panel("curve", "Temperature curve and ablation bands", _curve_table(curve, bands), _fig(fig), note)
 
 
 def groups_panel(per_run: pd.DataFrame) -> Panel:

@@ -32,13 +32,16 @@ def load_scorer(preset):
 
 
 def _preset_definition(preset):
-    try:
-        from .bertscore_scorer import PRESETS
-        import bert_score
+    # The installed version read from its metadata: importing bert_score imports torch and
+    # transformers (seconds), and this runs inside the page's request.
+    from importlib.metadata import PackageNotFoundError, version
 
-        return {**asdict(PRESETS[preset]), "bert_score": bert_score.__version__}
-    except UNAVAILABLE_ERRORS as exc:
-        return {"name": preset, "missing": str(exc)}
+    from .bertscore_scorer import PRESETS
+
+    try:
+        return {**asdict(PRESETS[preset]), "bert_score": version("bert-score")}
+    except PackageNotFoundError as exc:
+        return {"name": preset, "missing": f"bert-score is not installed ({exc})"}
 
 
 def cache_key(preset, items):
@@ -66,3 +69,13 @@ def validate_preset(preset, items) -> dict:
                                                    "baseline_source", "bert_score_version")},
             "class_means": result.class_means, "per_item": result.per_item, "order_holds": result.order_holds,
             "measured_order": list(result.measured_order())}
+
+
+def validate_named_preset(preset, items=None) -> dict:
+    """`validate_preset` on the bundled items (crisis_app.validation_data) unless others are
+    given: what the worker computes for the page (`analysis_app.computed`)."""
+    if items is None:
+        from .validation_data import VALIDATION_ITEMS
+
+        items = VALIDATION_ITEMS
+    return validate_preset(preset, items)

@@ -2,12 +2,16 @@
 
 from django.contrib.auth.decorators import permission_required
 from django.http import Http404, HttpResponse
+from django.db.models import Count, Max
 from django.shortcuts import render
 
+from analysis_app.dashboard import cached
 from analysis_app.views import _csv_response, _display_rows
+from cfpd_site.params import flag
 from cfpd_site.param_errors import bad_parameter
 
 from . import dashboard, dashboard_params, queries
+from .models import GroupScore
 from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
 
 VIEW = "analysis_app.view_dashboard"
@@ -25,7 +29,10 @@ def _board(query):
     if options.group is not None and not queries.group_in_benchmark(options.group, filters.benchmark):
         raise dashboard_params.BadParameter("group", f"is no scored group of benchmark {filters.benchmark!r}: "
                                                      f"{options.group}")
-    board = dashboard.build(filters, options)
+    # A new or rescored group adds a row: the scores' newest id and count move.
+    scored = GroupScore.objects.aggregate(newest=Max("pk"), count=Count("pk"))
+    board, _ = cached("crisis", lambda: dashboard.build(filters, options), filters, options, scored,
+                      fresh=flag(query, "fresh"))
     board.scorers = scorers
     return filters, options, board
 

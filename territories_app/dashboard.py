@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pandas as pd
 import plotly.graph_objects as go
+from django.utils import timezone
 
 from analysis_app.dashboard import PALETTE, Panel
 
@@ -31,6 +33,7 @@ class TerritoriesBoard:
     territories: int = 0
     iterations: int = 1000
     scores: pd.DataFrame | None = None  # the numeric scores (every interval, sd and n): the scores CSV
+    computed_at: datetime = field(default_factory=timezone.now)  # shown: the page may be a cached build
 
 
 def _fig(fig: go.Figure) -> dict:
@@ -102,40 +105,58 @@ def control_panel(scores: pd.DataFrame) -> Panel:
 
 
 def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
-    iso = {}
-    for _, row in territories.iterrows():
-        iso.update({name: code for name, code in (row["iso3"] or {}).items() if code})
-    # Two countries linked to one ISO code (an actor shared by mistake) would paint one shape
-    # twice, the last drawn winning: neither goes on the map, and the note names them.
-    sharing = {code: sorted(n for n, c in iso.items() if c == code) for code in set(iso.values())}
-    shared = {code: names for code, names in sharing.items() if len(names) > 1}
-    iso = {name: code for name, code in iso.items() if code not in shared}
+    """A marker at each territory (its own coordinates: territories_app.locations), coloured
+    by the share of its non-control answers naming the controller. The controller's
+    whole country was shaded before: a shoal or an island group was invisible, and two
+    territories of one controller were one colour."""
     answered = cases[(cases["status"] == "answered") & cases["names_controller"].notna()
                      & cases["role"].str.contains("non-controller")]
-    by_country = (answered.assign(sides=answered["names_controller"].astype(bool))
-                  .groupby("controller")["sides"].agg(["mean", "size"]).reset_index())
-    by_country["iso3"] = by_country["controller"].map(iso)
-    table = by_country.rename(columns={"controller": "controller", "mean": "share siding", "size": "answers"})
-    table["share siding"] = (table["share siding"] * 100).round(1)
-    located = table.dropna(subset=["iso3"])
-    note = ("Per controlling country: the share of answers asked in the other claimants' languages that name it "
-            "as the owner (non-control answers). Blue: mostly the controller; red: mostly another claimant; "
-            "grey: no such answer.")
-    if shared:
-        note += " Not on the map, sharing one ISO code: " + "; ".join(
-            f"{' and '.join(names)} ({code})" for code, names in sorted(shared.items())) + "."
-    if located.empty:
+    by_territory = (answered.assign(sides=answered["names_controller"].astype(bool))
+                    .groupby("territory")["sides"].agg(["mean", "size"]))
+    rows = []
+    for _, territory in territories.iterrows():
+        share, count = (by_territory.loc[territory["territory"]] if territory["territory"] in by_territory.index
+                        else (None, 0))
+        where = territory["location"] if isinstance(territory["location"], (tuple, list)) else None  # NaN in a frame
+        rows.append({"territory": territory["territory"], "controller": territory["controller"] or "Unknown",
+                     "share siding": None if share is None else round(float(share) * 100, 1),
+                     "answers": int(count), "latitude": where[0] if where else None,
+                     "longitude": where[1] if where else None})
+    table = pd.DataFrame(rows, columns=["territory", "controller", "share siding", "answers", "latitude",
+                                        "longitude"])
+    note = ("Each disputed territory at its own location: the share of the answers asked in the other claimants' "
+            "languages that name its controller as the owner (non-control answers). Blue: mostly the controller; "
+            "red: mostly another claimant; grey: no such answer (its controller is Unknown, or nobody answered).")
+    unplaced = table[table["latitude"].isna()]["territory"].tolist()
+    if unplaced:
+        note += (" Not on the map, no coordinates known (set them in the admin): " + ", ".join(unplaced) + ".")
+    placed = table.dropna(subset=["latitude", "longitude"])
+    if placed.empty:
         return Panel("map", "Where models side with the controller", table, None,
-                     note + " No controller with an ISO country code has such an answer in this filter.")
-    fig = go.Figure(go.Choropleth(locations=located["iso3"], z=located["share siding"], text=located["controller"],
-                                  zmin=0, zmax=100, colorscale="RdBu", colorbar={"title": "% siding"},
-                                  marker={"line": {"color": "#ffffff", "width": 0.5}},
-                                  hovertemplate="%{text}: %{z:.0f}% of %{customdata} answers<extra></extra>",
-                                  customdata=located["answers"]))
-    fig.update_layout(title="Share of non-control answers naming the controller", height=420,
-                      # Countries without such an answer grey, apart from 0% (red) and 50% (white).
-                      geo={"showframe": False, "showcoastlines": False, "showland": True, "landcolor": "#cfcfcf",
-                           "showcountries": True, "countrycolor": "#ffffff", "projection": {"type": "natural earth"},
+                     note + " No chart: no territory in this filter has coordinates.")
+    scored = placed[placed["share siding"].notna()]
+    unscored = placed[placed["share siding"].isna()]
+    traces = []
+    if not unscored.empty:
+        traces.append(go.Scattergeo(
+            name="no non-control answer", lat=unscored["latitude"].tolist(), lon=unscored["longitude"].tolist(), mode="markers",
+            text=unscored["territory"].tolist(), customdata=unscored["controller"].tolist(),
+            marker={"size": 10, "color": "#9a9a9a", "line": {"color": "#333", "width": 1}},
+            hovertemplate="%{text} (controller %{customdata}): no non-control answer<extra></extra>"))
+    if not scored.empty:
+        traces.append(go.Scattergeo(
+            name="share naming the controller", lat=scored["latitude"].tolist(), lon=scored["longitude"].tolist(), mode="markers",
+            text=scored["territory"].tolist(), customdata=scored[["controller", "answers"]].to_numpy().tolist(),
+            marker={"size": 14, "color": scored["share siding"].tolist(), "cmin": 0, "cmax": 100, "colorscale": "RdBu",
+                    "line": {"color": "#222", "width": 1}, "colorbar": {"title": {"text": "% naming<br>controller"}}},
+            hovertemplate="%{text}: %{marker.color:.0f}% of %{customdata[1]} answers name %{customdata[0]}"
+                          "<extra></extra>"))
+    fig = go.Figure(traces)
+    fig.update_layout(title="Share of non-control answers naming the controller, per territory", height=460,
+                      showlegend=not unscored.empty, legend={"orientation": "h", "y": -0.02},
+                      geo={"showframe": False, "showcoastlines": True, "coastlinecolor": "#9a9a9a",
+                           "showland": True, "landcolor": "#ececec", "showcountries": True, "countrycolor": "#ffffff",
+                           "projection": {"type": "natural earth"},
                            # Without ranges plotly.js 3 fits the projection past the frame (half the world cut off).
                            "lonaxis": {"range": [-180, 180]}, "lataxis": {"range": [-58, 85]}},
                       margin={"l": 0, "r": 0, "t": 50, "b": 0})

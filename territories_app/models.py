@@ -74,6 +74,10 @@ class Territory(models.Model):
     query = models.TextField(blank=True, help_text="The English control question as the release writes it.")
     query_id = models.CharField(max_length=40, blank=True)
     is_current = models.BooleanField(default=True, help_text="Cleared when a later import no longer has it.")
+    # Where the dashboard's map marks it (the release has no coordinates); empty: the
+    # sample's own (territories_app.locations), else listed under the map.
+    latitude = models.FloatField(null=True, blank=True, help_text="Degrees north, for the dashboard's map.")
+    longitude = models.FloatField(null=True, blank=True, help_text="Degrees east, for the dashboard's map.")
 
     class Meta:
         ordering = ["benchmark", "position", "name"]

@@ -18,10 +18,11 @@ import pandas as pd
 from benchmarks_app.lettering import LETTERS
 from runs_app.models import Response, Run
 
+from .locations import location
 from .models import Claimant, Territory
 
 ANSWER_COLUMNS = ["model", "strategy", "repeat", "territory", "language", "answer_claimant", "run", "code"]
-TERRITORY_COLUMNS = ["territory", "controller", "claimants", "claimant_languages", "region", "iso3"]
+TERRITORY_COLUMNS = ["territory", "controller", "claimants", "claimant_languages", "region", "iso3", "location"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ def territory_frame(filters: BorderlinesFilter) -> pd.DataFrame:
             "claimant_languages": {c.name: (c.language or None) for c in countries},
             "region": territory.region,
             "iso3": {c.name: (c.actor.iso_alpha3 if c.actor_id and c.actor.iso_alpha3 else None) for c in countries},
+            # (latitude, longitude) for the map's marker, or None (territories_app.locations)
+            "location": location(territory.name, territory.latitude, territory.longitude),
         })
     return pd.DataFrame(rows, columns=TERRITORY_COLUMNS)
 

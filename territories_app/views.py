@@ -5,7 +5,9 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
+from analysis_app.dashboard import cached
 from analysis_app.views import _csv_response, _display_rows
+from cfpd_site.params import flag
 from cfpd_site.param_errors import bad_parameter
 from benchmarks_app.models import Benchmark, Condition
 from runs_app.models import LLMModel, Response
@@ -47,7 +49,8 @@ def territories_page(request):
         filters, options = dashboard_params.parse(request.GET)
     except dashboard_params.BadParameter as error:
         return _bad(request, error)
-    board = dashboard.build(filters, **options)
+    board, _ = cached("territories", lambda: dashboard.build(filters, **options), filters, sorted(options.items()),
+                      fresh=flag(request.GET, "fresh"))
     query = request.GET.urlencode()
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
@@ -68,7 +71,7 @@ def panel_csv(request, key):
         filters, options = dashboard_params.parse(request.GET)
     except dashboard_params.BadParameter as error:
         return _bad(request, error, page=False)
-    board = dashboard.build(filters, **options)
+    board, _ = cached("territories", lambda: dashboard.build(filters, **options), filters, sorted(options.items()))
     panel = board.panels.get(key)
     if panel is None:
         return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")

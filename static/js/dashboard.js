@@ -2,6 +2,16 @@
 // contents bar the panel being read (its anchor is in the URL when a link was followed).
 (function () {
   "use strict";
+  // Figures the worker is still computing: ask every 2 s how many are left, and reload
+  // the page (which then shows them) when none is.
+  const waiting = document.getElementById("figures-waiting");
+  if (waiting) {
+    const poll = () => fetch(waiting.dataset.statusUrl, { credentials: "same-origin" })
+      .then((r) => r.json())
+      .then((body) => { if (body.pending === 0) location.reload(); else setTimeout(poll, 2000); })
+      .catch(() => setTimeout(poll, 5000));
+    setTimeout(poll, 1500);
+  }
   for (const el of document.querySelectorAll("[data-figure]")) {
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;

@@ -379,6 +379,6 @@ def test_every_chart_is_plotly_json_that_plotly_validates_unchanged(answered):
         assert chart["layout"]["template"]["layout"]["plot_bgcolor"] == "white", key
     with pytest.raises(ValueError, match="colour"):
         go.Figure({**charts["rates"], "data": [{**charts["rates"]["data"][0], "colour": "red"}]})
-    [zero] = charts["differences"]["layout"]["shapes"]  # the line at 0 that add_hline(y=0) draws
-    assert (zero["xref"], zero["y0"], zero["y1"]) == ("x domain", 0, 0)
+    [zero] = charts["differences"]["layout"]["shapes"]  # the line at 0 that add_vline(x=0) draws
+    assert (zero["yref"], zero["x0"], zero["x1"]) == ("y domain", 0, 0)
 

@@ -97,12 +97,54 @@ def login(client, user):
     return client
 
 
+@pytest.fixture
+def worker(monkeypatch, django_capture_on_commit_callbacks):
+    """The worker, run in place: `queued` holds the figures the page sent it, `run()`
+    computes them as `analysis_app.tasks.compute_figure` does."""
+    from analysis_app import tasks
+
+    class Worker:
+        queued = []
+
+        def run(self):
+            while self.queued:
+                tasks.compute_figure(self.queued.pop(0))
+
+    fake = Worker()
+    monkeypatch.setattr(tasks.compute_figure, "delay", fake.queued.append)
+    return fake
+
+
+def get_page(client, capture):
+    with capture(execute=True):  # the page's enqueue runs at commit
+        return client.get(PAGE)
+
+
 @pytest.mark.django_db
-def test_the_page_shows_four_classes_per_available_scorer_and_a_note_for_a_missing_one(client, analyst):
+def test_the_page_loads_no_encoder_and_fills_in_once_the_worker_has_computed(
+        client, analyst, worker, monkeypatch, django_capture_on_commit_callbacks):
     login(client, analyst)
-    response = client.get(PAGE)
+    loaded = []
+    real_load = validation_report.load_scorer
+    monkeypatch.setattr(validation_report, "load_scorer", lambda name: loaded.append(name) or real_load(name))
+    response = get_page(client, django_capture_on_commit_callbacks)
     assert response.status_code == 200
     page = response.content.decode()
+    assert loaded == []  # nothing heavy inside the request
+    assert page.count("<strong>Computing…</strong>") == 3  # minilm, minilm-bf16, paper
+    assert 'id="figures-waiting"' in page
+    assert len(worker.queued) == 3
+    # A second load while the worker has not started queues nothing more.
+    get_page(client, django_capture_on_commit_callbacks)
+    assert len(worker.queued) == 3
+    status = client.get("/analysis/figures/status.json?" + "&".join(
+        f"key={k}" for k in re.findall(r"key=([0-9a-z:-]+)", page))).json()
+    assert status == {"pending": 3}
+
+    worker.run()
+    assert sorted(loaded) == ["minilm", "minilm-bf16", "paper"]
+    page = get_page(client, django_capture_on_commit_callbacks).content.decode()
+    assert "Computing…" not in page and 'id="figures-waiting"' not in page
     panels = {"minilm": page[page.index('id="panel-minilm"'):page.index('id="panel-minilm-bf16"')],
               "minilm-bf16": page[page.index('id="panel-minilm-bf16"'):page.index('id="panel-paper"')]}
     for preset, panel in panels.items():
@@ -110,6 +152,7 @@ def test_the_page_shows_four_classes_per_available_scorer_and_a_note_for_a_missi
         for label in ("Lexical substitution", "Syntactic restructuring", "Added irrelevant sentence",
                       "Semantic shift"):
             assert f"<tr><td>{label}</td>" in panel
+        assert "Computed by the worker at " in panel
         figure = json.loads(re.search(rf'<script id="figure-data-{preset}" type="application/json">(.*?)</script>',
                                       page, re.S).group(1))
         assert len(figure["data"][0]["y"]) == 4
@@ -122,22 +165,42 @@ def test_the_page_shows_four_classes_per_available_scorer_and_a_note_for_a_missi
 
 
 @pytest.mark.django_db
-def test_the_page_is_cached_and_a_missing_encoder_is_a_note(client, analyst, monkeypatch):
-    login(client, analyst)
-    assert client.get(PAGE).status_code == 200
+def test_a_missing_encoder_is_a_note_and_is_tried_again_later(client, analyst, worker, monkeypatch,
+                                                              django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from analysis_app.models import ComputedFigure
 
     def unavailable(name):
         raise EncoderNotAvailable(f"no {name} encoder")
 
     monkeypatch.setattr(validation_report, "load_scorer", unavailable)
-    page = client.get(PAGE).content.decode()
-    assert 'id="verdict-minilm"' in page  # served from the cache: the encoder is not asked again
-    from django.core.cache import cache
-
-    cache.clear()
-    response = client.get(PAGE)
+    login(client, analyst)
+    get_page(client, django_capture_on_commit_callbacks)
+    worker.run()
+    response = get_page(client, django_capture_on_commit_callbacks)
     assert response.status_code == 200
     assert "Not available on this machine:</strong> no minilm encoder" in response.content.decode()
+    assert worker.queued == []  # a fresh "not available" is not asked again at each load
+    ComputedFigure.objects.update(computed_at=ComputedFigure.objects.first().computed_at - timedelta(minutes=11))
+    page = get_page(client, django_capture_on_commit_callbacks).content.decode()
+    assert len(worker.queued) == 3 and page.count("<strong>Computing…</strong>") == 3
+
+
+@pytest.mark.django_db
+def test_a_failure_in_the_worker_is_shown_not_a_blank(client, analyst, worker, monkeypatch,
+                                                      django_capture_on_commit_callbacks):
+    def broken(name):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(validation_report, "load_scorer", broken)
+    login(client, analyst)
+    get_page(client, django_capture_on_commit_callbacks)
+    worker.run()
+    page = get_page(client, django_capture_on_commit_callbacks).content.decode()
+    # A failed figure is queued again at the next load, and says why meanwhile.
+    assert "Computing…" in page or "Could not be computed:</strong> RuntimeError: out of memory" in page
+    assert len(worker.queued) == 3
 
 
 @pytest.mark.django_db

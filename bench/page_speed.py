@@ -1,0 +1,152 @@
+"""How long each analysts' page takes on the demo's data, cold and warm, as a table.
+
+    scripts/demo                                   # once: the demo's database (var/cfpd.sqlite3)
+    .venv/bin/python bench/page_speed.py           # every page, 5 warm loads each
+    .venv/bin/python bench/page_speed.py --database /tmp/demo-copy/var/cfpd.sqlite3 --rounds 10 --json
+
+Reads a copy of the database (the demo's is never written: a throwaway analyst is added
+to the copy). Each page is measured in a fresh Python process, through django.test.Client
+signed in as an analyst, in-process cache (the embedded default):
+
+* cold: the process's first load of the page (its modules imported on first use, the
+  cache empty): what the first analyst after a restart waits;
+* warm: the best and the median of --rounds further loads (the cache filled);
+* rebuilt: the median of loads with `fresh=1` where the page takes it (the dashboard
+  recomputed from the database, as after a code changed), else "—".
+
+Figures the worker computes (the metric's validation: analysis_app.computed) are not in a
+page's time: the page shows a placeholder until they are done, and the worker's seconds
+are printed from their rows when they exist. Exit status 1 when a warm median is over
+--target seconds (1.0)."""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [
+    ("CFPD dashboard", "/analysis/", True),
+    ("Crisis inconsistency", "/analysis/crisis/", False),
+    ("Territorial disputes", "/analysis/territories/", False),
+    ("Metric validation", "/analysis/crisis/validation/", False),
+]
+ANALYST = "bench-page-speed"
+
+
+def _environment(database: Path) -> dict:
+    env = dict(os.environ, SQLITE_PATH=str(database), DEBUG="1", CFPD_ENV_FILE="",
+               DJANGO_SETTINGS_MODULE="cfpd_site.settings", CFPD_VAR_DIR=str(database.parent))
+    for name in ("DATABASE_URL", "REDIS_URL"):  # the embedded default: SQLite, in-process cache
+        env.pop(name, None)
+    return env
+
+
+def _setup_django():
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def child(path: str, rounds: int, fresh: bool) -> dict:
+    """One page in this (fresh) process: the cold load, then `rounds` warm ones."""
+    started = time.perf_counter()
+    _setup_django()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(get_user_model().objects.get(username=ANALYST))
+    setup = time.perf_counter() - started
+
+    def load(query=""):
+        begin = time.perf_counter()
+        response = client.get(path + query)
+        seconds = time.perf_counter() - begin
+        if response.status_code != 200:
+            raise SystemExit(f"{path}{query}: HTTP {response.status_code}")
+        return seconds, len(response.content)
+
+    cold, size = load()
+    warm = [load()[0] for _ in range(rounds)]
+    rebuilt = [load("?fresh=1")[0] for _ in range(max(1, rounds // 2))] if fresh else []
+    return {"path": path, "setup": setup, "cold": cold, "warm_best": min(warm),
+            "warm_median": statistics.median(warm), "rebuilt": statistics.median(rebuilt) if rebuilt else None,
+            "bytes": size}
+
+
+def prepare(source: Path, folder: Path) -> Path:
+    if not source.exists():
+        raise SystemExit(f"no database at {source}: run scripts/demo first (or pass --database)")
+    copy = folder / "pages.sqlite3"
+    # The WAL too, so that a database the demo still has open is read whole.
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(source) + suffix).exists():
+            shutil.copyfile(str(source) + suffix, str(copy) + suffix)
+    script = ("import sys; sys.path.insert(0, %r); import django; django.setup();"
+              "from accounts.services import create_user_with_role as c; c(%r, 'bench-pass-123', role='analysts')"
+              % (str(ROOT), ANALYST))
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env=_environment(copy),
+                   check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", script], env=_environment(copy), check=True, cwd=ROOT,
+                   stdout=subprocess.DEVNULL)
+    return copy
+
+
+def worker_seconds(copy: Path) -> list[tuple[str, float]]:
+    script = ("import sys, json; sys.path.insert(0, %r); import django; django.setup();"
+              "from analysis_app.models import ComputedFigure as F;"
+              "print(json.dumps([(f.kind + ' ' + f.params.get('preset', ''), f.seconds) for f in "
+              "F.objects.filter(status='done')]))" % str(ROOT))
+    out = subprocess.run([sys.executable, "-c", script], env=_environment(copy), check=True, cwd=ROOT,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database", type=Path, default=ROOT / "var" / "cfpd.sqlite3")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--target", type=float, default=1.0)
+    parser.add_argument("--json", action="store_true", help="one JSON object per page, nothing else")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--fresh", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.rounds, args.fresh)))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="cfpd-page-speed-") as folder:
+        copy = prepare(args.database.resolve(), Path(folder))
+        results = []
+        for title, path, fresh in PAGES:
+            command = [sys.executable, __file__, "--child", path, "--rounds", str(args.rounds)]
+            out = subprocess.run(command + (["--fresh"] if fresh else []), env=_environment(copy), cwd=ROOT,
+                                 check=True, capture_output=True, text=True).stdout
+            result = {"bench": "page_speed", "page": title, **json.loads(out.strip().splitlines()[-1])}
+            results.append(result)
+            if args.json:
+                print(json.dumps(result))
+        computed = worker_seconds(copy)
+    if not args.json:
+        print(f"{'page':<22} {'path':<30} {'cold s':>7} {'warm best':>10} {'warm median':>12} {'rebuilt':>8}")
+        for r in results:
+            rebuilt = f"{r['rebuilt']:.3f}" if r["rebuilt"] is not None else "—"
+            print(f"{r['page']:<22} {r['path']:<30} {r['cold']:>7.3f} {r['warm_best']:>10.3f} "
+                  f"{r['warm_median']:>12.3f} {rebuilt:>8}")
+        print(f"(warm: {args.rounds} loads; Django set-up per process, not counted: "
+              f"{statistics.median(r['setup'] for r in results):.2f} s)")
+        for name, seconds in computed:
+            print(f"computed by the worker, not in any page's time: {name}: {seconds:.1f} s")
+    slow = [r for r in results if r["warm_median"] > args.target]
+    return 1 if slow else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
