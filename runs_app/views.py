@@ -122,8 +122,10 @@ def progress_payload(run, user):
     payload.update(
         run=run.pk, status=run.status, status_label=run.get_status_display(),
         status_note=_status_note(run, state), open=state.open,
-        # Live while the run may still change by itself: active, or units still with a worker.
-        active=run.status in ACTIVE or state.running > 0,
+        # Live while the run may still change by itself: active, units still with a worker,
+        # or a cancelled run whose last unit has ended but whose end is not written yet.
+        active=run.status in ACTIVE or state.running > 0 or (run.status == Run.Status.CANCELLED
+                                                             and run.finished_at is None),
         elapsed_seconds=seconds, elapsed=span(seconds) if seconds is not None else None,
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
         started_at=_when(run.started_at), finished_at=_when(run.finished_at),
@@ -322,7 +324,8 @@ def in_flight_text(n):
 
 
 def cancelled_text(run, cancellation):
-    text = f"Run {run.pk} cancelled: {_units(cancellation.pending)} pending will not be asked."
+    pending = cancellation.pending
+    text = f"Run {run.pk} cancelled: {pending:,} pending unit{'s' if pending != 1 else ''} will not be asked."
     return f"{text} {in_flight_text(cancellation.in_flight)}" if cancellation.in_flight else text
 
 

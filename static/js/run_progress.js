@@ -31,6 +31,7 @@
     if (kind === "int") { return formatInt(value); }
     if (kind === "cost") { return "US$ " + Number(value).toFixed(4); }
     if (kind === "ms") { return formatInt(Math.round(value)) + " ms"; }
+    if (kind === "pct") { return Number(value).toFixed(1); }  // as the page prints it: 100.0, 33.3
     return String(value);
   }
 

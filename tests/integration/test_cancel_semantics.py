@@ -181,7 +181,7 @@ def test_the_page_stays_live_while_a_cancelled_runs_unit_is_in_flight(client, op
     token = execution.claim(ids[1], 60)
     login(client, operator)
     page = client.post(reverse("run-cancel", args=[run.pk]), {"confirm": "yes"}, follow=True).content.decode()
-    assert (f"Run {run.pk} cancelled: 2 units pending will not be asked. 1 unit already with a worker is left "
+    assert (f"Run {run.pk} cancelled: 2 pending units will not be asked. 1 unit already with a worker is left "
             "to end: an answer that arrives is kept") in page
     assert 'data-active="true"' in page and "1 unit already with a worker is still ending" in page
     assert actions_shown(page) == {"resume"}
@@ -200,6 +200,22 @@ def test_the_page_stays_live_while_a_cancelled_runs_unit_is_in_flight(client, op
                                "status_label": "Failed", "n": 1, "example": "<b>502</b> upstream"}]
     page = client.get(reverse("run-detail", args=[run.pk])).content.decode()
     assert 'data-active="false"' in page and "&lt;b&gt;502&lt;/b&gt; upstream" in page
+
+
+def test_the_page_stays_live_until_the_end_of_a_cancelled_run_is_written(client, operator, benchmark, fake,
+                                                                        monkeypatch):
+    # The last unit with a worker is written a moment before `finish_run_if_complete`
+    # writes the run's end: a poll in between must not stop the page without its end.
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    first = ids_of(run)[0]
+    token = execution.claim(first, 60)
+    services.cancel_run(Run.objects.get(pk=run.pk))
+    execution._finish(first, token, status="done", raw_output="B", answered_at=timezone.now())
+    data = login(client, operator).get(reverse("run-progress", args=[run.pk])).json()
+    assert (data["running"], data["finished_at"], data["active"]) == (0, None, True)
+    execution.finish_run_if_complete(run.pk)
+    data = client.get(reverse("run-progress", args=[run.pk])).json()
+    assert data["finished_at"] is not None and data["active"] is False
 
 
 def test_the_confirmation_page_says_what_the_cancel_will_do(client, operator, benchmark, fake, monkeypatch):

@@ -179,7 +179,7 @@ def test_cancel_then_resume(client, operator, run):
     assert run.status == Run.Status.CANCELLED
     assert set(run.responses.values_list("status", flat=True)) == {Response.Status.CANCELLED}
     page = response.content.decode()
-    assert f"Run {run.pk} cancelled: 4 units pending will not be asked." in page
+    assert f"Run {run.pk} cancelled: 4 pending units will not be asked." in page
     assert actions_shown(page) == {"resume"}
 
     response = client.post(urls_of(run)["resume"], follow=True)
