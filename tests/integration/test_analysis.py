@@ -127,8 +127,16 @@ def test_the_dashboard_shows_every_panel_with_its_table(client, analyst, answere
 
 def test_an_empty_filter_is_explained(client, analyst, answered):
     login(client, analyst)
-    html = client.get(reverse("analysis-dashboard"), {"run": answered.pk + 100}).content.decode()
+    unanswered = Run.objects.create(benchmark=answered.benchmark, status="done")
+    html = client.get(reverse("analysis-dashboard"), {"run": unanswered.pk}).content.decode()
     assert "No answers in this filter yet" in html and 'id="panel-rates"' not in html
+
+
+def test_a_run_that_does_not_exist_is_named(client, analyst, answered):
+    login(client, analyst)
+    response = client.get(reverse("analysis-dashboard"), {"run": answered.pk + 100})
+    assert response.status_code == 400
+    assert f"run {answered.pk + 100} does not exist (the Runs box)" in response.content.decode()
 
 
 def test_answers_with_reviewers_are_reported_as_a_share(client, analyst, answered):
