@@ -115,7 +115,7 @@ def test_a_five_option_item_offers_its_five_letters_and_the_encoders_sentence(cl
     answer(question, output="Either B or E would do.", order=[4, 3, 2, 1, 0])
     login(client, reviewer)
     item = client.get(reverse("encoding-next")).json()["item"]
-    assert item["letters"] == "ABCDER"
+    assert item["letters"] == "ABCDERX"
     assert [(o["letter"], o["canonical"]) for o in item["options"]] == [
         ("A", "E"), ("B", "D"), ("C", "C"), ("D", "B"), ("E", "A")]
     suggestion = item["suggestion"]
