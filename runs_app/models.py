@@ -1,6 +1,7 @@
 """Models, runs and responses: what was asked of which model, and what came back."""
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
@@ -22,7 +23,11 @@ class LLMModel(models.Model):
         GRAMMAR = "grammar", "llama.cpp grammar over the option letters"
         GUIDED = "guided_choice", "vLLM guided_choice over the option letters"
 
-    name = models.SlugField(max_length=80, unique=True, help_text="Short name used in runs, e.g. local-smollm2.")
+    # A dot is allowed: the releases name their models as `gpt3.5turbo`, and such a name is a name.
+    name = models.CharField(
+        max_length=80, unique=True,
+        validators=[RegexValidator(r"^[-a-zA-Z0-9_.]+\Z", "Letters, digits, '-', '_' and '.' only (e.g. gpt3.5turbo).")],
+        help_text="Short name used in runs, e.g. local-smollm2 or gpt3.5turbo: letters, digits, '-', '_' and '.'.")
     litellm_model = models.CharField(
         max_length=200, blank=True,
         help_text="LiteLLM model string: openai/gpt-4o, anthropic/claude-3-5-sonnet-20241022, "
