@@ -101,7 +101,7 @@ def free_port() -> int:
 def serve(app_root: Path, port: int) -> subprocess.Popen:
     gunicorn = ROOT / ".venv" / "bin" / "gunicorn"
     server = subprocess.Popen([str(gunicorn), "cfpd_site.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                               "--workers", "3", "--log-level", "warning"], cwd=app_root,
+                               "--workers", "3", "--timeout", "300", "--log-level", "error"], cwd=app_root,
                               env={**os.environ, **ENV, "ALLOWED_HOSTS": "127.0.0.1"})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -158,13 +158,15 @@ def main():
     server = serve(args.app_root.resolve(), port)
     try:
         url = f"http://127.0.0.1:{port}{args.path}"
-        hammer(url, cookie, 3, 6)  # warm each worker up (imports, connections)
+        hammer(url, cookie, 6, 12)  # warm each worker up (its first request imports the views)
         started = time.perf_counter()
         latencies = sorted(hammer(url, cookie, args.clients, args.requests))
         wall = time.perf_counter() - started
     finally:
         server.terminate()
         server.wait(timeout=30)
+    if not latencies:
+        raise SystemExit("no request was answered; see the server's messages above")
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
     result = {"bench": "api_concurrency", "path": args.path, "app_root": str(args.app_root), "runs": args.runs,
               "clients": args.clients, "requests": len(latencies), "median_s": round(statistics.median(latencies), 3),

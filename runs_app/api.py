@@ -57,6 +57,9 @@ class ProgressSerializer(serializers.Serializer):
     percent = serializers.FloatField()
 
 
+PROGRESS_FIELDS = tuple(ProgressSerializer().fields)
+
+
 class ResumeSerializer(serializers.Serializer):
     """The bounds are launch_plan's (money, whole_number), here so that the schema says them."""
 
@@ -118,7 +121,9 @@ class RunSerializer(serializers.ModelSerializer):
             cancelled=state.cancelled, cached=state.cached, prompt_tokens=state.prompt_tokens,
             completion_tokens=state.completion_tokens, cost=None if state.cost is None else float(state.cost),
             mean_latency_ms=None)
-        return {**ProgressSerializer(progress).data}
+        # The fields of ProgressSerializer (the schema's), read directly: a serializer made
+        # per run was a third of the page's time.
+        return {name: getattr(progress, name) for name in PROGRESS_FIELDS}
 
 
 def run_states(run_ids) -> dict[int, page_progress.RunState]:
