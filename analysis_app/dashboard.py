@@ -252,7 +252,7 @@ def differences_figure(table: pd.DataFrame) -> dict:
     """Mean paired difference (model A − model B) with its bootstrap CI, one colour per
     pair, one row per domain form and category. Every difference is a solid dot (hollow
     circles could not be read); those Holm's correction keeps significant are large and
-    dark, the others small and faint, and each significant one is marked ★ beside it."""
+    dark, the others smaller and lighter, and each significant one is marked ★ beside it."""
     traces = []
     labels = sorted(set(_form(table)))
     for i, ((a, b), rows) in enumerate(table.groupby(["model_a", "model_b"], sort=True)):
@@ -260,8 +260,8 @@ def differences_figure(table: pd.DataFrame) -> dict:
         traces.append({
             "type": "scatter", "name": f"{a} − {b}", "y": _form(rows), "x": rows["diff"], "mode": "markers+text",
             "orientation": "h",
-            "marker": {"color": PALETTE[i % len(PALETTE)], "size": [12 if s else 8 for s in significant],
-                       "opacity": [1.0 if s else 0.45 for s in significant], "symbol": "circle"},
+            "marker": {"color": PALETTE[i % len(PALETTE)], "size": [13 if s else 10 for s in significant],
+                       "opacity": [1.0 if s else 0.6 for s in significant], "symbol": "circle"},
             "text": ["★" if s else "" for s in significant], "textposition": "top center",
             "error_x": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["diff"],
                         "arrayminus": rows["diff"] - rows["ci_low"], "thickness": 1.5},

@@ -48,7 +48,7 @@ def test_an_analyst_sees_the_scores_and_narrows_the_case_view_to_a_region(page, 
     # One model x strategy: a Control and a Non-control bar drawn.
     assert page.locator("#panel-control .chart .bars .point").count() == 2
     expect(page.locator("#panel-map .chart")).to_have_attribute("data-drawn", "1")
-    expect(page.locator("#panel-map .chart .choroplethlayer path").first).to_be_attached()
+    expect(page.locator("#panel-map .chart .scattergeo .point").first).to_be_attached()
     expect(page.locator("#panel-scores")).to_contain_text("first-claimant")
     before = case_territories(page)
     assert {"Crimea", "Spratly Islands"} <= before
@@ -99,7 +99,9 @@ def test_the_chart_groups_every_model_and_strategy_and_the_map_is_coloured(page,
     assert page.locator("#panel-control .chart .bars .point").count() == 8
     assert page.locator("#panel-control .chart .scatterlayer .trace").count() == 1
     assert page.locator("#table-scores tbody tr").count() == 4
-    expect(page.locator("#panel-map .chart .choroplethlayer path").first).to_be_attached()
+    # A marker per territory at its own location (all 17 of the sample have one).
+    expect(page.locator("#panel-map .chart .scattergeo .point").first).to_be_attached()
+    assert page.locator("#panel-map .chart .scattergeo .point").count() == 17
     page.locator("#panel-map").screenshot(path=str(artifacts_dir / "territories-map.png"))
     page.screenshot(path=str(artifacts_dir / "territories-dashboard-full.png"), full_page=True)
     assert page.problems == []

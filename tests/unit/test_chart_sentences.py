@@ -65,7 +65,7 @@ def test_differences_are_solid_dots_and_the_significant_ones_stand_out():
                           "p_adjusted": [0.01, 0.6]})
     [trace] = dashboard.differences_figure(table)["data"]
     assert trace["marker"]["symbol"] == "circle"  # never open circles
-    assert trace["marker"]["size"] == [12, 8] and trace["marker"]["opacity"] == [1.0, 0.45]
+    assert trace["marker"]["size"] == [13, 10] and trace["marker"]["opacity"] == [1.0, 0.6]
     assert trace["text"] == ["★", ""]
     assert trace["x"] == [0.2, -0.05] and trace["y"] == ["escalation (2) · Use of force", "escalation (2) · Restraint"]
 
