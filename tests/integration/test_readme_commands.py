@@ -68,6 +68,7 @@ def values(tmp: Path) -> dict[str, dict[str, str]]:
         "import_free_runs": {"DIR": str(ROOT / "tests/data/free_release")},
         "inconsistency_report": {"PATH": str(tmp / "inconsistency.csv")},
         "add_user": {"NAME": "readme-user"},
+        "api_token": {"USER": "readme-user", "TEXT": "readme-check"},  # the user add_user made in the row above it
     }
 
 
