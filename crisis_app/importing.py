@@ -170,13 +170,16 @@ def _foreign_flaws(simulation: Simulation, run: free_release.ReleaseRun) -> list
     return []
 
 
-def _condition_flaws(run: free_release.ReleaseRun) -> list[str]:
+def _condition_flaws(run: free_release.ReleaseRun, found: dict[str, Condition | None]) -> list[str]:
+    """``found``: the conditions read so far by name (None: there is none), filled here."""
     temperature = run.path.temperature
     name = condition_name(temperature)
     if round(temperature, 1) != temperature:
         return [f"{run.path.relative}: temperature {temperature:g} has more than one decimal; conditions name "
                 f"temperatures to one decimal ({name})"]
-    existing = Condition.objects.filter(name=name).first()
+    if name not in found:
+        found[name] = Condition.objects.filter(name=name).first()
+    existing = found[name]
     if existing is not None and (existing.kind != Condition.Kind.TEMPERATURE or existing.temperature is None
                                  or abs(existing.temperature - temperature) > 1e-9):
         return [f"{run.path.relative}: condition {name!r} exists but is not the temperature {temperature:g} "
@@ -205,12 +208,12 @@ def import_free_runs(directory, benchmark_name: str = DEFAULT_BENCHMARK, dry_run
         return report
     foreign = simulation is not None and simulation.key != SIMULATION_KEY
     done = _imported_paths(benchmark)
-    new_runs = []
+    new_runs, existing_conditions = [], {}
     for run in release.runs:
         if run.path.relative in done:
             report.already_imported.append(_already(run, benchmark_name))
             continue
-        flaws = (_foreign_flaws(simulation, run) if foreign else []) + _condition_flaws(run)
+        flaws = (_foreign_flaws(simulation, run) if foreign else []) + _condition_flaws(run, existing_conditions)
         if flaws:
             report.flaws.extend(flaws)
             report.left_out += [LeftOut(name, free_release.FLAWED) for name in (run.path.relative, run.score_relative)
@@ -239,6 +242,10 @@ def import_free_runs(directory, benchmark_name: str = DEFAULT_BENCHMARK, dry_run
         simulation = _release_simulation(benchmark_name, release, new_runs)
     questions = _Questions(simulation, foreign)
     scorers: dict[str, Scorer] = {}
+    # Models and conditions read (or made) once per import, not once per run; if a run's
+    # transaction fails, the import stops there, so a row made in it is never reused.
+    models: dict[str, LLMModel] = {}
+    conditions: dict[float, Condition] = {}
     for number, run in enumerate(new_runs, start=1):
         with transaction.atomic():
             # A concurrent import of the same tree waits here, then finds the run imported.
@@ -254,7 +261,12 @@ def import_free_runs(directory, benchmark_name: str = DEFAULT_BENCHMARK, dry_run
                         scorers[name], _ = Scorer.objects.get_or_create(
                             name=name, defaults={"kind": Scorer.Kind.IMPORTED, "config": config})
                     scorer = scorers[name]
-                report.runs.append(_write_run(simulation, questions, run, scorer))
+                if run.path.model not in models:
+                    models[run.path.model] = _model(run.path.model)
+                if run.path.temperature not in conditions:
+                    conditions[run.path.temperature] = _condition(run.path.temperature)
+                report.runs.append(_write_run(simulation, questions, run, scorer, models[run.path.model],
+                                              conditions[run.path.temperature]))
         if progress is not None:
             progress(number, len(new_runs))
     return report
@@ -373,10 +385,9 @@ def _condition(temperature: float) -> Condition:
 
 
 def _write_run(simulation: Simulation, questions: _Questions, release_run: free_release.ReleaseRun,
-               scorer: Scorer | None) -> ImportedRun:
+               scorer: Scorer | None, model: LLMModel, condition: Condition) -> ImportedRun:
     path = release_run.path
     asked = {move: questions.get(path, move) for move in free_release.MOVES}
-    model, condition = _model(path.model), _condition(path.temperature)
     now = timezone.now()
     imported = {"path": path.relative, "continuation": path.continuation, "run": path.run, "fixed": path.fixed,
                 "explicit": path.explicit, "samples": path.samples, "temperature": path.temperature}
@@ -387,8 +398,8 @@ def _write_run(simulation: Simulation, questions: _Questions, release_run: free_
     run = Run.objects.create(
         benchmark=simulation.benchmark, status=Run.Status.DONE, repeats=path.samples,
         started_at=now, finished_at=now, note=f"imported: {path.relative}"[:200], selection={"imported": imported})
-    run.llm_models.set([model])
-    run.conditions.set([condition])
+    run.llm_models.add(model)  # a new run: nothing to replace (set() would read first)
+    run.conditions.add(condition)
 
     def responses(move: int, previous: list[Response] | None) -> list[Response]:
         return Response.objects.bulk_create([
