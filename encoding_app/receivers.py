@@ -4,6 +4,7 @@ import logging
 
 from django.dispatch import receiver
 
+from benchmarks_app.models import Question
 from runs_app.models import Response
 from runs_app.signals import response_answered, responses_answered, responses_imported
 
@@ -51,6 +52,11 @@ def encode_batch_on_arrival(sender, response_ids, **kwargs):
 @receiver(responses_imported, dispatch_uid="encode-imported")
 def encode_imported(sender, run_id, **kwargs):
     # A run's answers coded together (as each alone): one by one took ~0.5 s a run of 40
-    # free-form answers, most of import_free_runs' time.
-    services.encode_new_answers(list(Response.objects.filter(run_id=run_id).order_by("pk")
-                                     .values_list("pk", flat=True)))
+    # free-form answers, most of import_free_runs' time. Answers to questions without
+    # options are not read at all (the encoder leaves them alone: "not-applicable").
+    answers = list(Response.objects.filter(run_id=run_id).order_by("pk").values_list("pk", "question_id"))
+    with_options = {pk for pk, options in Question.objects.filter(pk__in={q for _, q in answers})
+                    .values_list("pk", "options") if options}
+    answers = [pk for pk, question_id in answers if question_id in with_options]
+    if answers:
+        services.encode_new_answers(answers)
