@@ -20,6 +20,8 @@ from .models import ComputedFigure
 KINDS = {
     # One BERTScore preset's validation: loads its encoder (seconds, GBs of memory).
     "crisis-validation": "crisis_app.validation_report:validate_named_preset",
+    # The CFPD dashboard's board for one filter and data version (seconds of counting and bootstrap).
+    "cfpd-dashboard": "analysis_app.board_figure:compute_board",
 }
 # A row still pending or running this long after it was asked for is asked for again: its
 # worker stopped, or no worker was running when it was asked for.

@@ -1,7 +1,6 @@
 """Analysts' pages: the dashboard, each panel's CSV, and the tidy table of answers as CSV
 or Parquet. All need `analysis_app.view_dashboard` (the analysts role)."""
 
-import hashlib
 import io
 import tempfile
 from functools import wraps
@@ -9,9 +8,7 @@ from functools import wraps
 from django.contrib.auth.decorators import permission_required
 from django.db.models import Exists, OuterRef
 from django.http import FileResponse, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.core.cache import cache
-from django.shortcuts import render
-from django.template.loader import render_to_string
+from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 
 from cfpd_site.csv_safety import SafeWriter, neutralise
@@ -20,7 +17,8 @@ from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import computed, dashboard, params
+from . import board_figure, computed, dashboard, params
+from .board_figure import _cell, _display_rows  # noqa: F401 (territories_app.views reads them here)
 from .tidy_query import answer_frames, latest_launches
 
 VIEW = "analysis_app.view_dashboard"
@@ -72,36 +70,18 @@ def with_filters(bad=_bad_text):
 @permission_required(VIEW, raise_exception=True)
 @with_filters(bad=_bad_page)
 def dashboard_page(request, filters, options):
-    board = dashboard.build_cached(filters, fresh=flag(request.GET, "fresh"), **options)
-    # The page's own query without `fresh`: its links (CSV, recompute) and the key of its
-    # rendered panels, which the next plain load of the same view then finds.
+    # The page's own query without `fresh`: its links (CSV, recompute).
     kept = request.GET.copy()
     kept.pop("fresh", None)
     query = kept.urlencode()
-    context = {"board": board, "panels_html": _panels_html(request, board, query),
+    if flag(request.GET, "fresh"):  # asked of the worker again; the page then shows the build it has
+        board_figure.request_board(filters, options, fresh=True)
+        return redirect(f"{request.path}?{query}")
+    board = board_figure.request_board(filters, options)
+    context = {"board": board, "panels_html": mark_safe(board_figure.panels_for(board, query)),  # noqa: S308 — rendered by the template, every value escaped; the query escaped
                "selected": _selected(filters, options), "query": query,
                "superseded": _superseded(request, board.superseded), **_choices(filters)}
     return render(request, "analysis_app/dashboard.html", context)
-
-
-def _panels_html(request, board, query: str) -> str:
-    """The panels (charts' JSON, tables, CSV links) rendered once per build and query and
-    kept beside the build: a cached page then renders only its form and summary (the
-    panels' 14,000 template nodes took most of a cached load at the paper's scale)."""
-    # The build's key already names the data version, filters and options; the panels
-    # depend on nothing else but the query in their links.
-    html_key = f"{board.cache_key}:html:" + hashlib.sha256(query.encode()).hexdigest()
-    html = cache.get(html_key) if board.cache_key else None
-    if html is None:
-        panels = [{"key": key, "anchor": key.replace("_", "-"), "script_id": f"figure-data-{key}",
-                   "title": panel.title, "note": panel.note, "figure": panel.figure,
-                   "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
-                   "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
-                  for key in dashboard.ORDER if (panel := board.panels.get(key)) is not None]
-        html = render_to_string("analysis_app/panels.html", {"panels": panels}, request)
-        if board.cache_key:
-            cache.set(html_key, html, dashboard.CACHE_SECONDS)
-    return mark_safe(html)  # noqa: S308 — rendered above by the template, every value escaped
 
 
 def _superseded(request, hidden):
@@ -117,23 +97,6 @@ def _superseded(request, hidden):
         query.pop("fresh", None)
         rows.append({"run": run, "newer_run": newer, "models": sorted(names), "query": query.urlencode()})
     return rows
-
-
-DISPLAY_ROWS = 200
-
-
-def _display_rows(table):
-    return [[_cell(value) for value in record] for record in table.head(DISPLAY_ROWS).itertuples(index=False)]
-
-
-def _cell(value):
-    if value is None or (isinstance(value, float) and value != value):
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return value
 
 
 def _selected(filters, options):

@@ -246,6 +246,9 @@ CFPD_MAX_PROMPT_CHARS = envint("CFPD_MAX_PROMPT_CHARS", 20_000)  # a system prom
 # group means within 2e-4, its scores stored under its own name. Checked at start-up
 # (crisis_app.checks).
 CFPD_INCONSISTENCY_SCORER = envstr("CFPD_INCONSISTENCY_SCORER", "bertscore-minilm")
+# The CFPD dashboard's board is built by the worker, never in the request (analysis_app.board_figure);
+# off, the request builds it itself through the same row (a one-process setup, tests of the figures).
+CFPD_DASHBOARD_IN_WORKER = envbool("CFPD_DASHBOARD_IN_WORKER", True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -3,12 +3,18 @@
 (function () {
   "use strict";
   // Figures the worker is still computing: ask every 2 s how many are left, and reload
-  // the page (which then shows them) when none is.
+  // the page (which then shows them) when none is. A page showing older figures meanwhile
+  // (data-then="notice") says newer ones are ready instead of reloading under the reader.
   const waiting = document.getElementById("figures-waiting");
   if (waiting) {
+    const ready = () => {
+      const notice = document.getElementById("figures-ready");
+      if (waiting.dataset.then === "notice" && notice) notice.hidden = false;
+      else location.reload();
+    };
     const poll = () => fetch(waiting.dataset.statusUrl, { credentials: "same-origin" })
       .then((r) => r.json())
-      .then((body) => { if (body.pending === 0) location.reload(); else setTimeout(poll, 2000); })
+      .then((body) => { if (body.pending === 0) ready(); else setTimeout(poll, 2000); })
       .catch(() => setTimeout(poll, 5000));
     setTimeout(poll, 1500);
   }

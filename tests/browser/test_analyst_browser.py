@@ -20,9 +20,34 @@ def rates_traces(page):
     return page.evaluate("document.querySelector('#panel-rates .chart').data.map(t => t.name)")
 
 
-def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server, analyst, answered, artifacts_dir):
+@pytest.fixture
+def queued(monkeypatch):
+    """The builds the pages asked of the worker (`worker_fills_in` runs them)."""
+    from analysis_app import tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.compute_figure, "delay", sent.append)
+    return sent
+
+
+def worker_fills_in(page, queued):
+    """The page shows the placeholder; the worker, run in place, builds the board; the page
+    polls and reloads by itself."""
+    from analysis_app import tasks
+
+    expect(page.locator("#computing")).to_contain_text("Computing…")
+    assert queued
+    while queued:
+        tasks.compute_figure(queued.pop(0))
+    expect(page.locator("#computing")).to_have_count(0, timeout=15_000)
+    expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1", timeout=30_000)
+
+
+def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server, analyst, answered, artifacts_dir,
+                                                              queued):
     log_in(page, live_server, analyst.username)
     page.goto(f"{live_server.url}/analysis/?iterations=200")
+    worker_fills_in(page, queued)
     expect(page.locator("#coverage")).to_contain_text("9 of 10 answers coded")
     chart = page.locator("#panel-rates .chart")
     expect(chart).to_have_attribute("data-drawn", "1")
@@ -33,6 +58,7 @@ def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server,
     with page.expect_navigation():
         page.click("#filters button[type=submit]")
     assert "model=hawk" in page.url  # the view is in the URL, to share
+    worker_fills_in(page, queued)
     expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
     assert rates_traces(page) == ["hawk"]
     page.screenshot(path=str(artifacts_dir / "analyst-dashboard.png"), full_page=True)

@@ -105,7 +105,7 @@ def demo_like(db):
 
 
 # Per chart: its panel and, per trace, how many of its values are numbers (y of bars and
-# dots, every cell of the heatmap's z). The traces as plotly drew them (`_fullData`): in
+# dots, x of horizontal bars, every cell of the heatmap's z). The traces as plotly drew them (`_fullData`): in
 # `data` plotly 6+ keeps numpy arrays base64-encoded ({dtype, bdata}).
 CHART_POINTS = """() => Array.from(document.querySelectorAll('.chart-panel')).map(panel => {
   const chart = panel.querySelector('.chart');
@@ -114,12 +114,13 @@ CHART_POINTS = """() => Array.from(document.querySelectorAll('.chart-panel')).ma
   return {panel: panel.id, drawn: chart ? chart.dataset.drawn : null,
           note: (panel.querySelector('.panel-note') || {}).textContent || '',
           traces: chart && chart.data ? chart.data.length : 0,
-          points: chart && chart._fullData ? chart._fullData.map(t => numbers(t.z || t.y)) : []};
+          points: chart && chart._fullData ? chart._fullData.map(t => numbers(t.z || (t.orientation === 'h' ? t.x : t.y))) : []};
 })"""
 
 
 def test_every_chart_draws_data_and_every_panel_shows_its_note(page, live_server, analyst, demo_like,
-                                                              artifacts_dir):
+                                                              artifacts_dir, settings):
+    settings.CFPD_DASHBOARD_IN_WORKER = False  # the board built by the request (the worker's path: test_analyst_browser)
     earlier, run = demo_like
     log_in(page, live_server, analyst.username)
     page.goto(f"{live_server.url}/analysis/?iterations=200")
