@@ -73,6 +73,31 @@ def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server,
     assert page.problems == []
 
 
+def test_after_a_new_answer_the_page_shows_its_previous_figures_and_says_when_newer_ones_are_ready(
+        page, live_server, analyst, answered, artifacts_dir, queued):
+    from tests.integration.test_dashboard_worker import add_answer
+
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    worker_fills_in(page, queued)
+    add_answer(answered)
+    page.reload()
+    expect(page.locator("#stale")).to_contain_text("newer answers are being counted…")
+    expect(page.locator("#coverage")).to_contain_text("9 of 10 answers coded")  # the previous build, drawn
+    expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
+    expect(page.locator("#figures-ready")).to_be_hidden()
+    page.screenshot(path=str(artifacts_dir / "analyst-dashboard-stale.png"), full_page=False)
+    from analysis_app import tasks
+    assert len(queued) == 1
+    tasks.compute_figure(queued.pop())
+    # The page polls and offers the newer figures rather than reloading under the reader.
+    expect(page.locator("#figures-ready")).to_be_visible(timeout=15_000)
+    page.click("#figures-ready a")
+    expect(page.locator("#coverage")).to_contain_text("10 of 11 answers coded")
+    expect(page.locator("#stale")).to_have_count(0)
+    assert page.problems == []
+
+
 def test_an_outsider_is_refused(page, live_server, outsider, answered):
     log_in(page, live_server, outsider.username)
     response = page.goto(f"{live_server.url}/analysis/")
