@@ -252,7 +252,8 @@ def test_the_code_export_neutralises_formulas_but_not_numbers(tmp_path, scenario
 BORDERLINES_SAMPLE = Path(__file__).resolve().parents[2] / "territories_app" / "sample_borderlines"
 RELEASE_FILES = ["disputed_territories.csv", "countries_info.json", "templates_q.tsv",
                  "translate/prompts_mc_q/prompts.ru", "prompts/choices.txt"]
-FLAW = re.compile(r"(?m)^[\w./-]+(?::\d+|\[[^\]]*\])?: \S")  # file:line: reason, file[key]: reason, file: reason
+# file:line: reason, file:line (Territory): reason, file[key]: reason, file: reason
+FLAW = re.compile(r"(?m)^[\w./-]+(?::\d+|\[[^\]]*\])?(?: \([^)\n]+\))?: \S")
 
 
 @pytest.mark.parametrize("name", FILES)
