@@ -133,6 +133,8 @@ def test_every_readme_command_runs_after_the_demo_data_is_loaded(tmp_path, monke
     monkeypatch.setenv("CFPD_ADMIN_USER", "admin")
     monkeypatch.setenv("CFPD_ADMIN_PASSWORD", "readme-admin-password")
     monkeypatch.setenv("CFPD_USER_PASSWORD", "readme-user-password")
+    # tests/browser/conftest.py sets it for Playwright's threads; `check --deploy` rightly refuses it.
+    monkeypatch.delenv("DJANGO_ALLOW_ASYNC_UNSAFE", raising=False)
     quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
     # What scripts/demo loads, without asking a model.
     call_command("load_demo", **quiet)
