@@ -78,3 +78,21 @@ def pytest_configure(config):
                 os.remove(test_name + suffix)
             except FileNotFoundError:
                 pass
+
+
+@pytest.fixture
+def worker(monkeypatch):
+    """The worker, run in place: `queued` holds the figures a page sent it, `run()`
+    computes them as `analysis_app.tasks.compute_figure` does."""
+    from analysis_app import tasks
+
+    class Worker:
+        queued = []
+
+        def run(self):
+            while self.queued:
+                tasks.compute_figure(self.queued.pop(0))
+
+    fake = Worker()
+    monkeypatch.setattr(tasks.compute_figure, "delay", fake.queued.append)
+    return fake

@@ -97,24 +97,6 @@ def login(client, user):
     return client
 
 
-@pytest.fixture
-def worker(monkeypatch, django_capture_on_commit_callbacks):
-    """The worker, run in place: `queued` holds the figures the page sent it, `run()`
-    computes them as `analysis_app.tasks.compute_figure` does."""
-    from analysis_app import tasks
-
-    class Worker:
-        queued = []
-
-        def run(self):
-            while self.queued:
-                tasks.compute_figure(self.queued.pop(0))
-
-    fake = Worker()
-    monkeypatch.setattr(tasks.compute_figure, "delay", fake.queued.append)
-    return fake
-
-
 def get_page(client, capture):
     with capture(execute=True):  # the page's enqueue runs at commit
         return client.get(PAGE)

@@ -18,24 +18,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def worker(monkeypatch):
-    """The worker, run in place: `queued` holds the builds the page sent it, `run()`
-    computes them as `analysis_app.tasks.compute_figure` does."""
-    from analysis_app import tasks
-
-    class Worker:
-        queued = []
-
-        def run(self):
-            while self.queued:
-                tasks.compute_figure(self.queued.pop(0))
-
-    fake = Worker()
-    monkeypatch.setattr(tasks.compute_figure, "delay", fake.queued.append)
-    return fake
-
-
-@pytest.fixture
 def no_build_in_the_request(monkeypatch):
     """`dashboard.build` raises unless the worker (`allowed`) runs it."""
     real = dashboard.build
