@@ -3,16 +3,11 @@ either draws data points or says in words why it has none (no empty axes, no bar
 at 0 %). The metric's validation page answers at once with a placeholder (its encoders
 are the worker's to load) and fills in when the worker is done."""
 
-import io
-from pathlib import Path
-
 import pytest
-from django.core.management import call_command
 from playwright.sync_api import expect
 
-from benchmarks_app.models import Benchmark, Condition, Question
-from runs_app.models import LLMModel, Response, Run
 from tests.browser.test_author_browser import log_in
+from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401  (fixture)
 from tests.browser.test_dashboard_charts import demo_like  # noqa: F401  (fixture)
 from tests.integration.test_crisis_dashboard import make_scores
 
@@ -21,7 +16,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-SAMPLE = Path(__file__).resolve().parents[2] / "territories_app" / "sample_borderlines"
 
 # Per panel: whether its chart was drawn, how many numbers its traces carry (plotly's own
 # `_fullData`: y or x of bars and dots, z of heatmaps, lat of map markers), its "no chart"
@@ -74,21 +68,6 @@ def check_every_chart(page, url, expect_sentences=()):
         expect(page.locator(f"#{panel_id} .panel-note")).to_contain_text(sentence)
     assert page.problems == []
     return {p["panel"]: p for p in panels}
-
-
-@pytest.fixture
-def answered_territories():
-    """The sample, answered by one model: the first claimant (A) everywhere."""
-    call_command("import_borderlines", str(SAMPLE), stdout=io.StringIO(), stderr=io.StringIO())
-    benchmark = Benchmark.objects.get(name="borderlines")
-    model = LLMModel.objects.create(name="first-claimant", litellm_model="openai/x")
-    run = Run.objects.create(benchmark=benchmark, status="done")
-    vanilla = Condition.objects.get(name="bl-vanilla")
-    Response.objects.bulk_create([
-        Response(run=run, question=q, model=model, condition=vanilla, status="done", code="A", code_source="choice",
-                 option_order=list(range(q.choice_count)))
-        for q in Question.objects.filter(benchmark=benchmark)])
-    return run
 
 
 def test_an_analyst_opens_every_dashboard_and_every_chart_shows_data_or_says_why_not(
