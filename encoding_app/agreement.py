@@ -62,16 +62,22 @@ def cohens_kappa(first: list[str], second: list[str]) -> float | None:
         raise ValueError("both coders must code the same units")
     if not first:
         return None
+    table = _contingency(first, second)
+    if len(table) == 1:
+        return None
+    from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa  # imported here: 1.5 s at every start-up otherwise
+    kappa = float(statsmodels_kappa(table, return_results=False))
+    return None if math.isnan(kappa) else kappa
+
+
+def _contingency(first: list[str], second: list[str]) -> np.ndarray:
+    """The square table of counts, first coder's code by row, second's by column."""
     labels = sorted(set(first) | set(second))
     index = {label: i for i, label in enumerate(labels)}
     table = np.zeros((len(labels), len(labels)))
     for a, b in zip(first, second):
         table[index[a], index[b]] += 1
-    if len(labels) == 1:
-        return None
-    from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa  # imported here: 1.5 s at every start-up otherwise
-    kappa = float(statsmodels_kappa(table, return_results=False))
-    return None if math.isnan(kappa) else kappa
+    return table
 
 
 def kappa_interval(first: list[str], second: list[str], z: float = 1.959964) -> tuple[float, float] | None:
@@ -84,11 +90,7 @@ def kappa_interval(first: list[str], second: list[str], z: float = 1.959964) -> 
     kappa = cohens_kappa(first, second)
     if kappa is None:
         return None
-    labels = sorted(set(first) | set(second))
-    index = {label: i for i, label in enumerate(labels)}
-    table = np.zeros((len(labels), len(labels)))
-    for a, b in zip(first, second):
-        table[index[a], index[b]] += 1
+    table = _contingency(first, second)
     from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa
     with np.errstate(divide="ignore", invalid="ignore"):  # its z statistic divides by 0 when κ is exact
         se = float(statsmodels_kappa(table).std_kappa)
