@@ -63,7 +63,11 @@ def page():
             page = context.new_page()
             page.problems = []
             page.on("pageerror", lambda error: page.problems.append(f"script error: {error}"))
-            page.on("requestfailed", lambda request: page.problems.append(f"request failed: {request.url}"))
+            # A request the browser itself aborted because the page moved on (a favicon
+            # still loading when a key press submits a form) is no fault of the page; a
+            # missing file is a 404 and is caught below, a refused one fails otherwise.
+            page.on("requestfailed", lambda request: request.failure != "net::ERR_ABORTED"
+                    and page.problems.append(f"request failed: {request.url} ({request.failure})"))
             page.on("response", lambda response: response.status >= 400
                     and page.problems.append(f"HTTP {response.status}: {response.url}"))
             yield page
