@@ -127,7 +127,11 @@ def test_an_operator_cancels_then_resumes_a_run_and_the_page_tells_the_truth(
     expect(page.locator("[data-action=resume]")).to_be_hidden(timeout=WAIT_MS)
     assert Run.objects.get(pk=run.pk).status == "done"
     page.screenshot(path=str(screenshots / "operator-run-done.png"), full_page=True)
-    # At 1,366 px nothing on the page is wider than the window.
+    # At 1,366 px nothing on the page is wider than the window, and no table is wider
+    # than the box it scrolls in (the latest answers' last columns once were cut off).
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    overflow = page.evaluate("""() => [...document.querySelectorAll('.table-scroll > table:not([hidden])')]
+        .filter(table => table.scrollWidth > table.parentElement.clientWidth + 0.5).map(table => table.className)""")
+    assert overflow == []
     assert set(aborted_polls) <= {"net::ERR_ABORTED"}, aborted_polls
     assert [p for p in page.problems if not p.endswith("/progress.json")] == []
