@@ -12,3 +12,5 @@ class TerritoriesAppConfig(AppConfig):
         from .family import BORDERLINES
 
         families.register(BORDERLINES)
+        from .headline import register_headline  # its figures on the models' profiles
+        register_headline()
