@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition, Question
+from runs_app import services as runs_services
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_imported
 
@@ -110,7 +111,7 @@ def _imported_paths(benchmark: Benchmark | None) -> set[str]:
     if benchmark is None:
         return set()
     paths = set()
-    for selection in Run.objects.filter(benchmark=benchmark).values_list("selection", flat=True):
+    for selection in Run.objects.filter(benchmark=benchmark, kind=Run.Kind.IMPORT).values_list("selection", flat=True):
         imported = (selection or {}).get("imported") if isinstance(selection, dict) else None
         if isinstance(imported, dict) and isinstance(imported.get("path"), str):
             paths.add(imported["path"])
@@ -395,11 +396,9 @@ def _write_run(simulation: Simulation, questions: _Questions, release_run: free_
         imported.update({"kind": path.kind, "reversed": path.reversed})
     if release_run.score_relative:
         imported["scores"] = release_run.score_relative
-    run = Run.objects.create(
-        benchmark=simulation.benchmark, status=Run.Status.DONE, repeats=path.samples,
-        started_at=now, finished_at=now, note=f"imported: {path.relative}"[:200], selection={"imported": imported})
-    run.llm_models.add(model)  # a new run: nothing to replace (set() would read first)
-    run.conditions.add(condition)
+    run = runs_services.create_run(Run.Kind.IMPORT, simulation.benchmark, [model], [condition],
+                                   selection={"imported": imported}, repeats=path.samples,
+                                   note=f"imported: {path.relative}"[:200])
 
     def responses(move: int, previous: list[Response] | None) -> list[Response]:
         return Response.objects.bulk_create([

@@ -25,8 +25,7 @@ JUDGE_PREFIX = "judge:"
 def coded_responses(filters: Filters = Filters()):
     """CFPD answers to questions with options: free-text questions are not coded, and a
     judge unit (a response of a judge run) is never an answer of its own."""
-    return filters.apply(Response.objects.filter(question__choice_count__gt=0, judge_request__isnull=True),
-                         to_response="")
+    return filters.apply(Response.objects.answers().filter(question__choice_count__gt=0), to_response="")
 
 
 @dataclass

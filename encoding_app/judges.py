@@ -49,16 +49,15 @@ def request_judging(run: Run, judge_model: LLMModel, user=None) -> Run:
     if judge_model.is_external:
         raise CodingError(f"{judge_model.name} only holds imported answers and cannot be called; "
                           f"choose a model that can be called as the judge")
-    if JudgeRequest.objects.filter(judge_response__run=run).exists():
+    if run.kind == Run.Kind.JUDGE:
         raise CodingError(f"run {run.pk} is itself a judge run; judge the run whose answers it reads")
     judge = judge_for(judge_model)
     already = JudgeRequest.objects.filter(judge=judge, target_response__run=run).values("target_response_id")
     targets = list(unresolved_answers(run).exclude(pk__in=already))
     if not targets:
         raise CodingError(f"run {run.pk} has no unresolved answers that {judge_model.name} has not read yet")
-    judge_run = Run.objects.create(benchmark=run.benchmark, selection={"judge_of": run.pk}, repeats=1,
-                                   use_cache=False, launched_by=user, note=f"judge of run {run.pk}")
-    judge_run.llm_models.set([judge_model])
+    judge_run = runs.create_run(Run.Kind.JUDGE, run.benchmark, [judge_model], selection={"judge_of": run.pk},
+                                repeats=1, note=f"judge of run {run.pk}", launched_by=user, use_cache=False)
     # (run, question, model, repeat) is unique: answers to the same question (other models,
     # other repeats) become repeats of the judge's unit for that question.
     repeats: Counter = Counter()
@@ -76,19 +75,13 @@ def request_judging(run: Run, judge_model: LLMModel, user=None) -> Run:
     JudgeRequest.objects.bulk_create([
         JudgeRequest(judge_response_id=units[(unit.question_id, unit.repeat)], target_response=target, judge=judge,
                      requested_by=user) for unit, target in pairs])
-    runs.enqueue(list(units.values()))
-    runs.schedule_sweep(judge_run.pk)
+    runs.queue_new_units(judge_run, list(units.values()))
     return judge_run
 
 
-def is_judge_unit(response_id: int) -> bool:
-    return JudgeRequest.objects.filter(judge_response_id=response_id).exists()
-
-
 def judge_units(response_ids: list[int]) -> list[int]:
-    """Those of the responses that are judge units."""
-    return list(JudgeRequest.objects.filter(judge_response_id__in=response_ids).values_list("judge_response_id",
-                                                                                             flat=True))
+    """Those of the responses that are judge units (the units of judge runs)."""
+    return list(Response.objects.filter(pk__in=response_ids).judge_units().values_list("pk", flat=True))
 
 
 def suggestion_text(request: JudgeRequest) -> str:

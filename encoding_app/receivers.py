@@ -18,7 +18,7 @@ def encode_on_arrival(sender, response_id, **kwargs):
     """A failure to encode must not fail the model call that was already paid for: the
     answer goes to a reviewer instead, with the reason, and the error is logged. A judge
     unit is not an answer: its reading becomes a suggestion (or a promoted judge's code)."""
-    if judges.is_judge_unit(response_id):
+    if judges.judge_units([response_id]):
         try:
             judges.record_reading(response_id)
         except Exception:

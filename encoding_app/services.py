@@ -30,7 +30,7 @@ from runs_app.models import Response
 from . import audits, auto_encoder
 from .filters import Filters
 from .letters import INVALID, LETTERS, REFUSAL, canonical_code, picked
-from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, Source
+from .models import Code, CodingPolicy, Judge, ReviewTask, Source
 
 Purpose = ReviewTask.Purpose
 REVIEW_PURPOSES = [Purpose.PRIMARY, Purpose.SECOND, Purpose.AUDIT]
@@ -151,11 +151,10 @@ def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str
     code stands) or `not-applicable` (a free-text question without options, or a judge
     unit, which is not an answer of its own)."""
     with transaction.atomic():
-        response = (Response.objects.select_for_update(of=("self",)).select_related("question__benchmark")
+        # A judge unit is not an answer: not found among the answers, not applicable.
+        response = (Response.objects.answers().select_for_update(of=("self",)).select_related("question__benchmark")
                     .filter(pk=response_id).first())
         if response is None or not response.question.options:
-            return "not-applicable"
-        if JudgeRequest.objects.filter(judge_response_id=response_id).exists():
             return "not-applicable"
         current = response.codes.filter(is_current=True).first()
         if current is not None and (current.source in HUMAN_SOURCES or _promoted_judge_code(current)):
@@ -248,8 +247,7 @@ def encode_new_answers(response_ids: list[int], policy: CodingPolicy | None = No
         responses = list(Response.objects.select_for_update(of=("self",)).select_related("question__benchmark")
                          .filter(pk__in=response_ids).order_by("pk"))
         ids = [r.pk for r in responses]
-        judged = set(JudgeRequest.objects.filter(judge_response_id__in=ids).values_list("judge_response_id",
-                                                                                         flat=True))
+        judged = set(Response.objects.filter(pk__in=ids).judge_units().values_list("pk", flat=True))
         touched = set(Code.objects.filter(response_id__in=ids).values_list("response_id", flat=True)) | set(
             ReviewTask.objects.filter(response_id__in=ids).values_list("response_id", flat=True))
         suspended = audits.suspended_rules()

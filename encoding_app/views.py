@@ -24,7 +24,7 @@ from scenarios_app.models import Domain
 from . import audits, judges, reports, services
 from .highlighting import highlight
 from .letters import INVALID, LETTERS, REFUSAL, presented_letter
-from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask
+from .models import Code, CodingPolicy, Judge, ReviewTask
 
 CODE = "encoding_app.code_responses"
 ADJUDICATE = "encoding_app.adjudicate_codes"
@@ -252,8 +252,7 @@ def request_judging(request):
             messages.success(request, f"Run {judge_run.pk} asks {model.name} to read "
                                       f"{judge_run.responses.count()} unresolved answers of run {run.pk}.")
         return redirect("encoding-judging")
-    judge_runs = JudgeRequest.objects.values_list("judge_response__run_id", flat=True).distinct()
-    runs = (Run.objects.exclude(pk__in=judge_runs).order_by("-pk").select_related("benchmark")[:200])
+    runs = Run.objects.of_answers().order_by("-pk").select_related("benchmark")[:200]
     waiting = dict(ReviewTask.objects.filter(purpose=ReviewTask.Purpose.PRIMARY, status=ReviewTask.Status.OPEN)
                    .values_list("response__run_id").annotate(n=Count("id")).values_list("response__run_id", "n"))
     return render(request, "encoding_app/judging.html", {

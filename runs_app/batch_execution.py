@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import batching, event_loop, llm
+from . import batching, event_loop, llm, queueing
 from .execution import (Outcome, _create_follow_ups, _give_back, _result_fields, build_request, call_lease,
                         execute, finish_run_if_complete, of_runs, uses_cache)
 from .limits import LimitBusy, aslot, get_limiter
@@ -192,8 +193,6 @@ def _failed_row(unit: _Unit, now) -> Response:
 def _retry_wait(unit: _Unit) -> float | None:
     """Seconds to wait before asking a transiently failed unit again; None when it has
     had its attempts and fails."""
-    from celery.utils.time import get_exponential_backoff_interval
-
     error, attempts = unit.error, unit.response.attempts
     if not error.transient or attempts >= settings.CFPD_MAX_ATTEMPTS:
         return None
@@ -205,8 +204,6 @@ def _retry_wait(unit: _Unit) -> float | None:
 def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
     """Every result in one transaction, each only where this batch still holds the claim
     (a unit whose lease ran out may have been taken over: that worker reports it)."""
-    from .services import enqueue
-
     now = timezone.now()
     outcomes: dict[int, Outcome] = {}
     answered = [u for u in units if u.result is not None]
@@ -222,7 +219,7 @@ def _write(token: str, units: list[_Unit]) -> dict[int, Outcome]:
         for unit in answered:
             follow_up_ids += _create_follow_ups(unit.response)
         if follow_up_ids:
-            enqueue(follow_up_ids)
+            queueing.enqueue(follow_up_ids)
     if follow_up_ids:
         Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
                                 status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)

@@ -23,7 +23,7 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import llm, local_provider
+from . import llm, local_provider, queueing
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -105,13 +105,11 @@ def _finish_answered(response: Response, token: str, **fields) -> bool:
     """Write a done answer and create the units that follow it, in one transaction: a
     follow-up exists exactly when the answer it follows is written. Follow-ups of a run
     cancelled meanwhile end cancelled (a resume asks them)."""
-    from .services import enqueue
-
     with transaction.atomic():
         written = _finish(response.pk, token, status=Response.Status.DONE, **fields)
         follow_up_ids = _create_follow_ups(response) if written else []
         if follow_up_ids:
-            enqueue(follow_up_ids)
+            queueing.enqueue(follow_up_ids)
     if follow_up_ids:
         Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
                                 status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)

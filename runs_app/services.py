@@ -18,7 +18,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, launch_plan, unit_rows
+from . import batching, launch_plan, llm, queueing, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -57,57 +57,31 @@ def select_questions(benchmark: Benchmark, selection: Selection) -> list[int]:
     return sample_ids(list(questions.values_list("id", flat=True)), selection.sample, selection.seed)
 
 
-def enqueue(response_ids: list[int]):
-    """Queue the units after the transaction that created them commits: units of one
-    model in batches (one message each, asked together), a unit asked alone in a message
-    of its own (see `batch_execution.asked_alone`)."""
+def queue_new_units(run: Run, response_ids: list[int]):
+    """Send the units of a run just created once the transaction commits (in batches, see
+    `queueing`), and start the run's sweep."""
+    queueing.enqueue(response_ids)
+    queueing.schedule_sweep(run.pk)
 
-    def send():
+
+def create_run(kind: str, benchmark: Benchmark, models, conditions=(), *, selection: dict | None = None,
+               repeats: int = 1, note: str = "", launched_by=None, **fields) -> Run:
+    """The one place a run is made, of every kind (`Run.Kind`): launched and judge runs
+    start queued, their units asked by the engine; imported and synthetic runs hold
+    answers written with them, and are done from the start. `fields` are the launch's
+    settings (system prompt, permutation, cache, budget)."""
+    if kind not in Run.Kind.values:
+        raise ValueError(f"no run kind {kind!r} (kinds: {', '.join(Run.Kind.values)})")
+    if kind in (Run.Kind.IMPORT, Run.Kind.SYNTHETIC):
         now = timezone.now()
-        for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
-            chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
-            Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
-            _send(batching.batches(_batch_keys(chunk)))
-
-    transaction.on_commit(send)
-
-
-def send_batches(batches: list[list[int]]):
-    """Send batches of units already marked as sent, once the transaction commits."""
-    transaction.on_commit(lambda: _send(batches))
-
-
-def _send(batches: list[list[int]]):
-    """One message per batch, all through one producer (one broker connection)."""
-    from cfpd_site.celery import app
-
-    from .tasks import ask, ask_batch
-
-    with app.producer_or_acquire() as producer:
-        for batch in batches:
-            if len(batch) == 1:
-                ask.apply_async((batch[0],), producer=producer)
-            else:
-                ask_batch.apply_async((batch,), producer=producer)
-
-
-def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
-    """(unit, what it may be batched with, the largest batch) for each unit that exists."""
-    rows = Response.objects.filter(pk__in=response_ids).values_list(
-        "pk", "model_id", "model__max_concurrency", "model__is_bundled", "model__answer_mode", "run__budget_usd",
-        "run__budget_units")
-    keys = []
-    for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units in rows:
-        size = batching.units_per_message(bundled, mode, budget_usd, budget_units, concurrency,
-                                          settings.CFPD_BATCH_SIZE)
-        keys.append((pk, model_id, size))
-    return keys
-
-
-def schedule_sweep(run_id: int):
-    from .tasks import sweep
-
-    transaction.on_commit(lambda: sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS))
+        fields.update(status=Run.Status.DONE, started_at=now, finished_at=now)
+    run = Run.objects.create(kind=kind, benchmark=benchmark, selection=selection or {}, repeats=repeats,
+                             note=note, launched_by=launched_by, **fields)
+    # A new run: nothing to replace (set() would read the links first).
+    run.llm_models.add(*models)
+    if conditions:
+        run.conditions.add(*conditions)
+    return run
 
 
 DETERMINISTIC_MODES = (LLMModel.AnswerMode.CHOICE, LLMModel.AnswerMode.RANK)
@@ -262,8 +236,6 @@ def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
         return (float(model.input_cost_per_token or 0), float(model.output_cost_per_token or 0), "model")
     if model.is_bundled:
         return 0.0, 0.0, "local"
-    from . import llm
-
     try:
         info = llm.litellm.get_model_info(model.litellm_model)
         prices = info.get("input_cost_per_token"), info.get("output_cost_per_token")
@@ -335,14 +307,13 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     scenario versions asked, and queue the work. `repeats` applies to generate-mode models."""
     question_ids = _selected_questions(request)
     selection = request.selection
-    run = Run.objects.create(benchmark=request.benchmark, selection=selection.as_dict(), repeats=request.repeats,
-                             system_prompt=request.system_prompt, permute_options=request.permute_options,
-                             permutation_seed=selection.seed, use_cache=request.use_cache, launched_by=launched_by,
-                             note=request.note, budget_usd=request.budget_usd, budget_units=request.budget_units)
     models = request.models
     conditions = conditions_of(request)
-    run.llm_models.set(models)
-    run.conditions.set(conditions)
+    run = create_run(Run.Kind.LAUNCH, request.benchmark, models, conditions, selection=selection.as_dict(),
+                     repeats=request.repeats, note=request.note, launched_by=launched_by,
+                     system_prompt=request.system_prompt, permute_options=request.permute_options,
+                     permutation_seed=selection.seed, use_cache=request.use_cache, budget_usd=request.budget_usd,
+                     budget_units=request.budget_units)
     family = families.family(request.benchmark.family)
     permute = request.permute_options and family.permutable
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
@@ -365,8 +336,8 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     sizes = {m.pk: batching.units_per_message(m.is_bundled, m.answer_mode, request.budget_usd, request.budget_units,
                                               m.max_concurrency, settings.CFPD_BATCH_SIZE) for m in models}
     written = run.responses.order_by("pk").values_list("pk", "model_id")
-    send_batches(batching.batches((pk, model_id, sizes[model_id]) for pk, model_id in written))
-    schedule_sweep(run.pk)
+    queueing.send_batches(batching.batches((pk, model_id, sizes[model_id]) for pk, model_id in written))
+    queueing.schedule_sweep(run.pk)
     return run
 
 
@@ -409,7 +380,7 @@ def cancel_run(run: Run) -> Cancellation:
     pending = run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
     in_flight = run.responses.filter(status=Response.Status.RUNNING).count()
     if in_flight:
-        schedule_sweep(run.pk)  # ends the run should the worker holding a unit die
+        queueing.schedule_sweep(run.pk)  # ends the run should the worker holding a unit die
     else:
         Run.objects.filter(pk=run.pk).update(finished_at=timezone.now())
     return Cancellation(pending=pending, in_flight=in_flight)
@@ -466,8 +437,8 @@ def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
         run_finished.send_robust(sender=Run, run_id=run.pk)
         return 0
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, finished_at=None)
-    enqueue(ids)
-    schedule_sweep(run.pk)
+    queueing.enqueue(ids)
+    queueing.schedule_sweep(run.pk)
     return len(ids)
 
 
@@ -521,7 +492,7 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
     ids = list(stale.values_list("id", flat=True) if everything else stale.values_list("id", flat=True)[:SWEEP_BATCH])
     if ids:
         with transaction.atomic():
-            enqueue(ids)
+            queueing.enqueue(ids)
     finish_run_if_complete(run_id)
     run.refresh_from_db(fields=["status"])
     return len(ids), run.status in (Run.Status.QUEUED, Run.Status.RUNNING)
@@ -601,8 +572,6 @@ def key_status(model: LLMModel) -> dict:
         return {"needed": False, "present": True, "missing": []}
     if model.api_base and model.litellm_model.startswith(("openai/", "hosted_vllm/", "ollama/")):
         return {"needed": False, "present": True, "missing": []}
-    from . import llm
-
     report = llm.litellm.validate_environment(model=model.litellm_model)
     return {"needed": True, "present": bool(report.get("keys_in_environment")),
             "missing": list(report.get("missing_keys") or [])}
@@ -671,12 +640,9 @@ def import_responses(text: str, benchmark_name: str | None = None, imported_by=N
             models[name] = existing or LLMModel.objects.create(
                 name=name, is_external=True, answer_mode=LLMModel.AnswerMode.GENERATE,
                 notes="Created by import_responses: answers collected outside the tool; never called.")
-        run = Run.objects.create(benchmark=benchmark, status=Run.Status.DONE, launched_by=imported_by,
-                                 repeats=max(r[3] for r in rows) + 1, note="imported answers",
-                                 started_at=timezone.now(), finished_at=timezone.now(),
-                                 selection={"imported": True})
-        run.llm_models.set(models.values())
-        run.conditions.set({conditions[r[5]] for r in rows})
+        run = create_run(Run.Kind.IMPORT, benchmark, models.values(), {conditions[r[5]] for r in rows},
+                         selection={"imported": True}, repeats=max(r[3] for r in rows) + 1,
+                         note="imported answers", launched_by=imported_by)
         now = timezone.now()
         Response.objects.bulk_create([
             Response(run=run, question=questions[key], model=models[model], condition=conditions[condition],
@@ -702,8 +668,6 @@ def recover_active_runs() -> int:
     """When a worker starts: queue again every open unit of every active run, since
     messages a killed worker had taken may be lost. Duplicates are harmless: a unit is
     claimed once. Returns how many units were queued."""
-    from .tasks import sweep
-
     total = 0
     # A cancelled run not yet finished still has units with a worker (see `cancel_run`).
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
@@ -712,5 +676,5 @@ def recover_active_runs() -> int:
         count, active = sweep_run(run_id, everything=True)
         total += count
         if active:
-            sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
+            queueing.sweep_later(run_id)
     return total

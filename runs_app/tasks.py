@@ -1,16 +1,16 @@
-"""Celery tasks: thin wrappers over `execution` and `services`."""
+"""Celery tasks: thin wrappers over `execution`, `batch_execution` and `services`. Sent
+by name from `queueing` (the names are its constants), which imports nothing of this."""
 
 import gc
 import logging
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
-from django.conf import settings
 
-from . import batch_execution, execution, services
+from . import batch_execution, execution, llm, queueing, services
 
 
-@shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
+@shared_task(name=queueing.ASK, bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def ask(self, response_id: int):
     """One unit: ask one question of one model once. Idempotent (the row is claimed)."""
     outcome = execution.execute(response_id)
@@ -19,31 +19,29 @@ def ask(self, response_id: int):
         # jitter, capped, never sooner than Retry-After).
         raise self.retry(countdown=outcome.countdown)
     if outcome.action == "requeue":
-        ask.apply_async((response_id,), countdown=outcome.countdown)
+        queueing.ask_later(response_id, outcome.countdown)
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(name=queueing.ASK_BATCH, acks_late=True, ignore_result=True)
 def ask_batch(response_ids: list[int]):
     """Units of one model, asked together (see `batch_execution`). Idempotent: each unit
     is claimed. A unit to try again later goes on alone, as `ask` retries."""
     for response_id, outcome in batch_execution.execute_batch(response_ids):
         if outcome.action in ("retry", "requeue"):
-            ask.apply_async((response_id,), countdown=outcome.countdown)
+            queueing.ask_later(response_id, outcome.countdown)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=queueing.SWEEP, ignore_result=True)
 def sweep(run_id: int):
     """While a run is active: re-queue units a dead worker held; then check again later."""
     _, active = services.sweep_run(run_id)
     if active:
-        sweep.apply_async((run_id,), countdown=settings.CFPD_SWEEP_SECONDS)
+        queueing.sweep_later(run_id)
 
 
 @worker_init.connect
 def warm_up_on_start(**kwargs):
     """LiteLLM is imported before the first unit, not inside its timed call (see llm.warm_up)."""
-    from . import llm
-
     llm.warm_up()
 
 

@@ -85,9 +85,8 @@ def _newest_runs(responses) -> dict[tuple[str, str], int]:
 
 def answer_frame(filters: BorderlinesFilter, territories: pd.DataFrame | None = None) -> pd.DataFrame:
     """The coded answers of the benchmark's BorderLines questions, one row per answer."""
-    responses = Response.objects.filter(question__benchmark__name=filters.benchmark,
-                                        question__borderlines__isnull=False,
-                                        status=Response.Status.DONE, judge_request__isnull=True)
+    responses = Response.objects.answers().filter(question__benchmark__name=filters.benchmark,
+                                                  question__borderlines__isnull=False, status=Response.Status.DONE)
     if filters.runs:
         responses = responses.filter(run_id__in=filters.runs)
     if filters.models:

@@ -43,7 +43,8 @@ def queue():
         targets.append(response)
     # A judge has read the first answer (its unit lives in a judge run of its own).
     judge = Judge.objects.create(model=LLMModel.objects.create(name="judge-x", litellm_model="openai/j"))
-    unit = Response.objects.create(run=Run.objects.create(benchmark=benchmark, note=f"judge of run {run.pk}"),
+    unit = Response.objects.create(run=Run.objects.create(benchmark=benchmark, kind=Run.Kind.JUDGE,
+                                                          note=f"judge of run {run.pk}"),
                                    question=targets[0].question, model=judge.model, status="done", raw_output="E")
     JudgeRequest.objects.create(judge_response=unit, target_response=targets[0], judge=judge, reading="E",
                                 code="E", read_at=unit.created_at)

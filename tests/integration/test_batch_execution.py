@@ -4,7 +4,7 @@ one write; each unit keeps the promises of the one-at-a-time path."""
 import pytest
 from django.conf import settings as django_settings
 
-from runs_app import batch_execution, execution, services
+from runs_app import batch_execution, execution, queueing, services
 from runs_app.models import Response, Run
 from runs_app.signals import responses_answered
 from tests.fakes.fake_openai import FakeOpenAI
@@ -169,15 +169,15 @@ def test_units_of_a_run_with_a_budget_are_asked_one_at_a_time(benchmark, fake, m
 
 
 def test_enqueue_sends_a_models_units_in_batches_and_a_budgeted_runs_alone(benchmark, fake, monkeypatch, settings):
-    from runs_app import tasks
-
     sent = []
-    monkeypatch.setattr(tasks.ask_batch, "apply_async", lambda args, **kw: sent.append(("batch", list(args[0]))))
-    monkeypatch.setattr(tasks.ask, "apply_async", lambda args, **kw: sent.append(("alone", [args[0]])))
+    kinds = {queueing.ASK_BATCH: "batch", queueing.ASK: "alone"}
+    monkeypatch.setattr(queueing, "publish",
+                        lambda task, args, **kw: sent.append((kinds[task], args[0] if task == queueing.ASK_BATCH
+                                                              else [args[0]])))
     settings.CFPD_BATCH_SIZE = 3
     wide = model(fake, max_concurrency=8)  # batches of min(3, 8 / 2) = 3
     narrow = model(fake, name="narrow", max_concurrency=2)  # batches of 1: sent alone
-    monkeypatch.setattr(services, "schedule_sweep", lambda run_id: None)
+    monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     run = services.launch_run(benchmark, [wide, narrow])
     budgeted = services.launch_run(benchmark, [wide], budget_units=10)
     from django.db import connection

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from benchmarks_app.models import Benchmark, Condition, Question
 from benchmarks_app.services import render_messages
 from encoding_app.models import CodingPolicy
-from runs_app import execution, services
+from runs_app import execution, queueing, services
 from runs_app.models import LLMModel, Response, Run
 from tests.fakes.fake_openai import FakeOpenAI
 
@@ -39,8 +39,8 @@ def question(key):
 
 
 def launch(benchmark, models, monkeypatch, **kwargs):
-    monkeypatch.setattr(services, "enqueue", lambda ids: None)
-    monkeypatch.setattr(services, "schedule_sweep", lambda run_id: None)
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
+    monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     return services.launch_run(benchmark, models, **kwargs)
 
 

@@ -8,7 +8,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from runs_app import execution, services
+from runs_app import execution, queueing, services
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import response_answered
 from scenarios_app import services as authoring
@@ -40,8 +40,8 @@ def model(fake, **fields):
 
 
 def launch(benchmark, models, monkeypatch, **kwargs):
-    monkeypatch.setattr(services, "enqueue", lambda ids: None)
-    monkeypatch.setattr(services, "schedule_sweep", lambda run_id: None)
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
+    monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     return services.launch_run(benchmark, models, **kwargs)
 
 
@@ -230,7 +230,7 @@ def test_a_units_budget_counts_finished_units(benchmark, fake, monkeypatch):
 def test_the_sweeper_leaves_a_backlog_that_is_being_worked_through(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     sent = []
-    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.extend(ids))
     an_hour_ago = timezone.now() - timedelta(hours=1)
     run.responses.update(enqueued_at=an_hour_ago)  # queued long ago, behind a long backlog
     first, *waiting = run.responses.order_by("pk").values_list("pk", flat=True)
@@ -249,7 +249,7 @@ def test_the_sweeper_goes_on_once_the_queue_has_passed_the_lost_units(benchmark,
     # before it are still lost, and the next sweep sends the next batch.
     run = launch(benchmark, [model(fake)], monkeypatch)
     sent = []
-    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.extend(ids))
     an_hour_ago = timezone.now() - timedelta(hours=1)
     run.responses.update(enqueued_at=an_hour_ago)
     resent, *older = run.responses.order_by("pk").values_list("pk", flat=True)
@@ -261,7 +261,7 @@ def test_the_sweeper_goes_on_once_the_queue_has_passed_the_lost_units(benchmark,
 def test_the_sweeper_resends_a_unit_whose_worker_died(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     sent = []
-    monkeypatch.setattr(services, "enqueue", lambda ids: sent.extend(ids))
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.extend(ids))
     run.responses.update(enqueued_at=timezone.now())
     unit = run.responses.first()
     execution.claim(unit.pk, 60)

@@ -13,8 +13,7 @@ from encoding_app import audits, judges, reports, services
 from encoding_app.judge_prompt import JUDGE_SYSTEM_PROMPT, judge_messages, read_verdict
 from encoding_app.models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask
 from encoding_app.views import item_payload
-from runs_app import execution
-from runs_app import services as runs
+from runs_app import execution, queueing
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import response_answered
 from scenarios_app import services as authoring
@@ -59,8 +58,8 @@ def setup(monkeypatch):
     """A run of 102 answers the encoder leaves unresolved (34 questions' worth of repeats
     of 3 questions), and a policy without sampling."""
     CodingPolicy.objects.update_or_create(pk=1, defaults={"double_coding_share": 0, "audit_share": 0})
-    monkeypatch.setattr(runs, "enqueue", lambda ids: None)
-    monkeypatch.setattr(runs, "schedule_sweep", lambda run_id: None)
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
+    monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     benchmark = Benchmark.objects.create(name="judged")
     authoring.save_spec(benchmark, three_option_spec(dyads=[("CN", "JP"), ("US", "CU"), ("RU", "GB")]))
     questions = list(benchmark.questions.filter(cfpd__variant="full").order_by("key"))

@@ -1,0 +1,90 @@
+"""The run engine's queue: which units travel in which message, and sending them.
+
+Every message the engine sends goes through here: units of one model in batches (one
+`ask_batch` message each, asked together), a unit asked alone in an `ask` message of its
+own, the sweep of an active run. Messages are sent by task name, so this module imports
+no task: `tasks` (the worker's side) imports it, and nothing it imports comes back here.
+
+Layers of the engine, each importing only those before it:
+models, planning, batching, limits, llm ← queueing ← execution, batch_execution (asking,
+writing; a written answer's follow-up units are queued) ← services ← tasks, views, api.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from cfpd_site.celery import app
+
+from . import batching
+from .models import Response
+
+# The tasks' names (runs_app.tasks registers its tasks under them).
+ASK = "runs_app.tasks.ask"
+ASK_BATCH = "runs_app.tasks.ask_batch"
+SWEEP = "runs_app.tasks.sweep"
+
+
+def enqueue(response_ids: list[int]):
+    """Queue the units after the transaction that created them commits: units of one
+    model in batches (one message each, asked together), a unit asked alone in a message
+    of its own (see `batching.asked_alone`)."""
+
+    def send():
+        now = timezone.now()
+        for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
+            chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
+            Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
+            _send(batching.batches(_batch_keys(chunk)))
+
+    transaction.on_commit(send)
+
+
+def send_batches(batches: list[list[int]]):
+    """Send batches of units already marked as sent, once the transaction commits."""
+    transaction.on_commit(lambda: _send(batches))
+
+
+def _send(batches: list[list[int]]):
+    """One message per batch, all through one producer (one broker connection)."""
+    with app.producer_or_acquire() as producer:
+        for batch in batches:
+            if len(batch) == 1:
+                publish(ASK, [batch[0]], producer=producer)
+            else:
+                publish(ASK_BATCH, [batch], producer=producer)
+
+
+def publish(task: str, args: list, countdown: float | None = None, producer=None):
+    """Send one message now (the one place that talks to the broker)."""
+    app.send_task(task, args=args, countdown=countdown, producer=producer, ignore_result=True)
+
+
+def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
+    """(unit, what it may be batched with, the largest batch) for each unit that exists."""
+    rows = Response.objects.filter(pk__in=response_ids).values_list(
+        "pk", "model_id", "model__max_concurrency", "model__is_bundled", "model__answer_mode", "run__budget_usd",
+        "run__budget_units")
+    keys = []
+    for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units in rows:
+        size = batching.units_per_message(bundled, mode, budget_usd, budget_units, concurrency,
+                                          settings.CFPD_BATCH_SIZE)
+        keys.append((pk, model_id, size))
+    return keys
+
+
+def ask_later(response_id: int, countdown: float):
+    """A unit to try again (a transient error's backoff, or its model's slots busy)."""
+    publish(ASK, [response_id], countdown=countdown)
+
+
+def sweep_later(run_id: int):
+    """The run's next sweep, CFPD_SWEEP_SECONDS from now."""
+    publish(SWEEP, [run_id], countdown=settings.CFPD_SWEEP_SECONDS)
+
+
+def schedule_sweep(run_id: int):
+    """The run's first sweep, once the transaction commits."""
+    transaction.on_commit(lambda: sweep_later(run_id))
