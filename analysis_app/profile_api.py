@@ -1,0 +1,155 @@
+"""A model's profile and the comparison of models in the REST API:
+GET /api/profiles/{name}/ and GET /api/profiles/compare/?model=a&model=b, the same
+figures as the pages (computed by the worker; `state` says whether they are ready)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cfpd_site.api_schema import NO_NUL, errors, query
+from runs_app.models import LLMModel
+
+from . import headlines, profiles
+from .profile_views import BadComparison, compared_models
+
+STATES = ["current", "stale", "computing", "failed"]
+
+
+class CanReadDashboards(permissions.BasePermission):
+    """The analysts' permission, as the pages and the dashboards' API endpoints ask."""
+
+    def has_permission(self, request, view):
+        return bool(request.user and request.user.is_authenticated
+                    and request.user.has_perm("analysis_app.view_dashboard"))
+
+
+class FigureSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    family = serializers.CharField()
+    runs = serializers.ListField(child=serializers.IntegerField())
+    model = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+    metric = serializers.CharField()
+    label = serializers.CharField()
+    estimate = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField()
+    unit = serializers.ChoiceField(choices=["share", "percent", "score"])
+    direction = serializers.ChoiceField(choices=["higher", "lower"],
+                                        help_text="The end ranked first: higher (rank 1 the highest) or lower.")
+
+
+class RankedFigureSerializer(FigureSerializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="1 first; ties share the best rank.")
+    of = serializers.IntegerField(help_text="Models ranked on this figure (this one included).")
+    others_min = serializers.FloatField(allow_null=True)
+    others_median = serializers.FloatField(allow_null=True)
+    others_max = serializers.FloatField(allow_null=True)
+
+
+class DashboardLinkSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    url = serializers.CharField()
+
+
+class ProfileFamilySerializer(serializers.Serializer):
+    family = serializers.CharField()
+    label = serializers.CharField()
+    error = serializers.CharField(allow_blank=True)
+    has_answers = serializers.BooleanField()
+    dashboards = DashboardLinkSerializer(many=True)
+    figures = RankedFigureSerializer(many=True)
+
+
+class ProfileSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    state = serializers.ChoiceField(choices=STATES)
+    computed_at = serializers.DateTimeField(allow_null=True)
+    families = ProfileFamilySerializer(many=True)
+
+
+class DifferenceSerializer(serializers.Serializer):
+    benchmark = serializers.CharField()
+    family = serializers.CharField()
+    metric = serializers.CharField()
+    label = serializers.CharField()
+    condition = serializers.CharField(allow_blank=True)
+    unit = serializers.CharField()
+    model_a = serializers.CharField()
+    model_b = serializers.CharField()
+    estimate_a = serializers.FloatField(allow_null=True)
+    estimate_b = serializers.FloatField(allow_null=True)
+    difference = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    n_a = serializers.IntegerField()
+    n_b = serializers.IntegerField()
+
+
+class ComparedFamilySerializer(serializers.Serializer):
+    family = serializers.CharField()
+    label = serializers.CharField()
+    error = serializers.CharField(allow_blank=True)
+    without_answers = serializers.ListField(child=serializers.CharField())
+    figures = FigureSerializer(many=True)
+    differences = DifferenceSerializer(many=True)
+
+
+class ComparisonSerializer(serializers.Serializer):
+    models = serializers.ListField(child=serializers.CharField())
+    state = serializers.ChoiceField(choices=STATES)
+    computed_at = serializers.DateTimeField(allow_null=True)
+    families = ComparedFamilySerializer(many=True)
+
+
+def profile_payload(shown, name: str) -> dict:
+    return {"model": name, "state": shown.state, "computed_at": shown.computed_at, "families": [
+        {"family": s.family, "label": s.label, "error": s.error, "has_answers": not s.empty,
+         "dashboards": s.dashboards, "figures": [row.to_dict() for row in s.rows]}
+        for s in profiles.profile(shown, name)]}
+
+
+def comparison_payload(shown, names: list[str]) -> dict:
+    return {"models": names, "state": shown.state, "computed_at": shown.computed_at, "families": [
+        {"family": s.family, "label": s.label, "error": s.error, "without_answers": s.missing,
+         "figures": [f.to_dict() for row in s.rows for f in row.figures if f is not None],
+         "differences": [d.to_dict() for d in s.differences]}
+        for s in profiles.compare(shown, names)]}
+
+
+class ModelProfileView(APIView):
+    permission_classes = [CanReadDashboards]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("name", {"type": "string", "pattern": NO_NUL, "maxLength": 80},
+                                    OpenApiParameter.PATH, description="The model's name.")],
+        responses={200: ProfileSerializer, **errors(404)},
+        description="Every family's headline figures of the model, each with its 95% interval, its rank among the "
+                    "models with the same figure and the others' spread; a family without answers of the model has "
+                    "has_answers false. state is computing (no figures yet: ask again) while the worker computes "
+                    "them for the first time, stale while newer ones are computed. 404: no such model.")
+    def get(self, request, name):
+        if "\x00" in name or not LLMModel.objects.filter(name=name).exists():  # PostgreSQL stores no NUL
+            raise NotFound(f"No model named {name!r}.")
+        return Response(ProfileSerializer(profile_payload(headlines.request_headlines(), name)).data)
+
+
+class ModelComparisonView(APIView):
+    permission_classes = [CanReadDashboards]
+
+    @extend_schema(
+        parameters=[query("model", many=True, max_length=80,
+                          description="Two to eight models; each later one is set against the first.")],
+        responses={200: ComparisonSerializer, **errors(400)},
+        description="The models' headline figures side by side and each later model's difference from the "
+                    "first with its 95% interval (MOVER, from the two figures' intervals). 400: fewer than two "
+                    "models, more than eight, or a model that is not registered.")
+    def get(self, request):
+        try:
+            names = compared_models(request.query_params)
+        except BadComparison as error:
+            raise ValidationError({"model": [str(error)]}) from None
+        return Response(ComparisonSerializer(comparison_payload(headlines.request_headlines(), names)).data)
