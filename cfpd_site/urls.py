@@ -22,7 +22,9 @@ urlpatterns = [
     path("analysis/crisis/", include("crisis_app.urls")),
     path("analysis/", include("analysis_app.urls")),
     path("api/analysis/", include("analysis_app.api_urls")),
+    path("api/profiles/", include("analysis_app.profile_api_urls")),
     path("api/", include("runs_app.api_urls")),
+    path("models/", include("analysis_app.profile_urls")),
     path("admin/", admin.site.urls),
 ]
 
