@@ -22,6 +22,8 @@ KINDS = {
     "crisis-validation": "crisis_app.validation_report:validate_named_preset",
     # The CFPD dashboard's board for one filter and data version (seconds of counting and bootstrap).
     "cfpd-dashboard": "analysis_app.board_figure:compute_board",
+    # Every family's headline figures of every model (analysis_app.headlines): a bootstrap per family.
+    "model-headlines": "analysis_app.headlines:compute_headlines",
 }
 # A row still pending or running this long after it was asked for is asked for again: its
 # worker stopped, or no worker was running when it was asked for.

@@ -12,4 +12,6 @@ class CrisisAppConfig(AppConfig):
         from .family import FREEFORM
 
         families.register(FREEFORM)
+        from .headline import register_headline  # its figures on the models' profiles
+        register_headline()
         from . import checks, receivers  # noqa: F401

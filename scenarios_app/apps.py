@@ -12,3 +12,5 @@ class ScenariosAppConfig(AppConfig):
         from .family import CFPD
 
         families.register(CFPD)
+        from .headline import register_headline  # its figures on the models' profiles
+        register_headline()
