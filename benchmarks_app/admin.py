@@ -1,6 +1,7 @@
 """Benchmarks, their questions and the conditions runs ask them under, in the console.
 Questions are read-only here: each family writes its own."""
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Count
 from django.utils.html import format_html
@@ -12,10 +13,39 @@ from . import families
 from .models import Benchmark, Condition, Question
 
 
+class FamilyFilter(admin.SimpleListFilter):
+    """The installed families by label (the column holds a family's name)."""
+
+    title = "family"
+    parameter_name = "family"
+
+    def lookups(self, request, model_admin):
+        return families.choices()
+
+    def queryset(self, request, queryset):
+        return queryset.filter(family=self.value()) if self.value() else queryset
+
+
+class FamilyChoice:
+    """A family picked from the installed ones (the model field validates it again)."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "family":
+            blank = [("", "any")] if db_field.blank else []
+            return forms.ChoiceField(choices=lambda: blank + families.choices(), required=not db_field.blank,
+                                     initial=db_field.get_default(), label="Family", help_text=db_field.help_text,
+                                     validators=db_field.validators)
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="Family", ordering="family")
+    def family_label(self, obj):
+        return obj.get_family_display()
+
+
 @admin.register(Benchmark)
-class BenchmarkAdmin(admin.ModelAdmin):
-    list_display = ["name", "title", "family", "question_count"]
-    list_filter = ["family"]
+class BenchmarkAdmin(FamilyChoice, admin.ModelAdmin):
+    list_display = ["name", "title", "family_label", "question_count"]
+    list_filter = [FamilyFilter]
     readonly_fields = ["question_counts"]
     fields = ["name", "title", "family", "description", "question_counts"]
 
@@ -59,8 +89,8 @@ class QuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Condition)
-class ConditionAdmin(admin.ModelAdmin):
-    list_display = ["name", "label", "kind", "family", "temperature", "position"]
-    list_filter = ["kind", "family"]
+class ConditionAdmin(FamilyChoice, admin.ModelAdmin):
+    list_display = ["name", "label", "kind", "family_label", "temperature", "position"]
+    list_filter = ["kind", FamilyFilter]
     search_fields = ["name", "label"]
     fields = ["name", "label", "kind", "family", "system_prompt", "temperature", "description", "position"]

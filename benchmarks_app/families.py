@@ -3,20 +3,41 @@ engine knows questions, conditions and answers and never a family's specifics.
 
 A family app registers itself from its AppConfig.ready():
 
-    families.register(Family(name="cfpd", render=..., filter_questions=...))
+    families.register(Family(name="cfpd", label="CFPD scenarios", render=..., filter_questions=...))
+
+The registry is open: the engine, coding and analysis name no family, so a family is
+added by installing an app that registers one (`tests/integration/test_open_registry.py`
+registers a fourth). What the core shows of a family comes through these hooks:
+
+- `label`: how pages and the console name the family ("CFPD scenarios").
+- `default`: new benchmarks belong to this family when none is named (one family, CFPD).
+- `system_prompt`: the system prompt the family asks with when neither the run nor the
+  condition gives one ("" for none), shown greyed out in the launch form's box.
 
 - `render(question, order, condition, system_prompt)` returns the chat messages for one
   unit: `order` is the option order shown (indexes into `question.options`), `condition`
   the unit's Condition, `system_prompt` a run's override ("" for none).
+- `selection_keys`: the names of the family's own selection keys (CFPD: "domains",
+  "qualified_actors"), each a list of names, read from the launch form, the API and
+  run_benchmark alike and stored in a run's selection beside the engine's choice counts,
+  sample and seed (`Selection.family_keys`; `selection.values(key)` reads one).
+- `read_selection({key: [values]})` (optional) normalises the values given for the keys
+  (CFPD: actor codes upper-cased, once each); by default each value is taken as text.
 - `filter_questions(queryset, selection)` narrows a benchmark's current questions by the
-  family's own selection keys (CFPD: domains, qualified actors); the engine itself only
-  knows choice counts, samples and seeds.
+  family's own selection keys; the engine itself only knows choice counts, samples and seeds.
+- `selection_fields()` (optional) returns {key: Django form field} for the launch form
+  (CFPD: its domains ticked, its qualified actors typed); a key without a field is still
+  read from the API and run_benchmark.
+- `describe_selection(stored)` (optional) returns the run page's rows [(label, text)]
+  for the family keys of a stored selection (a dict); by default one row per key.
+- `coding_filters`: CodingFilter()s the reviewers' pages offer (CFPD: by domain), each a
+  query parameter, its choices and how it narrows a queryset of questions.
 - `rank_prompt(question, order, condition, system_prompt)` (optional) returns the
   plain-text prompt and the continuations (option texts in `order`) that rank
   classification scores; a strategy's system prompt, where the family uses one, leads the
   prompt.
-- `check_selection(selection)` (optional) returns {field: [messages]} for selection
-  keys that name nothing.
+- `check_selection(selection)` (optional) returns {key: [messages]} for selection keys
+  whose values name nothing.
 - `applies(question, condition)` (optional) says whether the condition can be asked of
   the question at all (BorderLines' nationalist persona has no country for the English
   control): a launch makes no unit where it cannot.
@@ -60,10 +81,34 @@ def _always(question, condition) -> bool:
     return True
 
 
+def _as_text(values: dict[str, list]) -> dict[str, list[str]]:
+    return {key: [str(value) for value in given] for key, given in values.items()}
+
+
+@dataclass(frozen=True)
+class CodingFilter:
+    """One filter of the reviewers' pages: the query parameter `name` (CFPD: "domain"),
+    its label, `choices()` as (value, label) pairs, and `questions(queryset, value)`
+    narrowing a queryset of benchmark questions to those the value picks."""
+
+    name: str
+    label: str
+    choices: Callable[[], list[tuple[str, str]]]
+    questions: Callable[[Any, str], Any]
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
     render: Callable[..., list[dict[str, str]]]
+    label: str = ""
+    default: bool = False
+    system_prompt: str = ""
+    selection_keys: tuple[str, ...] = ()
+    read_selection: Callable[[dict[str, list]], dict[str, list[str]]] = _as_text
+    selection_fields: Callable[[], dict[str, Any]] | None = None
+    describe_selection: Callable[[dict], list[tuple[str, str]]] | None = None
+    coding_filters: tuple[CodingFilter, ...] = ()
     filter_questions: Callable[[Any, Any], Any] = _no_filter
     check_selection: Callable[[Any], dict[str, list[str]]] = _no_errors
     mark_asked: Callable[[list[int]], None] = _nothing
@@ -102,6 +147,91 @@ def family(name: str) -> Family:
 
 def registered() -> list[str]:
     return sorted(_registry)
+
+
+def unregister(name: str) -> None:
+    """Forget a family (tests that register one of their own)."""
+    _registry.pop(name, None)
+
+
+def label(name: str) -> str:
+    """How pages name a family: its registered label, else its name as stored."""
+    found = _registry.get(name)
+    return (found.label or found.name) if found is not None else name
+
+
+def choices() -> list[tuple[str, str]]:
+    """(name, label) of every installed family, for the console's forms and filters."""
+    return [(name, label(name)) for name in registered()]
+
+
+def default_name() -> str:
+    """The family of a benchmark created without one (the family registered as the
+    default; "" when none is, and then the benchmark must name one)."""
+    return next((name for name in registered() if _registry[name].default), "")
+
+
+def default_system_prompt() -> str:
+    """The default family's system prompt ("" when it has none)."""
+    found = _registry.get(default_name())
+    return found.system_prompt if found is not None else ""
+
+
+def launch_fields() -> dict[str, Any]:
+    """The launch form's fields for the families' own selection keys, from every
+    installed family (a key two families share: the first family's, by name)."""
+    fields: dict[str, Any] = {}
+    for name in registered():
+        make = _registry[name].selection_fields
+        for key, field in (make() if make else {}).items():
+            fields.setdefault(key, field)
+    return fields
+
+
+def selection_keys() -> dict[str, list[Family]]:
+    """Every family selection key with the families that read it, by family name."""
+    keys: dict[str, list[Family]] = {}
+    for name in registered():
+        for key in _registry[name].selection_keys:
+            keys.setdefault(key, []).append(_registry[name])
+    return keys
+
+
+def describe_selection(name: str, stored: dict) -> list[tuple[str, str]]:
+    """The run page's rows for a stored selection's family keys (none for an unknown family)."""
+    found = _registry.get(name)
+    if found is None:
+        return []
+    if found.describe_selection is not None:
+        return found.describe_selection(stored)
+    return [(key.replace("_", " ").capitalize(), ", ".join(str(v) for v in stored.get(key) or []) or "all")
+            for key in found.selection_keys]
+
+
+def coding_filters() -> list[CodingFilter]:
+    """The reviewers' filters every installed family offers, one per query parameter: two
+    families offering the same parameter share it (choices of both; either's questions)."""
+    by_name: dict[str, list[CodingFilter]] = {}
+    for name in registered():
+        for offered in _registry[name].coding_filters:
+            by_name.setdefault(offered.name, []).append(offered)
+    merged = []
+    for group in by_name.values():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        merged.append(CodingFilter(
+            name=group[0].name, label=group[0].label,
+            choices=lambda group=group: [pair for f in group for pair in f.choices()],
+            questions=lambda queryset, value, group=group: _union([f.questions(queryset, value) for f in group])))
+    return merged
+
+
+def _union(querysets):
+    combined = querysets[0]
+    for other in querysets[1:]:
+        combined = combined | other
+    return combined
 
 
 def plain_messages(text: str, system_prompt: str = "") -> list[dict[str, str]]:

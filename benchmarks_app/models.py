@@ -2,22 +2,28 @@
 the conditions (named variations of how a question is asked) a run asks them under.
 
 The run engine, coding and analysis know these three and nothing of a family: each
-family app (scenarios_app for CFPD, territories_app for BorderLines) keeps its own
-authoring data beside them, creates its questions here, and registers how its questions
-are rendered (`families.register`)."""
+family app keeps its own authoring data beside them, creates its questions here, and
+registers how its questions are rendered (`families.register`). A benchmark's `family`
+names a registered family; the registry, not this module, knows which exist."""
 
+from django.core.exceptions import ValidationError
 from django.db import models
+
+from . import families
+
+
+def registered_family(name: str) -> None:
+    """A family named where benchmarks and conditions are created or edited must be installed."""
+    if name not in families.registered():
+        known = ", ".join(families.registered()) or "none"
+        raise ValidationError(f"no benchmark family {name!r} is installed (installed: {known})", code="family")
 
 
 class Benchmark(models.Model):
-    class Family(models.TextChoices):
-        CFPD = "cfpd", "CFPD scenarios"
-        BORDERLINES = "borderlines", "Territorial disputes (BorderLines)"
-        FREEFORM = "freeform", "Free-form crisis simulation"
-
     name = models.SlugField(max_length=64, unique=True, help_text="Short name used on the command line, e.g. demo.")
     title = models.CharField(max_length=200, blank=True)
-    family = models.CharField(max_length=20, choices=Family.choices, default=Family.CFPD)
+    family = models.CharField(max_length=20, default=families.default_name, validators=[registered_family],
+                              help_text="The benchmark family its questions belong to (an installed family app).")
     description = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -26,6 +32,9 @@ class Benchmark(models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_family_display(self) -> str:
+        return families.label(self.family)
 
 
 class Question(models.Model):
@@ -81,7 +90,7 @@ class Condition(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     label = models.CharField(max_length=120)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STRATEGY)
-    family = models.CharField(max_length=20, choices=Benchmark.Family.choices, blank=True,
+    family = models.CharField(max_length=20, blank=True, validators=[registered_family],
                               help_text="The family it is meant for; empty for any.")
     system_prompt = models.TextField(
         blank=True, max_length=20_000,
@@ -97,3 +106,6 @@ class Condition(models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_family_display(self) -> str:
+        return families.label(self.family) if self.family else ""

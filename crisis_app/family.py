@@ -17,22 +17,26 @@ def render(question, order, condition, system_prompt):
     return messages + [{"role": "user", "content": question.text}]
 
 
+NAME = "freeform"
+
+
 def filter_questions(queryset, selection):
     """A run asks move 1 of the chosen variants (all when none is named): move 2 follows
-    each move-1 answer. The selection's family keys (`domains`) name variants here."""
+    each move-1 answer. The family's selection key `domains` names variants here."""
     queryset = queryset.filter(crisis__move=1)
-    if selection.domains:
-        queryset = queryset.filter(crisis__variant__name__in=selection.domains)
+    if selection.values("domains"):
+        queryset = queryset.filter(crisis__variant__name__in=selection.values("domains"))
     return queryset
 
 
 def check_selection(selection) -> dict[str, list[str]]:
     from .models import Variant
 
-    if not selection.domains:
+    variants = selection.values("domains")
+    if not variants:
         return {}
-    known = set(Variant.objects.filter(name__in=selection.domains).values_list("name", flat=True))
-    unknown = [name for name in selection.domains if name not in known]
+    known = set(Variant.objects.filter(name__in=variants).values_list("name", flat=True))
+    unknown = [name for name in variants if name not in known]
     return {"domains": [f"no crisis variant named {', '.join(unknown)}"]} if unknown else {}
 
 
@@ -60,5 +64,6 @@ def summary(benchmark) -> str:
     return f"<ul>{''.join(rows)}</ul>" if rows else "<p>No simulation yet.</p>"
 
 
-FREEFORM = Family(name="freeform", render=render, filter_questions=filter_questions,
+FREEFORM = Family(name=NAME, label="Free-form crisis simulation", render=render, selection_keys=("domains",),
+                  filter_questions=filter_questions,
                   check_selection=check_selection, follow_ups=follow_ups, summary=summary, permutable=False)

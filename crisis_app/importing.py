@@ -28,6 +28,7 @@ from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_imported
 
 from . import free_release
+from .family import NAME as FAMILY
 from .free_release import FREE, RANK, LeftOut
 from .models import Continuation, GroupScore, Scorer, Simulation, Variant
 from .services import sync_questions
@@ -123,7 +124,7 @@ def _target(benchmark: Benchmark | None) -> tuple[Simulation | None, str | None]
     if benchmark is None:
         return None, None
     name = benchmark.name
-    if benchmark.family != Benchmark.Family.FREEFORM:
+    if benchmark.family != FAMILY:
         return None, (f"benchmark {name!r} is a {benchmark.get_family_display()} benchmark: "
                       "name a free-form one with --benchmark (or a new name, which is created)")
     simulations = list(Simulation.objects.filter(benchmark=benchmark))
@@ -303,7 +304,7 @@ def _release_simulation(benchmark_name: str, release: free_release.Release,
     runs need, its texts those of the conversations: the simulation's from the explicit
     free telling (else the first variant met), each variant's own where they differ."""
     benchmark, _ = Benchmark.objects.get_or_create(name=benchmark_name, defaults={
-        "family": Benchmark.Family.FREEFORM, "title": "Imported free-form crisis runs",
+        "family": FAMILY, "title": "Imported free-form crisis runs",
         "description": "Runs imported with import_free_runs from the free-form crisis release."})
     keys = sorted({run.path.variant for run in runs} | set(release.variants),
                   key=lambda key: (key[0] != FREE, key[2], not key[1]))
@@ -380,7 +381,7 @@ def _model(name: str) -> LLMModel:
 def _condition(temperature: float) -> Condition:
     condition, _ = Condition.objects.get_or_create(name=condition_name(temperature), defaults=dict(
         label=f"Temperature {temperature:.1f}", kind=Condition.Kind.TEMPERATURE,
-        family=Benchmark.Family.FREEFORM, temperature=temperature, position=30 + round(temperature * 5),
+        family=FAMILY, temperature=temperature, position=30 + round(temperature * 5),
         description="Samples the model at this temperature (generate mode)."))
     return condition
 

@@ -14,12 +14,14 @@ from django.db import models
 
 from benchmarks_app.models import Benchmark, Condition, Question
 
+from .family import NAME as FAMILY
+
 TEXT_FIELDS = ("background", "role", "answer_format", "move1_incident")
 
 
 class Simulation(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="simulations",
-                                  limit_choices_to={"family": Benchmark.Family.FREEFORM})
+                                  limit_choices_to={"family": FAMILY})
     key = models.SlugField(max_length=64)
     title = models.CharField(max_length=200)
     background = models.TextField(help_text="The scenario, with placeholders such as {PLAYER} that each variant fills.")

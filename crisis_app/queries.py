@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from benchmarks_app.models import Benchmark
 from runs_app.models import LLMModel, Response, Run
 
+from .family import NAME as FAMILY
 from .models import Continuation, GroupScore, Scorer
 from .sections import SectionSpec
 
@@ -79,7 +80,7 @@ def _temperature(temperature) -> float:
 
 
 def freeform_benchmarks() -> list[str]:
-    return list(Benchmark.objects.filter(family=Benchmark.Family.FREEFORM).order_by("name")
+    return list(Benchmark.objects.filter(family=FAMILY).order_by("name")
                 .values_list("name", flat=True))
 
 
@@ -116,7 +117,7 @@ def unknown_names(filters: CrisisFilter) -> dict[str, str]:
     that do not exist (a view answers 400, a command a CommandError naming them)."""
     problems = {}
     if filters.benchmark and not Benchmark.objects.filter(name=filters.benchmark,
-                                                          family=Benchmark.Family.FREEFORM).exists():
+                                                          family=FAMILY).exists():
         known = ", ".join(freeform_benchmarks()) or "none; load one with python manage.py load_crisis_sample"
         problems["benchmark"] = f"is no free-form benchmark: {filters.benchmark!r} (free-form benchmarks: {known})"
     missing = sorted(set(filters.runs) - set(Run.objects.filter(pk__in=filters.runs).values_list("pk", flat=True)))
@@ -184,7 +185,7 @@ def group(score_id: int) -> Group | None:
 
 def default_benchmark() -> str | None:
     """The free-form benchmark scored last, else the first one by name, else None."""
-    newest = (GroupScore.objects.filter(run__benchmark__family=Benchmark.Family.FREEFORM).order_by("-created_at", "-pk")
+    newest = (GroupScore.objects.filter(run__benchmark__family=FAMILY).order_by("-created_at", "-pk")
               .values_list("run__benchmark__name", flat=True).first())
     if newest:
         return newest

@@ -7,9 +7,10 @@ import logging
 from django.db import transaction
 from django.dispatch import receiver
 
-from benchmarks_app.models import Benchmark
 from runs_app.models import Run
 from runs_app.signals import responses_imported, run_finished
+
+from .family import NAME as FAMILY
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +20,7 @@ def queue_scoring(run_id: int):
     worker sees the finished run). Never raises: the unit that finished the run was
     already paid for; a run left unscored is scored by `score_inconsistency`."""
     try:
-        if not Run.objects.filter(pk=run_id, benchmark__family=Benchmark.Family.FREEFORM).exists():
+        if not Run.objects.filter(pk=run_id, benchmark__family=FAMILY).exists():
             return
         from .tasks import score_run
 

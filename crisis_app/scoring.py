@@ -29,6 +29,7 @@ from benchmarks_app.models import Benchmark
 from runs_app.models import Response, Run
 
 from . import authoring, scorers
+from .family import NAME as FAMILY
 from .group_scoring import score_ranking_group, score_text_groups
 from .models import GroupScore, Simulation, Variant
 from .scorers import LoadedScorer
@@ -80,12 +81,12 @@ def freeform_runs(run_ids: Iterable[int] | None = None, benchmark_name: str | No
         benchmark = Benchmark.objects.filter(name=benchmark_name).first()
         if benchmark is None:
             raise ScoringError(f"no benchmark {benchmark_name}")
-        if benchmark.family != Benchmark.Family.FREEFORM:
+        if benchmark.family != FAMILY:
             raise ScoringError(f"benchmark {benchmark_name} is a {benchmark.get_family_display()} benchmark, "
                                "not a free-form one: only free-form answers are scored for inconsistency")
         runs = runs.filter(benchmark=benchmark)
     else:
-        runs = runs.filter(benchmark__family=Benchmark.Family.FREEFORM)
+        runs = runs.filter(benchmark__family=FAMILY)
     if run_ids:
         from runs_app.services import unknown_runs_and_models
 
@@ -236,7 +237,7 @@ def score_runs(runs: list[Run], scorer: LoadedScorer,
 def score_run(run_id: int) -> ScoringSummary:
     """What a finished run's task does: score it with the automatic scorer
     (`scorers.automatic`, settings.CFPD_INCONSISTENCY_SCORER) and kendall for ranked variants."""
-    runs = list(Run.objects.filter(pk=run_id, benchmark__family=Benchmark.Family.FREEFORM))
+    runs = list(Run.objects.filter(pk=run_id, benchmark__family=FAMILY))
     if not runs:
         return ScoringSummary()
     free_answers = Response.objects.filter(run_id=run_id, status=Response.Status.DONE,

@@ -10,6 +10,7 @@ from django.db import transaction
 from benchmarks_app.models import Benchmark, Question
 
 from . import authoring
+from .family import NAME as FAMILY
 from .models import Continuation, CrisisQuestion, Simulation, Variant
 from .sample_simulation import SAMPLE_SIMULATION
 
@@ -89,9 +90,9 @@ def load_sample(benchmark_name: str = "crisis-sample") -> Simulation:
     variant. Loading it again changes nothing."""
     sample = SAMPLE_SIMULATION
     benchmark, _ = Benchmark.objects.get_or_create(
-        name=benchmark_name, defaults={"family": Benchmark.Family.FREEFORM,
+        name=benchmark_name, defaults={"family": FAMILY,
                                        "title": "Free-form crisis simulation (sample)"})
-    if benchmark.family != Benchmark.Family.FREEFORM:
+    if benchmark.family != FAMILY:
         raise ValueError(f"benchmark {benchmark_name} is a {benchmark.get_family_display()} benchmark")
     texts = sample["texts"]
     simulation, _ = Simulation.objects.update_or_create(

@@ -17,9 +17,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from benchmarks_app import families
 from cfpd_site import params
 from runs_app.models import LLMModel, Run
-from scenarios_app.models import Domain
 
 from . import audits, judges, reports, services
 from .highlighting import highlight
@@ -43,8 +43,9 @@ def _int(value, field="id"):
 
 
 def filters_from(request) -> services.Filters:
+    chosen = ((f.name, _text(request.GET, f.name)) for f in families.coding_filters())
     return services.Filters(run=_int(request.GET.get("run"), "run"), model=_int(request.GET.get("model"), "model"),
-                            domain=_text(request.GET, "domain") or None)
+                            family=tuple((name, value) for name, value in chosen if value))
 
 
 def _text(query, field):
@@ -64,10 +65,12 @@ def filter_choices(request):
     return {
         "runs": Run.objects.order_by("-pk").values_list("pk", "benchmark__name")[:200],
         "models": LLMModel.objects.order_by("name").values_list("pk", "name"),
-        "domains": Domain.objects.order_by("position").values_list("slug", "name"),
+        # The families' own filters (CFPD: domain), each with its choices and the value chosen.
+        "family_filters": [{"name": f.name, "label": f.label, "choices": f.choices(),
+                            "selected": request.GET.get(f.name, "")} for f in families.coding_filters()],
         "reviewers": get_user_model().objects.filter(groups__name="reviewers").order_by("username")
         .values_list("pk", "username"),
-        "selected": {key: request.GET.get(key, "") for key in ("run", "model", "domain", "reviewer")},
+        "selected": {key: request.GET.get(key, "") for key in ("run", "model", "reviewer")},
         "query": _without_page(request.GET),
     }
 

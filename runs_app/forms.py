@@ -1,12 +1,13 @@
-"""The launch form: which benchmark, which models, which questions, how often."""
+"""The launch form: which benchmark, which models, which questions, how often. The fields
+of the families' own selection keys (CFPD's domains and qualified actors) come from the
+families' registrations (`families.launch_fields`)."""
 
 from django import forms
 from django.conf import settings
 from django.db.models import Count, Q
 
+from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition
-from scenarios_app.models import Domain
-from scenarios_app.prompting import SYSTEM_PROMPT
 
 from . import launch_plan, services
 from .models import LLMModel
@@ -57,16 +58,9 @@ class LaunchForm(forms.Form):
         queryset=Condition.objects.none(), to_field_name="name", required=False, widget=forms.CheckboxSelectMultiple,
         help_text="How each question is asked (prompt strategies, temperatures): every unit once per condition "
                   "ticked. None ticked: as the benchmark's family writes it.")
-    domains = forms.ModelMultipleChoiceField(
-        queryset=Domain.objects.none(), to_field_name="slug", required=False, widget=forms.CheckboxSelectMultiple,
-        label="Domains (CFPD)", help_text="None ticked: every domain.")
     choice_counts = forms.TypedMultipleChoiceField(
         choices=[(n, f"{n} options") for n in range(2, 11)], coerce=int, required=False,
         widget=forms.CheckboxSelectMultiple, label="Choice counts", help_text="None ticked: all.")
-    qualified_actors = forms.CharField(
-        required=False, label="Qualified actors (CFPD)",
-        widget=forms.TextInput(attrs={"placeholder": "US,CN", "autocomplete": "off"}),
-        help_text="Comma-separated actor codes; empty: every actor.")
     sample = forms.CharField(
         required=False, label="Sample size", widget=_number(min=1),
         help_text="Ask a seeded random sample of this many questions; empty: all that match.")
@@ -77,7 +71,7 @@ class LaunchForm(forms.Form):
         help_text="Shuffle the order of the options per unit (the order asked is stored with each response).")
     system_prompt = forms.CharField(
         required=False, label="System prompt override", strip=False,
-        widget=forms.Textarea(attrs={"rows": 3, "placeholder": SYSTEM_PROMPT}),
+        widget=forms.Textarea(attrs={"rows": 3}),
         help_text=f"Empty: the paper's system prompt (appendix A.4), shown greyed out in the box. At most "
                   f"{settings.CFPD_MAX_PROMPT_CHARS:,} characters.")
     cache = forms.ChoiceField(choices=CACHE_CHOICES, initial="auto", label="Answer cache", widget=forms.RadioSelect)
@@ -97,9 +91,17 @@ class LaunchForm(forms.Form):
             question_count=Count("questions", filter=Q(questions__is_current=True), distinct=True)
         ).order_by("name")
         self.fields["models"].queryset = LLMModel.objects.filter(is_external=False)
-        self.fields["domains"].queryset = Domain.objects.all()
         self.fields["conditions"].queryset = Condition.objects.all()
+        if families.default_system_prompt():
+            self.fields["system_prompt"].widget.attrs["placeholder"] = families.default_system_prompt()
+        family_fields = families.launch_fields()
+        self.family_keys = list(family_fields)
+        self.fields.update(family_fields)
         self.launch_request = None
+
+    def family_fields(self):
+        """The families' own selection fields, bound, in the families' order."""
+        return [self[key] for key in self.family_keys]
 
     def clean(self):
         data = super().clean()
@@ -108,9 +110,8 @@ class LaunchForm(forms.Form):
         try:
             self.launch_request = services.read_launch({
                 "benchmark": data["benchmark"], "models": list(data["models"]), "repeats": data["repeats"],
-                "sample": data["sample"], "seed": data["seed"], "domains": [d.slug for d in data["domains"]],
-                "conditions": list(data["conditions"]),
-                "choice_counts": data["choice_counts"], "qualified_actors": data["qualified_actors"],
+                "sample": data["sample"], "seed": data["seed"], **{key: data[key] for key in self.family_keys},
+                "conditions": list(data["conditions"]), "choice_counts": data["choice_counts"],
                 "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
                 "budget_units": data["budget_units"], "note": data["note"]})

@@ -22,6 +22,7 @@ from . import batching, launch_plan, llm, queueing, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
+from .selection import Selection, read_family_keys
 from .signals import responses_imported, run_finished
 
 
@@ -31,22 +32,6 @@ class RunError(ValueError):
 
 class LaunchInvalid(launch_plan.LaunchInvalid, RunError):
     """Launch input that cannot be used; `errors` maps each field to its messages."""
-
-
-@dataclass
-class Selection:
-    """Which questions of a benchmark a run asks. Choice counts, sample and seed are the
-    engine's; domains and qualified actors are read by the CFPD family's filter."""
-
-    domains: list[str] = field(default_factory=list)  # domain slugs
-    choice_counts: list[int] = field(default_factory=list)
-    qualified_actors: list[str] = field(default_factory=list)  # actor codes
-    sample: int | None = None
-    seed: int = 0
-
-    def as_dict(self):
-        return {"domains": self.domains, "choice_counts": self.choice_counts,
-                "qualified_actors": self.qualified_actors, "sample": self.sample, "seed": self.seed}
 
 
 def select_questions(benchmark: Benchmark, selection: Selection) -> list[int]:
@@ -132,7 +117,7 @@ def read_launch(data: dict) -> LaunchRequest:
     """The one reading of a launch, for the form, the API and `run_benchmark` alike.
 
     `data` holds benchmark (a Benchmark or its name), models (LLMModel objects or names),
-    repeats, sample, seed, domains (slugs), choice_counts, qualified_actors (codes),
+    repeats, sample, seed, choice_counts, the benchmark's family's own keys (CFPD: domains, qualified_actors),
     conditions (Condition objects or names; none means the default), system_prompt, permute_options, use_cache, budget_usd, budget_units and note, as the
     caller had them (strings, numbers). Every problem is reported at once in
     LaunchInvalid.errors, keyed by field, with the limits of settings (CFPD_MAX_*)."""
@@ -167,17 +152,7 @@ def read_launch(data: dict) -> LaunchRequest:
             f"{', '.join(external)} only hold imported answers and cannot be called")
     if not wanted:
         errors["models"] = ["choose at least one model"]
-    domains = [str(d) for d in _names(data.get("domains"))]
-    actors = list(dict.fromkeys(str(a).upper() for a in _names(data.get("qualified_actors"))))
-    if domains or actors:
-        # Domains and qualified actors are CFPD's keys: checked by the benchmark's family,
-        # or by CFPD's when the benchmark is not known, so every problem is named at once.
-        try:
-            family = families.family(benchmark.family if benchmark is not None else "cfpd")
-        except families.UnknownFamily as exc:
-            errors["benchmark"] = [str(exc)]
-        else:
-            errors.update(family.check_selection(Selection(domains=domains, qualified_actors=actors)))
+    family_keys = read_family_keys(benchmark, data, errors)  # read and checked by the benchmark's family
     conditions = _conditions(_names(data.get("conditions")), errors)
     note = data.get("note") or ""
     if not isinstance(note, str) or len(note) > 200:
@@ -187,8 +162,8 @@ def read_launch(data: dict) -> LaunchRequest:
         errors["use_cache"] = ["must be true, false or null (auto)"]
     if errors:
         raise LaunchInvalid(errors)
-    selection = Selection(domains=domains, choice_counts=checked.choice_counts, qualified_actors=actors,
-                          sample=checked.sample, seed=checked.seed)
+    selection = Selection(choice_counts=checked.choice_counts, sample=checked.sample, seed=checked.seed,
+                          family_keys=family_keys)
     return LaunchRequest(benchmark=benchmark, models=models, selection=selection, conditions=conditions,
                          repeats=checked.repeats,
                          system_prompt=checked.system_prompt, permute_options=checked.permute_options,
@@ -350,8 +325,8 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
     selection = selection or Selection()
     request = read_launch({
         "benchmark": benchmark, "models": list(models), "repeats": repeats, "sample": selection.sample,
-        "seed": selection.seed, "domains": selection.domains, "choice_counts": selection.choice_counts,
-        "qualified_actors": selection.qualified_actors, "conditions": list(conditions or []),
+        "seed": selection.seed, **selection.family_keys, "choice_counts": selection.choice_counts,
+        "conditions": list(conditions or []),
         "system_prompt": system_prompt,
         "permute_options": permute_options, "use_cache": use_cache, "note": note,
         "budget_usd": budget_usd, "budget_units": budget_units})

@@ -21,7 +21,7 @@ from django.utils.text import Truncator
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from scenarios_app.models import Domain
+from benchmarks_app import families
 
 from . import services
 from .forms import LaunchForm
@@ -241,17 +241,13 @@ def _selection_summary(run):
     selection = run.selection or {}
     if selection.get("imported"):
         return [("Questions", "answers imported from a file")]
-    names = dict(Domain.objects.filter(slug__in=selection.get("domains") or []).values_list("slug", "name"))
-    domains = [names.get(slug, slug) for slug in selection.get("domains") or []]
     counts = selection.get("choice_counts") or []
-    actors = selection.get("qualified_actors") or []
     sample = selection.get("sample")
     conditions = list(run.conditions.values_list("name", flat=True))
     return [
         ("Conditions", ", ".join(conditions) or "default"),
-        ("Domains", ", ".join(domains) or "all"),
+        *families.describe_selection(run.benchmark.family, selection),  # the family's own keys (CFPD: domains)
         ("Choice counts", ", ".join(str(c) for c in counts) or "all"),
-        ("Qualified actors", ", ".join(actors) or "all"),
         ("Sample", f"{sample} questions, seed {selection.get('seed', 0)}" if sample else "all matching questions"),
     ]
 

@@ -1,10 +1,11 @@
 """CFPD as a benchmark family: how the engine asks its questions (appendix A.4's prompt,
-a condition's or a run's system prompt instead of A.4's when given) and how a run's
-selection narrows them (domains, qualified actors). Registered in ScenariosAppConfig.ready()."""
+a condition's or a run's system prompt instead of A.4's when given), how a run's
+selection narrows them (domains, qualified actors: the launch form's fields and the run
+page's rows), and the reviewers' filter by domain. Registered in ScenariosAppConfig.ready()."""
 
 from __future__ import annotations
 
-from benchmarks_app.families import Family, plain_messages
+from benchmarks_app.families import CodingFilter, Family, plain_messages
 
 from .prompting import SYSTEM_PROMPT, chat_messages
 
@@ -18,11 +19,21 @@ def render(question, order, condition, system_prompt: str = "") -> list[dict[str
     return chat_messages(question.text, options, order, chosen)
 
 
+NAME = "cfpd"
+SELECTION_KEYS = ("domains", "qualified_actors")  # domain slugs, actor codes
+
+
+def read_selection(values: dict[str, list]) -> dict[str, list[str]]:
+    """Domain slugs as given; actor codes upper-cased, once each."""
+    return {"domains": [str(d) for d in values.get("domains") or []],
+            "qualified_actors": list(dict.fromkeys(str(a).upper() for a in values.get("qualified_actors") or []))}
+
+
 def filter_questions(queryset, selection):
-    if selection.domains:
-        queryset = queryset.filter(cfpd__domain__slug__in=selection.domains)
-    if selection.qualified_actors:
-        queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.qualified_actors)
+    if selection.values("domains"):
+        queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
+    if selection.values("qualified_actors"):
+        queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.values("qualified_actors"))
     return queryset
 
 
@@ -30,14 +41,50 @@ def check_selection(selection) -> dict[str, list[str]]:
     from .models import Actor, Domain
 
     errors = {}
-    known = set(Domain.objects.filter(slug__in=selection.domains).values_list("slug", flat=True))
-    if set(selection.domains) - known:
-        errors["domains"] = [f"unknown domain(s): {', '.join(sorted(set(selection.domains) - known))}"]
-    known = set(Actor.objects.filter(code__in=selection.qualified_actors).values_list("code", flat=True))
-    unknown = [a for a in selection.qualified_actors if a not in known]
+    domains, actors = selection.values("domains"), selection.values("qualified_actors")
+    known = set(Domain.objects.filter(slug__in=domains).values_list("slug", flat=True))
+    if set(domains) - known:
+        errors["domains"] = [f"unknown domain(s): {', '.join(sorted(set(domains) - known))}"]
+    known = set(Actor.objects.filter(code__in=actors).values_list("code", flat=True))
+    unknown = [a for a in actors if a not in known]
     if unknown:
         errors["qualified_actors"] = [f"unknown actor code(s): {', '.join(a[:20] for a in unknown[:20])}"]
     return errors
+
+
+def _domain_choices() -> list[tuple[str, str]]:
+    from .models import Domain
+
+    return list(Domain.objects.order_by("position", "name").values_list("slug", "name"))
+
+
+def selection_fields() -> dict:
+    """The launch form's fields for CFPD's keys: domains ticked, qualified actors typed."""
+    from django import forms
+
+    return {
+        "domains": forms.MultipleChoiceField(
+            choices=_domain_choices, required=False, widget=forms.CheckboxSelectMultiple,
+            label="Domains (CFPD)", help_text="None ticked: every domain."),
+        "qualified_actors": forms.CharField(
+            required=False, label="Qualified actors (CFPD)",
+            widget=forms.TextInput(attrs={"placeholder": "US,CN", "autocomplete": "off"}),
+            help_text="Comma-separated actor codes; empty: every actor."),
+    }
+
+
+def describe_selection(stored: dict) -> list[tuple[str, str]]:
+    """The run page's rows: domains by name, qualified actors by code, "all" for none."""
+    from .models import Domain
+
+    slugs = stored.get("domains") or []
+    names = dict(Domain.objects.filter(slug__in=slugs).values_list("slug", "name"))
+    return [("Domains", ", ".join(names.get(slug, slug) for slug in slugs) or "all"),
+            ("Qualified actors", ", ".join(stored.get("qualified_actors") or []) or "all")]
+
+
+def questions_in_domain(queryset, slug: str):
+    return queryset.filter(cfpd__domain__slug=slug)
 
 
 def mark_asked(question_ids) -> None:
@@ -56,5 +103,9 @@ def summary(benchmark) -> str:
     return render_to_string("scenarios_app/benchmark_summary.html", {"table": services.stats_table(benchmark)})
 
 
-CFPD = Family(name="cfpd", render=render, filter_questions=filter_questions, check_selection=check_selection,
+CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
+              selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
+              check_selection=check_selection, selection_fields=selection_fields,
+              describe_selection=describe_selection,
+              coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
               mark_asked=mark_asked, summary=summary)

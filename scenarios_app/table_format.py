@@ -8,13 +8,14 @@ Qualified Actor (`A` or `B`).
 
 from __future__ import annotations
 
-import codecs
-import csv
 import hashlib
 import io
 import re
 from dataclasses import dataclass, field
 
+# The file-level reading every importer shares lives in benchmarks_app; table_format's
+# callers keep importing TableError, decode_text and read_records from here.
+from benchmarks_app.text_files import Record, TableError, decode_text, read_records  # noqa: F401
 from cfpd_site.csv_safety import SafeDictWriter, restore
 
 from .naming import actor_slots
@@ -40,90 +41,6 @@ class TableRow:
     actor_set: ActorSetText
     inferences: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-
-
-class TableError(ValueError):
-    """The file as a whole cannot be read (not text, not CSV, wrong columns). The message
-    starts `file:` or `line N:` so that every importer reports it the same way."""
-
-
-def decode_text(data: bytes) -> str:
-    """The text of a file to import, or TableError saying what the file is instead.
-
-    UTF-8 only (a leading byte-order mark is dropped): a file with NUL bytes is binary
-    (a spreadsheet, an archive), UTF-16 is what Excel's "Unicode text" writes, and any
-    other byte that is not UTF-8 is named with its line.
-    """
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise TableError("file: is UTF-16 text; save it as UTF-8 (Excel: CSV UTF-8)")
-    if b"\x00" in data:
-        raise TableError("file: contains NUL bytes, so it is a binary file (a spreadsheet or an archive?), "
-                         "not text; export it as CSV (UTF-8) or JSON")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise TableError(f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8 "
-                         "(Excel: CSV UTF-8)") from None
-    if not text.strip():
-        raise TableError("file: is empty; export the table as CSV (UTF-8) or the scenarios as JSON")
-    return text
-
-
-@dataclass
-class Record:
-    """One CSV row: its first line, its cells by column ("" where the row is short), its width."""
-
-    line: int
-    cells: dict[str, str]
-    width: int
-    extra: list[str] = field(default_factory=list)  # cells beyond the header's columns
-
-    def shape_problem(self, columns: list[str], required: list[str]) -> str | None:
-        """Why the row does not fit the header, or None: it stops before a required
-        column, or it has non-empty cells after the last column."""
-        cut = [c for c in columns[self.width:] if c in required]
-        if cut:
-            return (f"the row has {self.width} of the header's {len(columns)} cells and stops before "
-                    f"{', '.join(cut)}; is a comma missing, or a quote left open on an earlier line?")
-        if any(cell.strip() for cell in self.extra):
-            return (f"the row has {self.width} cells but the header has {len(columns)} columns; "
-                    "put cells that contain a comma in double quotes")
-        return None
-
-
-def _csv_problem(exc: csv.Error) -> str:
-    message = str(exc)
-    if "field larger than field limit" in message:
-        return (f"a cell is longer than {csv.field_size_limit():,} characters; is a double quote left open "
-                "(every quoted cell needs its closing quote)?")
-    return f"not readable as CSV ({message})"
-
-
-def read_records(text: str) -> tuple[list[str], list[Record]]:
-    """The header (stripped) and every non-blank row of a CSV text; TableError names the
-    line where the CSV itself is broken."""
-    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
-    try:
-        header = next(reader, [])
-    except csv.Error as exc:
-        raise TableError(f"line 1: {_csv_problem(exc)}") from None
-    columns = [c.strip() for c in header]
-    records = []
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise TableError(f"line {start}: {_csv_problem(exc)}") from None
-        if not any(cell.strip() for cell in row):
-            continue
-        cells = {column: "" for column in columns}
-        cells.update(zip(columns, row))
-        records.append(Record(start, cells, len(row), row[len(columns):]))
-    return columns, records
 
 
 _CLOSING_SENTENCE = re.compile(r"[^.?!]*\?\s*$")

@@ -4,8 +4,9 @@ and the importer. Each problem names the field and says how to fix it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from benchmarks_app.text_files import slug_problem
 
 from .naming import actor_slots, malformed_slots
 from .taxonomy import Taxonomy
@@ -40,25 +41,10 @@ class Problem:
         return f"{self.field}: {self.message}"
 
 
-# Benchmark names and scenario keys are slugs: they appear in URLs
-# (`/benchmarks/<slug:name>/`) and in question keys (`bench/key.v1.CN-RU.full`).
-# The character set is Django's validate_slug; the lengths are the model fields'.
-SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+# Benchmark names and scenario keys are slugs (benchmarks_app.text_files: the rule every
+# importer shares); the lengths are the model fields'.
 BENCHMARK_NAME_MAX = 64  # Benchmark.name
 SCENARIO_KEY_MAX = 100  # Scenario.key
-
-
-def slug_problem(value: str, max_length: int) -> str | None:
-    """Why `value` is not a slug of at most `max_length` characters, or None."""
-    if not value:
-        return "is empty; use letters, digits, - and _"
-    if len(value) > max_length:
-        return f"is {len(value)} characters long; use at most {max_length}"
-    if not SLUG.fullmatch(value):
-        suggestion = re.sub(r"[^-a-zA-Z0-9_]+", "-", value).strip("-")[:max_length]
-        return (f"{value!r} may use only letters, digits, - and _"
-                + (f"; for example {suggestion!r}" if suggestion else ""))
-    return None
 
 
 def check_benchmark_name(name: str) -> list[Problem]:

@@ -14,6 +14,7 @@ from benchmarks_app.models import Benchmark
 from cfpd_site.api_schema import errors, query
 
 from . import dashboard_params
+from .family import NAME as FAMILY
 from .report import build
 
 
@@ -47,7 +48,7 @@ class TerritoriesView(APIView):
             filters, options = dashboard_params.parse(request.query_params)
         except dashboard_params.BadParameter as error:
             raise ValidationError({error.field: [str(error)]}) from None
-        if not Benchmark.objects.filter(name=filters.benchmark, family=Benchmark.Family.BORDERLINES).exists():
+        if not Benchmark.objects.filter(name=filters.benchmark, family=FAMILY).exists():
             raise ValidationError({"benchmark": [
                 f"no BorderLines benchmark named {filters.benchmark!r}; import one with "
                 "python manage.py import_borderlines DIR"]})

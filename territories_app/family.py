@@ -87,5 +87,7 @@ def summary(benchmark) -> str:
         "stats": services.stats(benchmark), "table": table, "gaps": gaps})
 
 
-BORDERLINES = Family(name="borderlines", render=render, filter_questions=filter_questions, applies=applies,
+NAME = "borderlines"
+
+BORDERLINES = Family(name=NAME, label="Territorial disputes (BorderLines)", render=render, filter_questions=filter_questions, applies=applies,
                      permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary)

@@ -12,6 +12,7 @@ from benchmarks_app.models import Benchmark
 from runs_app.models import Response, Run
 
 from . import concurrence
+from .family import NAME as FAMILY
 from .report_frames import BorderlinesFilter, answer_frame, territory_frame
 
 # The report's columns, in the order `borderlines_report` writes them.
@@ -66,7 +67,7 @@ def report_benchmark(name: str | None, runs=(), models=()) -> str:
     """The BorderLines benchmark a report is of: `name` when given; else the one the runs
     (or else the models' runs) were of; else the only one there is. Runs of a benchmark of
     another family are refused; several candidates are listed, to pick with --benchmark."""
-    family = Benchmark.Family.BORDERLINES
+    family = FAMILY
     every = set(Benchmark.objects.filter(family=family).values_list("name", flat=True))
     if name:
         if name not in every:

@@ -14,6 +14,7 @@ from benchmarks_app.models import Benchmark, Question
 from scenarios_app.models import Actor
 
 from . import country_names, queries, release as rel
+from .family import NAME as FAMILY
 from .models import (
     BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
 )
@@ -105,7 +106,7 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
     report = ImportReport(benchmark=benchmark_name, flaws=[str(f) for f in release.flaws],
                           misspelt_keys=dict(release.misspelt_keys))
     existing = Benchmark.objects.filter(name=benchmark_name).first()
-    if existing is not None and existing.family != Benchmark.Family.BORDERLINES:
+    if existing is not None and existing.family != FAMILY:
         raise BorderlinesError(f"benchmark {benchmark_name!r} is a {existing.get_family_display()} benchmark; "
                                "name another with --benchmark")
     if release.flaws:
@@ -120,7 +121,7 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
         return report
     with transaction.atomic():
         benchmark = existing or Benchmark.objects.create(
-            name=benchmark_name, title="Territorial disputes", family=Benchmark.Family.BORDERLINES)
+            name=benchmark_name, title="Territorial disputes", family=FAMILY)
         BorderlinesTable.objects.update_or_create(benchmark=benchmark, defaults={
             "snapshot": snapshot, "source": str(path)[:300]})
         _store(benchmark, release, report)

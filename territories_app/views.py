@@ -13,6 +13,7 @@ from benchmarks_app.models import Benchmark, Condition
 from runs_app.models import LLMModel, Response
 
 from . import dashboard, dashboard_params
+from .family import NAME as FAMILY
 from .models import Claimant, Territory
 
 VIEW = "analysis_app.view_dashboard"
@@ -23,7 +24,7 @@ def _choices(filters):
     territories = Territory.objects.filter(benchmark__name=filters.benchmark, is_current=True)
     asked = Response.objects.filter(question__benchmark__name=filters.benchmark)
     return {
-        "benchmarks": Benchmark.objects.filter(family=Benchmark.Family.BORDERLINES).values_list("name", flat=True),
+        "benchmarks": Benchmark.objects.filter(family=FAMILY).values_list("name", flat=True),
         "models": LLMModel.objects.filter(Exists(asked.filter(model=OuterRef("pk")))).order_by("name")
         .values_list("name", flat=True),
         "strategies": Condition.objects.filter(Exists(asked.filter(condition=OuterRef("pk")))).values_list(
@@ -57,7 +58,7 @@ def territories_page(request):
                "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
                "open": key in ("scores", "cases"), "table_only": key in ("scores", "cases"), "map": key == "map"}
               for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
-    known = Benchmark.objects.filter(name=filters.benchmark, family=Benchmark.Family.BORDERLINES).exists()
+    known = Benchmark.objects.filter(name=filters.benchmark, family=FAMILY).exists()
     return render(request, "territories_app/dashboard.html", {
         "board": board, "panels": panels, "filters": filters, "options": options, "query": query,
         "selected": _selected(request), "known": known, **_choices(filters)})

@@ -467,7 +467,7 @@ def test_an_ambiguous_benchmark_lists_the_candidates(everyday, tmp_path):
 
 
 def test_a_run_of_another_family_is_refused_by_name(everyday, tmp_path):
-    demo = Benchmark.objects.create(name="demo-x", family=Benchmark.Family.CFPD)
+    demo = Benchmark.objects.create(name="demo-x", family="cfpd")
     run = Run.objects.create(benchmark=demo, status="done")
     with pytest.raises(CommandError, match=rf"run {run.pk} is of the CFPD scenarios benchmark 'demo-x'"):
         call_command("borderlines_report", "--run", str(run.pk), "--out", str(tmp_path / "x.csv"))

@@ -21,7 +21,7 @@ MAP = {"{PLAYER}": "Finland", "{ADVERSARY}": "Russia"}
 
 @pytest.fixture
 def benchmark():
-    return Benchmark.objects.create(name="crisis-authoring", family=Benchmark.Family.FREEFORM, title="Crisis")
+    return Benchmark.objects.create(name="crisis-authoring", family="freeform", title="Crisis")
 
 
 def login(client, user):

@@ -57,7 +57,8 @@ def test_move_two_follows_each_move_one_answer_under_faults_and_a_killed_worker(
     fake.configure(fault_rate=0.2, fault_kinds=["429", "500", "timeout", "malformed"], timeout_sleep=3,
                    retry_after=0.2, latency=0.2)
     model = generate_model(fake)
-    run = services.launch_run(sample.benchmark, [model], services.Selection(domains=["explicit", "anonymised"]),
+    variants = services.Selection(family_keys={"domains": ["explicit", "anonymised"]})  # the family's key
+    run = services.launch_run(sample.benchmark, [model], variants,
                               repeats=6, conditions=["t0-2", "t1-0"])
     assert run.responses.count() == 2 * 2 * 6  # move 1 only, at launch: 2 variants x 2 temperatures x 6 samples
     first = workers.start()
@@ -76,8 +77,8 @@ def test_move_two_follows_each_move_one_answer_under_faults_and_a_killed_worker(
 def test_cancel_then_resume_asks_the_missing_moves_once(sample, fake, workers):
     fake.configure(latency=0.3)
     model = generate_model(fake, max_concurrency=2)
-    run = services.launch_run(sample.benchmark, [model], services.Selection(domains=["explicit"]), repeats=8,
-                              conditions=["t0-2"])
+    run = services.launch_run(sample.benchmark, [model], services.Selection(family_keys={"domains": ["explicit"]}),
+                              repeats=8, conditions=["t0-2"])
     workers.start(concurrency=2)
     wait_for(lambda: run.responses.filter(status="done").count() >= 4, 60, "some answers")
     services.cancel_run(run)

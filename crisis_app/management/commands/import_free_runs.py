@@ -35,7 +35,7 @@ class Command(BaseCommand):
         parser.add_argument("--strict", action="store_true", help="Refuse the whole tree on any flaw.")
 
     def handle(self, *args, directory, chats, benchmark, dry_run, strict, **options):
-        from scenarios_app.validation import slug_problem
+        from benchmarks_app.text_files import slug_problem
 
         problem = slug_problem(benchmark, 64)
         if problem:

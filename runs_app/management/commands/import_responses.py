@@ -4,11 +4,9 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmarks_app.text_files import TableError, read_records, read_text, slug_problem
 from runs_app.models import LLMModel
 from runs_app.services import IMPORT_COLUMNS, import_responses
-from scenarios_app.table_format import TableError, read_records
-from scenarios_app.transfer import ImportFileError, read_text
-from scenarios_app.validation import slug_problem
 
 # A repeat is the index of one of a run's repeated askings; no run repeats a question
 # a thousand times, and a larger number is a shifted column or a typo.
@@ -75,7 +73,7 @@ class Command(BaseCommand):
             text = read_text(path)
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
-        except ImportFileError as exc:
+        except TableError as exc:
             raise CommandError(f"{path}: {exc}") from None
         problems = check_answer_file(text)
         result = None

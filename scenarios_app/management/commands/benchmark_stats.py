@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from scenarios_app import services
 from scenarios_app.counts import format_counts
+from scenarios_app.family import NAME as CFPD
 from scenarios_app.models import Benchmark
 
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
                 raise CommandError(f"no benchmark named {benchmark!r}")
         total = 0
         for found in benchmarks:
-            if found.family == Benchmark.Family.BORDERLINES:
+            if found.family == "borderlines":
                 from territories_app.services import stats
 
                 counts = stats(found)
@@ -34,10 +35,10 @@ class Command(BaseCommand):
                 self.stdout.write("")
                 total += counts["questions"]
                 continue
-            if found.family == Benchmark.Family.FREEFORM:
+            if found.family == "freeform":
                 total += self._crisis(found)
                 continue
-            if found.family != Benchmark.Family.CFPD:  # a family installed later: its questions, counted
+            if found.family != CFPD:  # a family installed later: its questions, counted
                 questions = found.questions.filter(is_current=True).count()
                 self.stdout.write(f"benchmark {found.name}: {found.get_family_display()}, {questions} questions\n")
                 total += questions

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks_app.models import Benchmark
 from territories_app import services
+from territories_app.family import NAME as FAMILY
 
 
 class Command(BaseCommand):
@@ -14,7 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("new")
 
     def handle(self, *args, old, new, **options):
-        found = {name: Benchmark.objects.filter(name=name, family=Benchmark.Family.BORDERLINES).first()
+        found = {name: Benchmark.objects.filter(name=name, family=FAMILY).first()
                  for name in (old, new)}
         missing = [name for name, benchmark in found.items() if benchmark is None]
         if missing:

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks_app.models import Benchmark
 from territories_app import services
+from territories_app.family import NAME as FAMILY
 
 
 class Command(BaseCommand):
@@ -16,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--benchmark", default="borderlines")
 
     def handle(self, *args, directory, benchmark, **options):
-        found = Benchmark.objects.filter(name=benchmark, family=Benchmark.Family.BORDERLINES).first()
+        found = Benchmark.objects.filter(name=benchmark, family=FAMILY).first()
         if found is None:
             raise CommandError(f"no BorderLines benchmark named {benchmark!r}")
         target = Path(directory)

@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--snapshot", type=_date, help="The date the table describes (YYYY-MM-DD).")
 
     def handle(self, *args, directory, benchmark, accept_flaws, dry_run, snapshot, **options):
-        from scenarios_app.validation import slug_problem
+        from benchmarks_app.text_files import slug_problem
 
         problem = slug_problem(benchmark, 64)
         if problem:

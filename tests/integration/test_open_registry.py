@@ -1,0 +1,220 @@
+"""The family registry is open: a fourth family, registered here by a test and installed
+nowhere else, is launched through the ordinary services and the launch page, shown on the
+run page, the benchmark pages and the reviewers' filters, with no edit to benchmarks_app,
+runs_app or encoding_app. Also: the core names no family (its imports and lookups), and
+CFPD's own selection and coding filter still reach the pages through its registration."""
+
+import ast
+from pathlib import Path
+
+import pytest
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.urls import reverse
+
+from accounts.services import create_user_with_role
+from benchmarks_app import families
+from benchmarks_app.models import Benchmark, Condition, Question
+from benchmarks_app.services import default_condition, render_messages
+from encoding_app.filters import Filters
+from runs_app import services
+from runs_app.models import LLMModel, Response, Run
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ["benchmarks_app", "runs_app", "encoding_app"]
+FAMILY_APPS = ("scenarios_app", "territories_app", "crisis_app")
+LEVELS = [("easy", "Easy"), ("hard", "Hard")]
+
+
+# --- the fourth family: riddles, each question keyed riddles/<level>-<n> -------------------
+
+def render(question, order, condition, system_prompt=""):
+    options = question.option_texts()
+    lines = [f"RIDDLE: {question.text}"] + [f"{'ABCDEFGHIJ'[i]}. {options[k]}" for i, k in enumerate(order or [])]
+    return [{"role": "system", "content": system_prompt or "Answer the riddle."},
+            {"role": "user", "content": "\n".join(lines)}]
+
+
+def of_levels(queryset, levels):
+    wanted = Q()
+    for level in levels:
+        wanted |= Q(key__startswith=f"riddles/{level}-")
+    return queryset.filter(wanted)
+
+
+def filter_questions(queryset, selection):
+    return of_levels(queryset, selection.values("levels")) if selection.values("levels") else queryset
+
+
+def check_selection(selection):
+    unknown = [level for level in selection.values("levels") if level not in dict(LEVELS)]
+    return {"levels": [f"no riddle level {', '.join(unknown)}"]} if unknown else {}
+
+
+def selection_fields():
+    return {"levels": forms.MultipleChoiceField(choices=LEVELS, required=False, widget=forms.CheckboxSelectMultiple,
+                                                label="Levels (riddles)", help_text="None ticked: every level.")}
+
+
+def describe_selection(stored):
+    return [("Levels", ", ".join(dict(LEVELS).get(level, level) for level in stored.get("levels") or []) or "all")]
+
+
+RIDDLES = families.Family(
+    name="riddles", label="Riddles (a test family)", render=render, selection_keys=("levels",),
+    read_selection=lambda values: {"levels": [str(v).lower() for v in values.get("levels") or []]},
+    filter_questions=filter_questions, check_selection=check_selection, selection_fields=selection_fields,
+    describe_selection=describe_selection,
+    coding_filters=(families.CodingFilter("level", "Riddle level", lambda: LEVELS,
+                                          lambda questions, level: of_levels(questions, [level])),))
+
+
+@pytest.fixture
+def riddles(db):
+    families.register(RIDDLES)
+    benchmark = Benchmark.objects.create(name="riddles", title="Riddles", family="riddles")
+    for level, n in [("easy", 1), ("easy", 2), ("hard", 1)]:
+        Question.objects.create(benchmark=benchmark, key=f"riddles/{level}-{n}", text=f"What walks ({level} {n})?",
+                                options=[{"text": "A man"}, {"text": "A cat"}], option_order=[0, 1], choice_count=2)
+    yield benchmark
+    families.unregister("riddles")
+
+
+@pytest.fixture
+def model(db):
+    return LLMModel.objects.get(name="local-smollm2")
+
+
+@pytest.fixture
+def operator(db):
+    return create_user_with_role("olga", PASSWORD, role="operators")[0]
+
+
+def signed_in(client, user):
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+# --- the fourth family through the ordinary services and pages -----------------------------
+
+def test_a_fourth_family_is_launched_through_the_services_with_its_own_selection_and_prompt(riddles, model):
+    run = services.launch_run(riddles, [model], services.Selection(family_keys={"levels": ["easy"]}))
+    assert run.selection == {"levels": ["easy"], "choice_counts": [], "sample": None, "seed": 0}
+    asked = sorted(run.responses.values_list("question__key", flat=True))
+    assert asked == ["riddles/easy-1", "riddles/easy-2"]  # its own filter: the hard riddle is left out
+    question = Question.objects.get(key="riddles/easy-1")
+    messages = render_messages(question, [0, 1], default_condition())
+    assert messages[1]["content"] == "RIDDLE: What walks (easy 1)?\nA. A man\nB. A cat"
+
+
+def test_a_fourth_familys_unknown_selection_value_is_named_by_the_family(riddles, model):
+    with pytest.raises(services.LaunchInvalid) as raised:
+        services.read_launch({"benchmark": riddles, "models": [model], "levels": "easy, MEDIUM"})
+    assert raised.value.errors == {"levels": ["no riddle level medium"]}
+
+
+def test_the_launch_page_offers_the_fourth_familys_field_and_launches_its_run(client, operator, riddles, model):
+    client = signed_in(client, operator)
+    page = client.get(reverse("run-launch")).content.decode()
+    assert "Levels (riddles)" in page and 'name="levels" value="hard"' in page
+    assert "Domains (CFPD)" in page  # CFPD's fields stay, from its own registration
+    data = {"benchmark": riddles.pk, "models": [model.pk], "repeats": "1", "levels": ["hard"], "sample": "",
+            "seed": "0", "system_prompt": "", "cache": "auto", "note": "", "qualified_actors": ""}
+    response = client.post(reverse("run-launch"), data)
+    run = Run.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("run-detail", args=[run.pk])
+    assert run.selection["levels"] == ["hard"] and run.responses.count() == 1
+    detail = client.get(response["Location"]).content.decode()
+    assert "<dt>Levels</dt><dd>Hard</dd>" in detail
+    assert "<dt>Domains</dt>" not in detail  # CFPD's rows belong to CFPD's runs
+
+
+def test_the_launch_page_names_the_fourth_familys_bad_value_on_its_field(client, operator, riddles, model):
+    data = {"benchmark": riddles.pk, "models": [model.pk], "repeats": "1", "levels": ["medium"], "sample": "",
+            "seed": "0", "system_prompt": "", "cache": "auto", "note": ""}
+    page = signed_in(client, operator).post(reverse("run-launch"), data).content.decode()
+    assert "Select a valid choice. medium is not one of the available choices." in page  # the family's field
+    assert Run.objects.count() == 0
+
+
+def test_the_benchmark_pages_name_the_family_by_its_registered_label(client, analyst, riddles):
+    client = signed_in(client, analyst)
+    assert "Riddles (a test family)" in client.get(reverse("benchmark-list")).content.decode()
+    assert "Riddles (a test family)" in client.get(reverse("benchmark-detail", args=["riddles"])).content.decode()
+    assert riddles.get_family_display() == "Riddles (a test family)"
+
+
+def test_the_reviewers_filters_offer_and_apply_the_fourth_familys_filter(client, reviewer, riddles, model):
+    run = services.launch_run(riddles, [model])
+    easy = Filters(family=(("level", "easy"),)).apply(Response.objects.filter(run=run), to_response="")
+    assert sorted(easy.values_list("question__key", flat=True)) == ["riddles/easy-1", "riddles/easy-2"]
+    page = signed_in(client, reviewer).get(reverse("encoding-overview"), {"level": "hard"}).content.decode()
+    assert 'Riddle level <select name="level">' in page and '<option value="hard" selected>Hard</option>' in page
+
+
+def test_a_family_must_be_installed_where_benchmarks_and_conditions_are_edited(riddles):
+    Benchmark(name="more-riddles", family="riddles").full_clean()
+    with pytest.raises(ValidationError) as raised:
+        Benchmark(name="ghosts", family="ghosts").full_clean()
+    assert "no benchmark family 'ghosts' is installed" in str(raised.value.message_dict["family"])
+    Condition(name="any-family", label="Any").full_clean(exclude=["kind"])  # empty: any family
+    with pytest.raises(ValidationError):
+        Condition(name="ghostly", label="Ghostly", family="ghosts").full_clean(exclude=["kind"])
+
+
+def test_a_benchmark_named_without_a_family_is_of_the_default_family(db):
+    assert Benchmark.objects.create(name="plain").family == families.default_name() == "cfpd"
+
+
+# --- the core names no family --------------------------------------------------------------
+
+def test_the_core_apps_import_no_family_app_and_look_up_no_family_table():
+    found = []
+    for app in CORE:
+        for path in (ROOT / app).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            source = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(FAMILY_APPS):
+                    found.append(f"{path.relative_to(ROOT)}: imports {node.module}")
+                if isinstance(node, ast.Import):
+                    found += [f"{path.relative_to(ROOT)}: imports {a.name}" for a in node.names
+                              if a.name.startswith(FAMILY_APPS)]
+            found += [f"{path.relative_to(ROOT)}: names {word}" for word in ("__cfpd__", "__borderlines__",
+                                                                          "__crisis__") if word in source]
+    assert found == []
+
+
+# --- CFPD's own keys still reach the pages, now through its registration -------------------
+
+def test_cfpd_domains_and_actors_are_the_run_pages_rows(client, analyst, model):
+    from scenarios_app.services import save_spec
+    from tests.factories import escalation_spec
+
+    benchmark = Benchmark.objects.create(name="t")
+    save_spec(benchmark, escalation_spec())  # (CN,RU) and (US,MX), escalation
+    run = services.launch_run(benchmark, [model], services.Selection(
+        family_keys={"domains": ["escalation"], "qualified_actors": ["us"]}))
+    assert run.selection == {"domains": ["escalation"], "qualified_actors": ["US"], "choice_counts": [],
+                             "sample": None, "seed": 0}  # the stored shape of CFPD runs, as before
+    detail = signed_in(client, analyst).get(reverse("run-detail", args=[run.pk])).content.decode()
+    assert "<dt>Domains</dt><dd>Escalation</dd>" in detail and "<dt>Qualified actors</dt><dd>US</dd>" in detail
+
+
+def test_the_cfpd_domain_filter_narrows_the_reviewers_responses(client, reviewer, model):
+    from scenarios_app.services import save_spec
+    from tests.factories import escalation_spec
+
+    benchmark = Benchmark.objects.create(name="t")
+    save_spec(benchmark, escalation_spec())
+    run = services.launch_run(benchmark, [model])
+    responses = Response.objects.filter(run=run)
+    assert Filters(family=(("domain", "escalation"),)).apply(responses, to_response="").count() == 2
+    assert Filters(family=(("domain", "alliance"),)).apply(responses, to_response="").count() == 0
+    page = signed_in(client, reviewer).get(reverse("encoding-overview"), {"domain": "escalation"}).content.decode()
+    assert 'Domain <select name="domain">' in page and '<option value="escalation" selected>' in page
