@@ -52,7 +52,8 @@ def register(family: str, publish, *, label: str = "", link=None, version=None, 
 
 
 def publishers() -> list[Publisher]:
-    return [_PUBLISHERS[name] for name in sorted(_PUBLISHERS)]
+    """In the order the apps registered them (INSTALLED_APPS: CFPD first)."""
+    return list(_PUBLISHERS.values())
 
 
 def publisher(family: str) -> Publisher | None:

@@ -86,4 +86,7 @@ def comparison_chart(models: list[str], rows) -> dict | None:
     unit = pairs[0][0].unit
     layout = _layout(f"Difference from {models[0]} with its 95% interval (right of the line: {models[0]} higher)",
                      len(labels), unit, shapes=[zero], scattermode="group")
+    layout["xaxis"]["title"] = {"text": f"difference ({UNIT_TITLES.get(unit, '')}, {models[0]} − the other)"}
+    if unit == "share":
+        layout["xaxis"]["tickformat"] = "+.0%"
     return {"data": traces, "layout": layout}
