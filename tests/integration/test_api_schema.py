@@ -40,7 +40,8 @@ def api_schema(db, token):
         # These name runs, models and benchmarks that must exist: which names do is data,
         # not schema, so a well-formed but unknown name is a 400 that names it.
         "operations": [{"include-name": ["GET /api/analysis/", "GET /api/analysis/crisis/",
-                                         "GET /api/analysis/territories/", "POST /api/runs/"],
+                                         "GET /api/analysis/territories/", "POST /api/runs/",
+                                         "GET /api/profiles/compare/", "GET /api/profiles/{name}/"],
                         "checks": {"positive_data_acceptance": {"expected-statuses": [
                             "2xx", "400", "401", "403", "404", "409"]}}}]})
     # The WSGI app closes the database connection after each request, and with it the
