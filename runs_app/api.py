@@ -10,6 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response as APIResponse
 
+from benchmarks_app import families
 from cfpd_site import params
 from cfpd_site.api_schema import errors
 
@@ -149,9 +150,7 @@ class LaunchSerializer(serializers.Serializer):
     conditions = serializers.ListField(child=serializers.CharField(), required=False, default=list,
                                        help_text="Condition names (prompt strategies, temperatures); empty: the "
                                                  "default condition.")
-    domains = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     choice_counts = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
-    qualified_actors = serializers.ListField(child=serializers.CharField(), required=False, default=list)
     sample = serializers.IntegerField(required=False, allow_null=True, default=None)
     seed = serializers.IntegerField(default=0, help_text="0 to 2147483647.")
     permute_options = serializers.BooleanField(default=False)
@@ -165,6 +164,18 @@ class LaunchSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="")
     dry_run = serializers.BooleanField(default=False, help_text="Return the plan (units, tokens, cost, time) "
                                                                 "and write nothing.")
+
+    def get_fields(self):
+        """The engine's fields, with every installed family's own selection keys (CFPD:
+        domains, qualified_actors) as lists of names after `conditions`."""
+        fields, keyed = super().get_fields(), {}
+        for name, field in fields.items():
+            keyed[name] = field
+            if name == "conditions":
+                for key in families.selection_keys():
+                    keyed.setdefault(key, serializers.ListField(child=serializers.CharField(), required=False,
+                                                                default=list))
+        return keyed
 
     def validate(self, attrs):
         try:

@@ -141,6 +141,17 @@ def test_the_launch_page_names_the_fourth_familys_bad_value_on_its_field(client,
     assert Run.objects.count() == 0
 
 
+def test_the_api_launches_the_fourth_family_with_its_own_key(client, operator, riddles, model):
+    client = signed_in(client, operator)
+    response = client.post(reverse("api-run-list"), {"benchmark": "riddles", "models": [model.name], "levels": ["Hard"]},
+                           content_type="application/json")
+    assert response.status_code == 201, response.content
+    assert Run.objects.get(pk=response.json()["id"]).selection["levels"] == ["hard"]  # read by the family
+    response = client.post(reverse("api-run-list"), {"benchmark": "riddles", "models": [model.name],
+                                                     "levels": ["medium"]}, content_type="application/json")
+    assert response.status_code == 400 and response.json() == {"levels": ["no riddle level medium"]}
+
+
 def test_the_benchmark_pages_name_the_family_by_its_registered_label(client, analyst, riddles):
     client = signed_in(client, analyst)
     assert "Riddles (a test family)" in client.get(reverse("benchmark-list")).content.decode()
