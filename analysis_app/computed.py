@@ -3,13 +3,15 @@
 that fills in (the page polls `status`) while the worker computes it (`compute`, run by
 `analysis_app.tasks.compute_figure`).
 
-A kind names the function that computes it, `module:function` taking the row's params
-(plain JSON values) and returning plain JSON values."""
+A kind names the function that computes it, taking the row's params (plain JSON values)
+and returning plain JSON values. Each family registers its kinds from its AppConfig.ready()
+(`register`); this module knows none of them."""
 
 from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -17,17 +19,31 @@ from django.utils import timezone
 
 from .models import ComputedFigure
 
-KINDS = {
-    # One BERTScore preset's validation: loads its encoder (seconds, GBs of memory).
-    "crisis-validation": "crisis_app.validation_report:validate_named_preset",
-    # The CFPD dashboard's board for one filter and data version (seconds of counting and bootstrap).
-    "cfpd-dashboard": "analysis_app.board_figure:compute_board",
+# kind -> the function, or its "module:function" path imported on first use (a kind may
+# need heavy libraries that no other process should load at start-up). The families add
+# theirs from their AppConfig.ready() (`register`).
+KINDS: dict[str, Callable | str] = {
     # Every family's headline figures of every model (analysis_app.headlines): a bootstrap per family.
     "model-headlines": "analysis_app.headlines:compute_headlines",
 }
 # A row still pending or running this long after it was asked for is asked for again: its
 # worker stopped, or no worker was running when it was asked for.
 STALE_AFTER = timedelta(minutes=10)
+
+
+def register(kind: str, function: Callable | str) -> None:
+    """Make `kind` computable by `function` (a callable, or "module:function" imported on use)."""
+    if KINDS.get(kind, function) != function:
+        raise ValueError(f"computed figure kind {kind} is registered already")
+    KINDS[kind] = function
+
+
+def _function(kind: str) -> Callable:
+    target = KINDS[kind]
+    if isinstance(target, str):
+        module, name = target.split(":")
+        target = getattr(importlib.import_module(module), name)
+    return target
 
 
 def request(key: str, kind: str, params: dict, *, retry_after: timedelta | None = None) -> ComputedFigure:
@@ -76,8 +92,7 @@ def compute(figure_id: int) -> bool:
     row = ComputedFigure.objects.get(pk=figure_id)
     started = time.perf_counter()
     try:
-        module, name = KINDS[row.kind].split(":")
-        result = getattr(importlib.import_module(module), name)(**row.params)
+        result = _function(row.kind)(**row.params)
     except Exception as exc:  # recorded on the row and shown on the page, never a silent blank
         ComputedFigure.objects.filter(pk=figure_id).update(
             status=ComputedFigure.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],

@@ -2,10 +2,7 @@ from django.urls import path
 
 from . import views
 
+# Under /analysis/, beside the families' pages (cfpd_site/urls.py).
 urlpatterns = [
-    path("", views.dashboard_page, name="analysis-dashboard"),
-    path("answers.csv", views.answers_csv, name="analysis-answers-csv"),
-    path("answers.parquet", views.answers_parquet, name="analysis-answers-parquet"),
     path("figures/status.json", views.figures_status, name="analysis-figures-status"),
-    path("<slug:key>.csv", views.panel_csv, name="analysis-panel-csv"),
 ]

@@ -31,9 +31,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis_app.metrics.bootstrap import bootstrap_ci, scenario_bootstrap  # noqa: E402
-from analysis_app.metrics.report import preference_table  # noqa: E402
-from analysis_app.metrics.tidy import COLUMNS, WEIGHT  # noqa: E402
+from analysis_app.metrics.bootstrap import bootstrap_ci  # noqa: E402
+from scenarios_app.analysis.metrics.bootstrap import scenario_bootstrap  # noqa: E402
+from scenarios_app.analysis.metrics.report import preference_table  # noqa: E402
+from scenarios_app.analysis.metrics.tidy import COLUMNS, WEIGHT  # noqa: E402
 
 FORMS = [  # (domain, choice_count, categories)
     ("Escalation", 2, ["No use of force", "Use of force"]),

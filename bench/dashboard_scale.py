@@ -15,7 +15,7 @@ autovacuum would after a load), then reports:
     read (`_grouped`: the tallies, or the GROUP BYs over the answers), the rest of
     tidy_counts (pandas), the metrics, the whole `dashboard.build`, and the view's
     remainder (filter choices, template render). Measured twice: counts read from the
-    tallies (analysis_app/tally.py, as the app does on PostgreSQL) and counted from the
+    tallies (scenarios_app/analysis/tally.py, as the app does on PostgreSQL) and counted from the
     answers (tallies off, as before them), side by side, with the panel tables of both
     builds checked equal;
 (b) `metrics.scenario_bootstrap`, 2,000 iterations, on the real per-scenario table;
@@ -140,7 +140,7 @@ class Split:
 
 
 def install_split(split):
-    from analysis_app import dashboard, metrics, tidy_query, views
+    from scenarios_app.analysis import dashboard, metrics, tidy_query, views
 
     split.wrap(tidy_query, "_grouped", "db aggregation (_grouped: GROUP BY + fetch)")
     split.wrap(tidy_query, "_add_outcomes", "tidy pandas: _add_outcomes")
@@ -197,7 +197,7 @@ def dashboard_cases():
 def measure_requests(client, rounds, source="tally"):
     """Each view cold (fresh=1) and cached; `source` "answers" turns the tallies off, so
     the build counts the answers with GROUP BYs as before the tallies."""
-    from analysis_app import tally
+    from scenarios_app.analysis import tally
 
     original = tally.available
     if source == "answers":
@@ -240,8 +240,8 @@ def print_requests(results, rounds, source="tally"):
 
 
 def measure_bootstrap(rounds):
-    from analysis_app import metrics
-    from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+    from scenarios_app.analysis import metrics
+    from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 
     per_scenario = metrics.scenario_rates(tidy_counts(AnalysisFilter()))
     groups = per_scenario.groupby(["model", "domain", "choice_count"]).ngroups
@@ -251,8 +251,8 @@ def measure_bootstrap(rounds):
 
 
 def measure_memory():
-    from analysis_app import dashboard
-    from analysis_app.tidy_query import AnalysisFilter
+    from scenarios_app.analysis import dashboard
+    from scenarios_app.analysis.tidy_query import AnalysisFilter
 
     tracemalloc.start()
     started = time.perf_counter()
@@ -282,8 +282,8 @@ def captured_sql():
 def aggregations_of_build():
     """The GROUP BY statements over the answers (or their tallies) that one dashboard.build(all answers) runs,
     captured as the app sends them (so this bench follows the app's query shapes)."""
-    from analysis_app import dashboard
-    from analysis_app.tidy_query import AnalysisFilter
+    from scenarios_app.analysis import dashboard
+    from scenarios_app.analysis.tidy_query import AnalysisFilter
 
     with captured_sql() as statements:
         dashboard.build(AnalysisFilter())
@@ -301,7 +301,7 @@ def group_keys(sql):
 
 
 def measure_counts(aggregations):
-    from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+    from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
     from runs_app.models import Response
 
     counts = {"answers (responses)": Response.objects.filter(run__benchmark__name=BENCHMARK).count()}
@@ -378,7 +378,7 @@ def vectorised_add_outcomes(out, frame, look):
     import numpy as np
     import pandas as pd
 
-    from analysis_app.tidy_query import LETTERS
+    from scenarios_app.analysis.tidy_query import LETTERS
 
     letter_category = look["letter_category"]
     table = pd.DataFrame(list(letter_category), columns=["scenario", "variant", "code"])
@@ -463,7 +463,7 @@ def changes(letters):
     """The app with the proposed changes named by `letters` swapped in."""
     from contextlib import ExitStack
 
-    from analysis_app import dashboard, tidy_query, views
+    from scenarios_app.analysis import dashboard, tidy_query, views
 
     with ExitStack() as stack:
         if "A" in letters:
@@ -504,8 +504,8 @@ def panels_equal(first, second):
 def prototypes(client, rounds):
     """GET /analysis/ with each proposed change alone and together, each checked to give
     the same panel tables (and model choices) as the app today."""
-    from analysis_app import dashboard, views
-    from analysis_app.tidy_query import AnalysisFilter
+    from scenarios_app.analysis import dashboard, views
+    from scenarios_app.analysis.tidy_query import AnalysisFilter
 
     reference = dashboard.build(AnalysisFilter())
     reference_models = list(views._choices(None, AnalysisFilter())["models"])
@@ -533,8 +533,8 @@ def prototypes(client, rounds):
 
 
 def traced_build_peak(letters=""):
-    from analysis_app import dashboard
-    from analysis_app.tidy_query import AnalysisFilter
+    from scenarios_app.analysis import dashboard
+    from scenarios_app.analysis.tidy_query import AnalysisFilter
 
     with changes(letters):
         tracemalloc.start()
@@ -706,8 +706,8 @@ def emit(args, **record):
 
 def same_panels_both_ways():
     """Panel tables of builds from the tallies and from the answers, compared."""
-    from analysis_app import dashboard, tally
-    from analysis_app.tidy_query import AnalysisFilter
+    from scenarios_app.analysis import dashboard, tally
+    from scenarios_app.analysis.tidy_query import AnalysisFilter
 
     problems = []
     for filters in (AnalysisFilter(), AnalysisFilter(domains=("escalation",))):

@@ -246,7 +246,7 @@ CFPD_MAX_PROMPT_CHARS = envint("CFPD_MAX_PROMPT_CHARS", 20_000)  # a system prom
 # group means within 2e-4, its scores stored under its own name. Checked at start-up
 # (crisis_app.checks).
 CFPD_INCONSISTENCY_SCORER = envstr("CFPD_INCONSISTENCY_SCORER", "bertscore-minilm")
-# The CFPD dashboard's board is built by the worker, never in the request (analysis_app.board_figure);
+# The CFPD dashboard's board is built by the worker, never in the request (scenarios_app.analysis.board_figure);
 # off, the request builds it itself through the same row (a one-process setup, tests of the figures).
 CFPD_DASHBOARD_IN_WORKER = envbool("CFPD_DASHBOARD_IN_WORKER", True)
 
@@ -262,8 +262,8 @@ TIME_ZONE = envstr("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
-# The dashboard keeps built figures here (analysis_app.dashboard.build_cached): shared by
-# every process through Redis when there is one, per process otherwise.
+# The dashboards keep built figures here (scenarios_app.analysis.dashboard.build_cached,
+# analysis_app.panels.cached): shared by every process through Redis when there is one, per process otherwise.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
                       "KEY_PREFIX": "cfpd"}} if REDIS_URL else {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cfpd"}}

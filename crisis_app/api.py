@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis_app.api import CanReadDashboards
+from analysis_app.permissions import CanReadDashboards
 from cfpd_site.api_schema import errors, query
 
 from . import dashboard, dashboard_params, queries

@@ -7,11 +7,14 @@ class CrisisAppConfig(AppConfig):
     verbose_name = "Free-form crisis simulations"
 
     def ready(self):
+        from analysis_app import computed
         from benchmarks_app import families
 
         from .family import FREEFORM
 
         families.register(FREEFORM)
+        # One BERTScore preset's validation: loads its encoder (seconds, GBs of memory), on first use only.
+        computed.register("crisis-validation", "crisis_app.validation_report:validate_named_preset")
         from .headline import register_headline  # its figures on the models' profiles
         register_headline()
         from . import checks, receivers  # noqa: F401

@@ -24,7 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from django.utils import timezone
 
-from analysis_app.dashboard import PALETTE, Panel
+from analysis_app.panels import PALETTE, Panel
 
 from . import queries
 from . import report as reports

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import permission_required
 from django.shortcuts import render
 
 from analysis_app import computed
-from analysis_app.dashboard import PALETTE, _chart, _layout
+from analysis_app.panels import PALETTE, chart, layout
 from analysis_app.models import ComputedFigure
 
 from . import validation_report
@@ -39,7 +39,7 @@ def _figure(report):
     trace = {"type": "bar", "x": [CLASS_LABELS[name] for name in EXPECTED_ORDER], "y": means,
              "marker": {"color": PALETTE[:len(EXPECTED_ORDER)]}, "text": [f"{m:.3f}" for m in means],
              "textposition": "outside", "cliponaxis": False}
-    return _chart([trace], _layout(f"{report['preset']}: mean inconsistency against the reference",
+    return chart([trace], layout(f"{report['preset']}: mean inconsistency against the reference",
                                    yaxis={"title": {"text": "mean inconsistency (1 − rescaled F1)"},
                                           "range": [0, max(1.0, max(means) * 1.15)]},
                                    height=360, margin={"t": 50, "b": 60}, showlegend=False))

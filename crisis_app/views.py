@@ -5,8 +5,8 @@ from django.http import Http404, HttpResponse
 from django.db.models import Count, Max
 from django.shortcuts import render
 
-from analysis_app.dashboard import cached
-from analysis_app.views import _csv_response, _display_rows
+from analysis_app.panels import cached
+from analysis_app.tables import csv_response, display_rows
 from cfpd_site.params import flag
 from cfpd_site.param_errors import bad_parameter
 
@@ -55,7 +55,7 @@ def crisis_page(request):
     query = request.GET.urlencode()
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
-               "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
+               "rows": display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
                "open": key in TABLE_ONLY, "table_only": key in TABLE_ONLY}
               for key in dashboard.PANEL_ORDER if (panel := board.panels.get(key)) is not None]
     top_groups = ([] if board.per_run is None else
@@ -82,4 +82,4 @@ def panel_csv(request, key):
     table = {"summary": board.summary.reindex(columns=SUMMARY_COLUMNS) if key == "summary" else None,
              "groups": board.per_run.reindex(columns=["group", *PER_RUN_COLUMNS]) if key == "groups" else None}
     chosen = table.get(key) if table.get(key) is not None else panel.table
-    return _csv_response(for_csv(chosen), f"crisis-{key}")
+    return csv_response(for_csv(chosen), f"crisis-{key}")

@@ -7,10 +7,13 @@ class ScenariosAppConfig(AppConfig):
     verbose_name = "Authoring"
 
     def ready(self):
+        from analysis_app import computed
         from benchmarks_app import families
 
         from .family import CFPD
 
         families.register(CFPD)
+        # The CFPD dashboard's board for one filter and data version (seconds of counting and bootstrap).
+        computed.register("cfpd-dashboard", "scenarios_app.analysis.board_figure:compute_board")
         from .headline import register_headline  # its figures on the models' profiles
         register_headline()

@@ -268,3 +268,7 @@ class ScenarioQuestion(models.Model):
 
     def __str__(self):
         return f"{self.question_id}: {self.scenario} {self.variant}"
+
+
+# CFPD's answer tallies (its dashboard's counts), kept beside its analysis.
+from .analysis.models import PassTally, QuestionTally  # noqa: E402,F401

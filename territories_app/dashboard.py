@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from django.utils import timezone
 
-from analysis_app.dashboard import PALETTE, Panel
+from analysis_app.panels import PALETTE, Panel
 
 from . import report as reports
 from .report_frames import BorderlinesFilter

@@ -5,8 +5,8 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
-from analysis_app.dashboard import cached
-from analysis_app.views import _csv_response, _display_rows
+from analysis_app.panels import cached
+from analysis_app.tables import csv_response, display_rows
 from cfpd_site.params import flag
 from cfpd_site.param_errors import bad_parameter
 from benchmarks_app.models import Benchmark, Condition
@@ -55,7 +55,7 @@ def territories_page(request):
     query = request.GET.urlencode()
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
-               "rows": _display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
+               "rows": display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
                "open": key in ("scores", "cases"), "table_only": key in ("scores", "cases"), "map": key == "map"}
               for key in PANEL_ORDER if (panel := board.panels.get(key)) is not None]
     known = Benchmark.objects.filter(name=filters.benchmark, family=FAMILY).exists()
@@ -77,4 +77,4 @@ def panel_csv(request, key):
     if panel is None:
         return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")
     # The scores as numbers with every interval, sd and n (the page shows them as text).
-    return _csv_response(board.scores if key == "scores" else panel.table, f"territories-{key}")
+    return csv_response(board.scores if key == "scores" else panel.table, f"territories-{key}")

@@ -1,11 +1,9 @@
-"""Bootstrap confidence intervals over scenarios (paper 000, section 4.1).
+"""Percentile bootstrap intervals of a mean (paper 000, section 4.1): rows resampled with
+replacement, the mean recomputed per resample, the 2.5th and 97.5th percentiles of those
+means. A family decides what a row is (CFPD resamples its scenarios).
 
-"Resampling the set of scenarios with replacement and recalculating the mean response
-rate for each bootstrap sample; the 2.5th and 97.5th percentiles of these bootstrap
-distributions provided the 95% confidence intervals."
-
-- The unit resampled is the scenario, with its rate for every category of the group at
-  once, so one resample gives a consistent set of category rates (they still sum to 1).
+- A row may carry several values at once (k columns), so that one resample gives a
+  consistent set of them (a scenario's rate of every category, which still sum to 1).
 - One index matrix `rng.integers(0, n, size=(iterations, n))` is drawn per group and
   the resample means are built with whole-array numpy operations (2,000 iterations
   over 400 scenarios x 3 categories take about 12 ms; bench/bootstrap_speed.py).
@@ -18,12 +16,9 @@ distributions provided the 95% confidence intervals."
 from __future__ import annotations
 
 import zlib
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 
 import numpy as np
-import pandas as pd
-
-from .tidy import empty_frame
 
 CONFIDENCE = 0.95
 
@@ -69,33 +64,6 @@ def percentile_interval(means: np.ndarray, confidence: float = CONFIDENCE) -> tu
 
 def bootstrap_ci(values: np.ndarray, iterations: int = 2000, seed: int | np.random.Generator = 0,
                  confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of the mean of `values` (rows = scenarios) by resampling rows."""
+    """Percentile interval of the mean of `values` (rows = the units resampled) by resampling rows."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     return percentile_interval(resample_means(values, iterations, rng), confidence)
-
-
-def scenario_bootstrap(per_scenario: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                       group: Sequence[str] = ("model", "domain", "choice_count"),
-                       confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """CI of the scenario-normalised rate per (*group, category) from `rates.scenario_rates`.
-
-    Columns: the group keys, category, ci_low, ci_high, iterations.
-    """
-    group = list(group)
-    columns = group + ["category", "ci_low", "ci_high", "iterations"]
-    if per_scenario.empty:
-        return empty_frame(columns)
-    # One row per scenario, one column per category; categories outside a group's set
-    # are NaN and dropped per group (inside the set, rates are zero-filled already).
-    matrix = per_scenario.pivot(index=group + ["scenario"], columns="category", values="rate")
-    parts = []
-    for key, block in matrix.groupby(level=group, sort=True):
-        block = block.dropna(axis=1, how="all")
-        low, high = bootstrap_ci(block.to_numpy(), iterations, group_rng(seed, key), confidence)
-        part = pd.DataFrame({"category": block.columns, "ci_low": low, "ci_high": high})
-        for name, value in zip(group, key if isinstance(key, tuple) else (key,)):
-            part[name] = value
-        parts.append(part)
-    result = pd.concat(parts, ignore_index=True)
-    result["iterations"] = iterations
-    return result[columns]

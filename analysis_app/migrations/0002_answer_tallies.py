@@ -5,16 +5,25 @@ from django.db import migrations, models
 
 
 def install(apps, schema_editor):
-    # The triggers and the backfill (PostgreSQL only; on SQLite the dashboard counts answers directly).
-    from analysis_app import tally
-
-    tally.install()
+    # The triggers and the backfill (PostgreSQL only) were installed here while the tallies
+    # were analysis_app's. They are CFPD's now: scenarios_app's migration 0005, which moved
+    # the models, installs them (and keeps the counts of a database that has them).
+    pass
 
 
 def uninstall(apps, schema_editor):
-    from analysis_app import tally
-
-    tally.uninstall()
+    # The tables go: the triggers that write them go first (what scenarios_app.analysis.tally
+    # installs; statements as they were when the tallies moved).
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for statement in ["DROP TRIGGER IF EXISTS analysis_tally_insert ON runs_app_response",
+                      "DROP TRIGGER IF EXISTS analysis_tally_update ON runs_app_response",
+                      "DROP TRIGGER IF EXISTS analysis_tally_delete ON runs_app_response",
+                      "DROP FUNCTION IF EXISTS analysis_tally_inserted()",
+                      "DROP FUNCTION IF EXISTS analysis_tally_updated()",
+                      "DROP FUNCTION IF EXISTS analysis_tally_deleted()",
+                      "DROP SEQUENCE IF EXISTS analysis_app_tally_change"]:
+        schema_editor.execute(statement)
 
 
 class Migration(migrations.Migration):

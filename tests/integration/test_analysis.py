@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from analysis_app.tidy_query import AnalysisFilter, coverage, tidy_counts
+from scenarios_app.analysis.tidy_query import AnalysisFilter, coverage, tidy_counts
 from encoding_app.models import CodingPolicy
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import response_answered
@@ -201,7 +201,7 @@ def test_the_api_answers_anonymous_callers_itself(client, answered):
 
 
 def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answered):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     filters = AnalysisFilter(runs=(answered.pk,))
     first = dashboard.build_cached(filters, iterations=200)
     again = dashboard.build_cached(filters, iterations=200)
@@ -215,7 +215,7 @@ def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answere
 
 
 def test_repeated_sampling_shows_each_repeat_and_mean_and_sd(answered):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     hawk = LLMModel.objects.get(name="hawk")
     for response in list(answered.responses.filter(model=hawk)):
         again = Response.objects.create(run=answered, question=response.question, model=hawk, repeat=1,
@@ -252,7 +252,7 @@ def _hawk_force(board):
 
 
 def test_by_default_only_the_newest_launch_of_a_selection_counts(launched_twice):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     first, again = launched_twice
     board = dashboard.build(AnalysisFilter(), iterations=200)
     assert _hawk_force(board) == 0.0  # the newer run only: 0 of 5, not (4 + 0) / 10
@@ -262,7 +262,7 @@ def test_by_default_only_the_newest_launch_of_a_selection_counts(launched_twice)
 
 
 def test_picked_runs_are_pooled_with_each_run_a_repeat_of_its_own(launched_twice):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     first, again = launched_twice
     board = dashboard.build(AnalysisFilter(runs=(first.pk, again.pk)), iterations=200)
     assert board.superseded == [] and _hawk_force(board) == pytest.approx(0.4)  # (0.8 + 0.0) / 2 scenarios-pooled
@@ -282,7 +282,7 @@ def test_the_dashboard_names_the_runs_it_leaves_out_and_how_to_include_them(clie
 
 
 def test_every_panel_has_its_chart_and_note_and_every_table_is_folded(client, analyst, answered):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200)
     for key in ("rates", "actions", "countries", "heatmap", "entropy", "refusals", "refusals_by_country",
                 "differences", "robustness"):
@@ -297,13 +297,13 @@ def test_every_panel_has_its_chart_and_note_and_every_table_is_folded(client, an
 
 
 def test_a_caption_is_never_taken_for_a_figure():
-    from analysis_app.dashboard import Panel
+    from analysis_app.panels import Panel
     with pytest.raises(TypeError, match="figure must be a plotly figure"):
         Panel("differences", "Differences", pd.DataFrame(), "Paired sign-flip permutation test")
 
 
 def test_small_refusal_rates_get_an_axis_that_shows_them(answered):
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200, panels=("refusals", "heatmap"))
     # dove refuses 1 of 4 = 25 %, hawk never: the axis runs 0 .. 0.25 * 1.2 = 0.3
     assert board.panels["refusals"].figure["layout"]["yaxis"]["range"] == [0, pytest.approx(0.3)]
@@ -325,7 +325,7 @@ def test_comparisons_without_a_codified_action_are_named_by_the_comparison(analy
         response_answered.send(sender=Response, response_id=response.pk)
     tidy = tidy_counts(AnalysisFilter(runs=(run.pk,)))
     assert set(tidy["action"]) == {"Balance vs Bandwagon"}
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
     board = dashboard.build(AnalysisFilter(runs=(run.pk,)), iterations=200, panels=("actions", "robustness"))
     assert set(board.panels["actions"].table["action"]) == {"Balance vs Bandwagon"}
     # Only US was asked: no scenario for all five focus actors, no chart, and the note says why.
@@ -355,7 +355,7 @@ def test_every_chart_is_plotly_json_that_plotly_validates_unchanged(answered):
 
     import plotly.graph_objects as go
 
-    from analysis_app import dashboard
+    from scenarios_app.analysis import dashboard
 
     board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200)
     charts = {key: panel.figure for key, panel in board.panels.items() if panel.figure is not None}

@@ -1,4 +1,4 @@
-"""The answer tallies (analysis_app/tally.py): kept in step with the answers by every write
+"""The answer tallies (scenarios_app/analysis/tally.py): kept in step with the answers by every write
 path, read by the dashboard with the same results as counting the answers, and moving
 the dashboard's cache key. The triggers are PostgreSQL's: on SQLite the tallies are not
 read, and only the tests that say so run."""
@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from analysis_app import dashboard, tally
-from analysis_app.models import PassTally, QuestionTally
-from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+from scenarios_app.analysis import dashboard, tally
+from scenarios_app.analysis.models import PassTally, QuestionTally
+from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 from encoding_app import services as coding
 from runs_app.models import LLMModel, Response, Run
 from runs_app.services import import_responses

@@ -1,4 +1,4 @@
-"""The CFPD dashboard's board is built by the worker (analysis_app.board_figure): a
+"""The CFPD dashboard's board is built by the worker (scenarios_app.analysis.board_figure): a
 page whose build is not done answers at once, with the newest build of its filter
 labelled with its time, or a placeholder that fills in; it never builds in the request."""
 
@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils.timezone import localtime
 
-from analysis_app import dashboard
+from scenarios_app.analysis import dashboard
 from analysis_app.models import ComputedFigure
 from runs_app.models import LLMModel, Response
 from runs_app.signals import response_answered

@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from analysis_app.metrics.refusals import refusals_by_model
-from analysis_app.tidy_query import AnalysisFilter, tidy_with_categories
+from scenarios_app.analysis.metrics.refusals import refusals_by_model
+from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_with_categories
 from encoding_app import services
 from encoding_app.models import Code, CodingPolicy, ReviewTask
 from runs_app.models import LLMModel, Response, Run

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from analysis_app.tidy_query import AnalysisFilter, latest_launches
+from scenarios_app.analysis.tidy_query import AnalysisFilter, latest_launches
 from encoding_app import audits, judges, reports, services
 from encoding_app.judge_prompt import JUDGE_SYSTEM_PROMPT, judge_messages, read_verdict
 from encoding_app.models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask

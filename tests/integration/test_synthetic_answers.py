@@ -11,8 +11,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.db.models import Count
 
-from analysis_app import synthetic
-from analysis_app.tidy_query import AnalysisFilter, tidy_counts
+from scenarios_app.analysis import synthetic
+from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Benchmark, Question, Scenario
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis_app import dashboard
+from scenarios_app.analysis import dashboard
 from crisis_app import dashboard as crisis
 from crisis_app.report import BAND_COLUMNS, CURVE_COLUMNS
 from territories_app import dashboard as territories

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis_app.metrics.rates import domain_rates
-from analysis_app.metrics.refusals import refusals_by_model
-from analysis_app.metrics.tidy import from_records
+from scenarios_app.analysis.metrics.rates import domain_rates
+from scenarios_app.analysis.metrics.refusals import refusals_by_model
+from scenarios_app.analysis.metrics.tidy import from_records
 from encoding_app.agreement import MIN_ITEMS, kappa_interval, pair_agreement, too_few
 from encoding_app.letters import INVALID, LETTERS, REFUSAL, canonical_code, presented_letter
 

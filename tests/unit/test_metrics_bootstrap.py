@@ -2,9 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis_app.metrics.bootstrap import bootstrap_ci, group_rng, resample_means, scenario_bootstrap
-from analysis_app.metrics.rates import scenario_rates
-from analysis_app.metrics.tidy import empty_table, from_records
+from analysis_app.metrics.bootstrap import bootstrap_ci, group_rng, resample_means
+from scenarios_app.analysis.metrics.bootstrap import scenario_bootstrap
+from scenarios_app.analysis.metrics.rates import scenario_rates
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF = "Use of force", "No use of force"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

@@ -1,7 +1,7 @@
 import pytest
 
-from analysis_app.metrics.countries import country_rates, dyad_rates
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.countries import country_rates, dyad_rates
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF, COOP = "Use of force", "No use of force", "Cooperative"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

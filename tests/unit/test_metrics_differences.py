@@ -3,8 +3,9 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from analysis_app.metrics.differences import model_differences, sign_flip_p_values
-from analysis_app.metrics.tidy import empty_table, from_records
+from analysis_app.metrics.paired import sign_flip_p_values
+from scenarios_app.analysis.metrics.differences import model_differences
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF = "Use of force", "No use of force"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",
@@ -100,7 +101,7 @@ def test_an_empty_table_or_a_single_model_gives_no_rows():
 
 
 def test_holm_gives_what_statsmodels_gives_ties_and_all():
-    from analysis_app.metrics.differences import holm_adjusted
+    from analysis_app.metrics.paired import holm_adjusted
 
     rng = np.random.default_rng(4)
     cases = [rng.random(n) for n in (1, 2, 5, 28)] + [

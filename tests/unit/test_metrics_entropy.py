@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from analysis_app.metrics.entropy import domain_entropy, pass_entropy, scenario_entropy, shannon_entropy
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.entropy import domain_entropy, pass_entropy, scenario_entropy, shannon_entropy
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 A, B, C = "No use of force", "Use of force", "Threat to use of force"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

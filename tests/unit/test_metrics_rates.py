@@ -1,7 +1,7 @@
 import pytest
 
-from analysis_app.metrics.rates import action_rates, domain_rates, scenario_rates
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.rates import action_rates, domain_rates, scenario_rates
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF, THREAT = "Use of force", "No use of force", "Threat to use of force"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

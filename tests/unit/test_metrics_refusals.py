@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from analysis_app.metrics.refusals import refusals_by_actor, refusals_by_domain, refusals_by_model
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.refusals import refusals_by_actor, refusals_by_domain, refusals_by_model
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",
             qualified_actor="US", opposing_actor="CN", repeat=0, outcome="answer", category="Use of force")

@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from analysis_app.metrics.repeats import repeat_rates, repeat_summary
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.repeats import repeat_rates, repeat_summary
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF = "Use of force", "No use of force"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis_app.metrics.report import COLUMNS, preference_table
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.report import COLUMNS, preference_table
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF, COOP, NONCOOP = "Use of force", "No use of force", "Cooperative", "Non-cooperative"
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",

@@ -1,7 +1,7 @@
 import pytest
 
-from analysis_app.metrics.robustness import focus_complete, focus_complete_scenarios, robustness_rates
-from analysis_app.metrics.tidy import empty_table, from_records
+from scenarios_app.analysis.metrics.robustness import focus_complete, focus_complete_scenarios, robustness_rates
+from scenarios_app.analysis.metrics.tidy import empty_table, from_records
 
 UOF, NOF = "Use of force", "No use of force"
 FIVE = ["US", "GB", "CN", "RU", "IN"]

@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis_app.metrics.bootstrap import scenario_bootstrap
-from analysis_app.metrics.countries import country_rates, dyad_rates
-from analysis_app.metrics.differences import model_differences
-from analysis_app.metrics.entropy import domain_entropy, pass_entropy, scenario_entropy
-from analysis_app.metrics.rates import action_rates, domain_rates, scenario_rates
-from analysis_app.metrics.refusals import outcome_summary, refusals_by_actor, refusals_by_domain, refusals_by_model
-from analysis_app.metrics.repeats import repeat_rates, repeat_summary
-from analysis_app.metrics.report import preference_table
-from analysis_app.metrics.robustness import focus_complete_scenarios, robustness_rates
-from analysis_app.metrics.tidy import COLUMNS, category_sets, empty_table, from_records, pooled, validate, weights
+from scenarios_app.analysis.metrics.bootstrap import scenario_bootstrap
+from scenarios_app.analysis.metrics.countries import country_rates, dyad_rates
+from scenarios_app.analysis.metrics.differences import model_differences
+from scenarios_app.analysis.metrics.entropy import domain_entropy, pass_entropy, scenario_entropy
+from scenarios_app.analysis.metrics.rates import action_rates, domain_rates, scenario_rates
+from scenarios_app.analysis.metrics.refusals import outcome_summary, refusals_by_actor, refusals_by_domain, refusals_by_model
+from scenarios_app.analysis.metrics.repeats import repeat_rates, repeat_summary
+from scenarios_app.analysis.metrics.report import preference_table
+from scenarios_app.analysis.metrics.robustness import focus_complete_scenarios, robustness_rates
+from scenarios_app.analysis.metrics.tidy import COLUMNS, category_sets, empty_table, from_records, pooled, validate, weights
 
 BASE = dict(model="m1", run=1, question_key="q", scenario="s1", domain="Escalation", choice_count=2, action="",
             qualified_actor="US", opposing_actor="CN", repeat=0, outcome="answer", category="Use of force")

@@ -22,13 +22,14 @@ import pandas as pd
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Min, OuterRef, Q
 
-from analysis_app import tally
-from analysis_app.metrics.tidy import COLUMNS
+from benchmarks_app.lettering import LETTERS
+from benchmarks_app.models import Condition
 from encoding_app.models import JudgeRequest
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import ActionCategory, Actor, Domain, Scenario, ScenarioQuestion
-from benchmarks_app.lettering import LETTERS
-from benchmarks_app.models import Condition
+
+from . import tally
+from .metrics.tidy import COLUMNS
 
 
 @dataclass(frozen=True)

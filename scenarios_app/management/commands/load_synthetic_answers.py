@@ -9,11 +9,11 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from analysis_app import synthetic
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import LLMModel, Response, Run
 from runs_app.unit_rows import copy_text
 from scenarios_app import services as authoring
+from scenarios_app.analysis import synthetic
 from benchmarks_app.models import DEFAULT_CONDITION_ID
 from scenarios_app.models import ActorSet, Benchmark, Question, Scenario, ScenarioQuestion
 from benchmarks_app.lettering import LETTERS

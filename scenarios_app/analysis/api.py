@@ -1,24 +1,18 @@
-"""The dashboard's figures in the REST API: GET /api/analysis/ with the dashboard's query
+"""The CFPD dashboard's figures in the REST API: GET /api/analysis/ with the dashboard's query
 parameters (run, model, domain, choices, actor, focus, iterations, seed, category,
 heatmap_model, and panel to pick panels)."""
 
 import math
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis_app.permissions import CanReadDashboards
 from cfpd_site.api_schema import errors, query
 
 from . import dashboard, params
-
-
-class CanReadDashboards(permissions.BasePermission):
-    def has_permission(self, request, view):
-        return bool(request.user and request.user.is_authenticated
-                    and request.user.has_perm("analysis_app.view_dashboard"))
 
 
 def _records(table):

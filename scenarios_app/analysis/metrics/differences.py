@@ -7,12 +7,8 @@ choice_count, category), on the scenarios both models answered:
   `diff` is the mean of d_s (so it can differ from the difference of the two domain
   rates when the models answered different scenarios);
 - ci_low, ci_high: percentile bootstrap of mean(d) over scenarios (as `bootstrap.py`);
-- p_value: two-sided paired permutation test by sign flipping: under "no difference"
-  each d_s is as likely to be -d_s. With `iterations` random sign vectors,
-  p = (1 + #{|mean(sign * d)| >= |mean(d)|}) / (iterations + 1), the add-one estimate
-  that is never 0 (Phipson and Smyth 2010); a tolerance of 1e-12 (relative and
-  absolute) keeps exact ties (identical models: d = 0, p = 1) from being lost to
-  rounding;
+- p_value: two-sided paired permutation test by sign flipping (`analysis_app.metrics.paired`:
+  identical models, d = 0, give p = 1);
 - p_adjusted, significant: Holm's correction (as statsmodels' `multipletests`) across all
   model pairs within each (domain, choice_count, category), at `alpha`.
 
@@ -27,53 +23,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_ci, group_rng
+from analysis_app.metrics.bootstrap import bootstrap_ci, group_rng
+from analysis_app.metrics.paired import holm_adjusted, sign_flip_p_values
+
 from .rates import scenario_rates
 from .tidy import CategorySets, empty_frame
 
 COLUMNS = ["domain", "choice_count", "category", "model_a", "model_b", "diff", "ci_low", "ci_high",
            "p_value", "p_adjusted", "significant", "n_scenarios", "iterations"]
-TIE_TOLERANCE = 1e-12
-
-
-def sign_flip_p_values(differences: np.ndarray, iterations: int, rng: np.random.Generator) -> np.ndarray:
-    """Two-sided paired permutation p-value per column of `differences` (rows = scenarios)."""
-    d = np.asarray(differences, dtype=float).reshape(len(differences), -1)
-    n = d.shape[0]
-    signs = rng.integers(0, 2, size=(iterations, n)) * 2.0 - 1.0
-    observed = np.abs(d.sum(axis=0) / n)
-    permuted = np.abs(signs @ d / n)
-    extreme = (permuted >= observed * (1 - TIE_TOLERANCE) - TIE_TOLERANCE).sum(axis=0)
-    return (extreme + 1) / (iterations + 1)
-
-
-def paired_summary(d: np.ndarray, categories, iterations: int, seed: int, key: tuple) -> pd.DataFrame:
-    """Mean paired difference, bootstrap CI and p-value per column of `d` (scenarios x categories)."""
-    low, high = bootstrap_ci(d, iterations, group_rng(seed, ("bootstrap",) + key))
-    return pd.DataFrame({
-        "category": list(categories), "diff": d.mean(axis=0), "ci_low": low, "ci_high": high,
-        "p_value": sign_flip_p_values(d, iterations, group_rng(seed, ("sign-flip",) + key)),
-        "n_scenarios": d.shape[0],
-    })
-
-
-def holm_adjusted(p_values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's step-down correction: (reject, p_adjusted) as statsmodels' `multipletests(...,
-    method="holm")` gives them, step for step (same sort, same products, same maximum),
-    without its gc.collect() on every call (~60 ms each in a large heap)."""
-    p_values = np.asarray(p_values)
-    order = np.argsort(p_values)
-    ordered = np.take(p_values, order)
-    tests = len(ordered)
-    steps = np.arange(tests, 0, -1)
-    not_rejected = ordered > alpha / steps
-    first = np.nonzero(not_rejected)[0]
-    not_rejected[(first.min() if first.size else tests):] = True
-    adjusted = np.maximum.accumulate(ordered * steps)
-    adjusted[adjusted > 1] = 1
-    reject, p_adjusted = np.empty_like(not_rejected), np.empty_like(adjusted)
-    reject[order], p_adjusted[order] = ~not_rejected, adjusted
-    return reject, p_adjusted
 
 
 def holm(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:

@@ -1,10 +1,10 @@
-"""`rebuild_answer_tallies`: count every answer into the dashboard's tallies again
+"""`rebuild_answer_tallies`: count every answer into the CFPD dashboard's tallies again
 (after a restore, or to drop the rows emptied to n = 0). PostgreSQL only; the migration
 that adds the tallies fills them the same way."""
 
 from django.core.management.base import BaseCommand
 
-from analysis_app import tally
+from scenarios_app.analysis import tally
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Answers counted ahead of the dashboard (`PassTally`, `QuestionTally`), on PostgreSQL.
+"""Answers counted ahead of the CFPD dashboard (`PassTally`, `QuestionTally`), on PostgreSQL.
 
 Every write to `runs_app_response` — a worker's status and answer, a code from the
 automatic encoder, a reviewer, an undo, an import, COPY, a cascade when a run is
@@ -25,8 +25,10 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import CharField, Sum, TextField
 
-from analysis_app.models import PassTally, QuestionTally
+from .models import PassTally, QuestionTally
 
+# The tables keep their names from analysis_app (`models.py`); the triggers' functions name them.
+PASS_TABLE, QUESTION_TABLE = PassTally._meta.db_table, QuestionTally._meta.db_table
 SEQUENCE = "analysis_app_tally_change"
 
 RESPONSE_KEYS = 'run_id, model_id, condition_id, question_id, "repeat", code, code_source, status'
@@ -42,12 +44,12 @@ def _upserts(delta: str) -> str:
     return f"""
         WITH delta AS ({delta}),
         by_question AS (
-            INSERT INTO analysis_app_questiontally ({question}, n, changed)
+            INSERT INTO {QUESTION_TABLE} ({question}, n, changed)
             SELECT {question}, SUM(d), nextval('{SEQUENCE}') FROM delta
             GROUP BY {numbers(len(QUESTION_KEYS))} HAVING SUM(d) <> 0 ORDER BY {numbers(len(QUESTION_KEYS))}
             ON CONFLICT ({question}) DO UPDATE
-            SET n = analysis_app_questiontally.n + EXCLUDED.n, changed = EXCLUDED.changed)
-        INSERT INTO analysis_app_passtally ({passes}, n, changed)
+            SET n = {QUESTION_TABLE}.n + EXCLUDED.n, changed = EXCLUDED.changed)
+        INSERT INTO {PASS_TABLE} ({passes}, n, changed)
         SELECT delta.run_id, delta.model_id, delta.condition_id, cfpd.scenario_id, cfpd.domain_id, cfpd.variant,
                question.choice_count, delta."repeat", delta.code, delta.code_source, delta.status, SUM(d),
                nextval('{SEQUENCE}')
@@ -56,7 +58,7 @@ def _upserts(delta: str) -> str:
         WHERE question.choice_count > 0
         GROUP BY {numbers(len(PASS_KEYS))} HAVING SUM(d) <> 0 ORDER BY {numbers(len(PASS_KEYS))}
         ON CONFLICT ({passes}) DO UPDATE
-        SET n = analysis_app_passtally.n + EXCLUDED.n, changed = EXCLUDED.changed;"""
+        SET n = {PASS_TABLE}.n + EXCLUDED.n, changed = EXCLUDED.changed;"""
 
 
 def _trigger_function(name: str, delta: str) -> str:
@@ -97,7 +99,7 @@ UNINSTALL = [
 # Readers scan the pass tally of a run, model or domain; the question tally per model
 # (the heatmap) and by question (the per-country panels join on it).
 INDEXES = [
-    "CREATE INDEX IF NOT EXISTS analysis_questiontally_model ON analysis_app_questiontally (model_id, question_id)",
+    f"CREATE INDEX IF NOT EXISTS analysis_questiontally_model ON {QUESTION_TABLE} (model_id, question_id)",
 ]
 
 
@@ -106,14 +108,20 @@ def available() -> bool:
     return connection.vendor == "postgresql"
 
 
-def install():
+def install(*, keep_counts: bool = False):
     """Triggers first, then the counts, in one transaction: CREATE TRIGGER locks the
-    answers against writes until the counts are in, so none is missed or counted twice."""
+    answers against writes until the counts are in, so none is missed or counted twice.
+    `keep_counts`: tallies that hold counts already (kept by the same triggers, which this
+    replaces) keep them; empty ones are filled."""
     if not available():
         return
     with transaction.atomic(), connection.cursor() as cursor:
         for statement in INSTALL + INDEXES:
             cursor.execute(statement)
+        if keep_counts:
+            cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {QUESTION_TABLE})")
+            if cursor.fetchone()[0]:
+                return
         _fill(cursor)
 
 
@@ -125,8 +133,8 @@ def uninstall():
 
 
 def _fill(cursor):
-    cursor.execute("DELETE FROM analysis_app_questiontally")
-    cursor.execute("DELETE FROM analysis_app_passtally")
+    cursor.execute(f"DELETE FROM {QUESTION_TABLE}")
+    cursor.execute(f"DELETE FROM {PASS_TABLE}")
     cursor.execute(_upserts(f"SELECT {RESPONSE_KEYS}, 1 AS d FROM runs_app_response"))
 
 

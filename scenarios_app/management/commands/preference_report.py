@@ -2,10 +2,10 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis_app.metrics import preference_table
 from cfpd_site.csv_safety import neutralise
-from analysis_app.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories
 from runs_app.services import unknown_runs_and_models
+from scenarios_app.analysis.metrics import preference_table
+from scenarios_app.analysis.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories
 
 
 class Command(BaseCommand):

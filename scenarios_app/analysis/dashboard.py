@@ -1,12 +1,12 @@
-"""The analysts' dashboard: each panel is a table from the pure metrics, a plotly figure
-drawn from that same table, and a CSV of it. Views and the API call `build`; the tables
-come from `tidy_query` (counted in the database) and `metrics` (pandas)."""
+"""The CFPD dashboard: each panel is a table from the pure metrics, a plotly figure drawn
+from that same table, and a CSV of it. Views and the API call `build`; the tables come
+from `tidy_query` (counted in the database) and `metrics` (pandas); the panels and the
+charts' common look are `analysis_app.panels`."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -15,40 +15,21 @@ from datetime import datetime
 
 import pandas as pd
 import plotly.colors
-import plotly.graph_objects as go
-import plotly.io as pio
 from django.core.cache import cache
 from django.db import connection, connections
-from django.db.models import Max
 from django.utils import timezone
 
-from analysis_app import metrics, tally
-from analysis_app.tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
-from encoding_app.models import Code, ReviewTask
-from runs_app.models import Response, Run
+from analysis_app import panels as shared
+from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
+
+from . import metrics, tally
+from .tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
 
 ITERATIONS = 1000
 # The category each domain's per-country and heatmap views show first (the paper's
 # figures 6-11 plot these): the most escalatory or most engaged option.
 HEADLINE = ["Use of force", "High intervention", "Cooperative", "Balancing"]
-TEMPLATE = "plotly_white"
-PALETTE = ["#1f5fa8", "#d1495b", "#2f8f4e", "#edae49", "#6d4c9f", "#00798c", "#8c564b", "#7f7f7f"]
-
-
-@dataclass
-class Panel:
-    key: str
-    title: str
-    table: pd.DataFrame
-    figure: dict | None = None
-    note: str = ""
-
-    def __post_init__(self):
-        # A caption passed where the figure belongs once left two panels blank and lost
-        # their notes: a figure is plotly's JSON or nothing.
-        if self.figure is not None and not (isinstance(self.figure, dict) and "data" in self.figure):
-            raise TypeError(f"panel {self.key}: figure must be a plotly figure dict, got {type(self.figure).__name__}")
 
 
 @dataclass
@@ -74,35 +55,8 @@ class Dashboard:
         return not self.panels
 
 
-@functools.cache
-def _template() -> dict:
-    return json.loads(go.Figure(layout={"template": TEMPLATE}).to_json())["layout"]["template"]
-
-
-def _chart(traces: list[dict], layout: dict) -> dict:
-    """A chart as plain JSON values (plotly's own encoder: numpy and pandas values become
-    lists, NaN null), ready for the page's `json_script`, the cache and the API; with the
-    page's template. Written as plotly.js reads it rather than built from plotly's
-    validated objects, which cost a fifth of a cold build at the paper's scale; the tests
-    check every chart against plotly's validation (`tests/integration/test_analysis.py`)."""
-    plain = json.loads(pio.to_json({"data": traces, "layout": layout}, validate=False))
-    plain["layout"]["template"] = _template()
-    return plain
-
-
 def _bar(name, x, y, colour, **extra) -> dict:
     return {"type": "bar", "name": name, "x": x, "y": y, "marker": {"color": colour}, **extra}
-
-
-def _layout(title, **extra):
-    layout = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left"},
-              "margin": {"l": 60, "r": 20, "t": 70, "b": 40},
-              "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
-              "xaxis": {"automargin": True}, "yaxis": {"automargin": True},
-              "height": 400}
-    for key, value in extra.items():
-        layout[key] = {**layout[key], **value} if isinstance(layout.get(key), dict) else value
-    return layout
 
 
 def _colour(models):
@@ -130,7 +84,7 @@ def rates_figure(table: pd.DataFrame, colours) -> dict:
                    error_y={"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
                             "arrayminus": rows["rate"] - rows["ci_low"]})
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout("Normalised response rate with 95% bootstrap CI", barmode="group",
+    return chart(traces, layout("Normalised response rate with 95% bootstrap CI", barmode="group",
                                   yaxis=RATE_AXIS, height=520))
 
 
@@ -159,7 +113,7 @@ def actions_figure(table: pd.DataFrame, category: str, colours) -> dict:
                    "<extra></extra>")
               for model, part in rows.groupby("model", sort=True)]
     models = rows["model"].nunique()
-    return _chart(traces, _layout("Rate of each domain's headline category by codified action", barmode="group",
+    return chart(traces, layout("Rate of each domain's headline category by codified action", barmode="group",
                                   xaxis={"range": [0, 1.12], "tickformat": ".0%"},
                                   yaxis={"categoryorder": "array", "categoryarray": labels[::-1],
                                          "autorange": True},
@@ -175,7 +129,7 @@ def repeats_figure(table: pd.DataFrame, colours) -> dict:
                             "arrayminus": (rows["sd"].fillna(0)).clip(upper=rows["mean"]).clip(lower=0)},
                    customdata=rows["n_repeats"], hovertemplate="%{x}: %{y:.1%} (%{customdata} repeats)")
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout("Mean rate across repeats, ± one standard deviation (cut at 0 and 100 %)", barmode="group",
+    return chart(traces, layout("Mean rate across repeats, ± one standard deviation (cut at 0 and 100 %)", barmode="group",
                                   yaxis=RATE_AXIS, height=480))
 
 
@@ -186,7 +140,7 @@ def repeat_rates_figure(table: pd.DataFrame, colours) -> dict:
                "customdata": [f"run {r}, repeat {p}" for r, p in zip(rows["run"], rows["repeat"])],
                "hovertemplate": "%{x}<br>%{customdata}: %{y:.1%}"}
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout("Each repeat's rate (one dot per run and repeat)", yaxis=RATE_AXIS, height=480))
+    return chart(traces, layout("Each repeat's rate (one dot per run and repeat)", yaxis=RATE_AXIS, height=480))
 
 
 def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
@@ -195,7 +149,7 @@ def country_figure(table: pd.DataFrame, category: str, colours) -> dict:
                            zip(part["qualified_actor"], part["domain"], part["choice_count"])],
                    part["rate"], colours[model])
               for model, part in rows.groupby("model", sort=True)]
-    return _chart(traces, _layout(f"“{category}” by qualified actor", barmode="group", yaxis=RATE_AXIS,
+    return chart(traces, layout(f"“{category}” by qualified actor", barmode="group", yaxis=RATE_AXIS,
                                   height=460))
 
 
@@ -211,7 +165,7 @@ def heatmap_figure(table: pd.DataFrame, category: str, model: str) -> dict:
              "zmin": low, "zmax": high, "colorscale": plotly.colors.get_colorscale("Viridis"), "texttemplate": "%{z:.0%}",
              "textfont": {"size": 10}, "colorbar": {"tickformat": ".0%"}, "xgap": 1, "ygap": 1,
              "hovertemplate": "%{y} vs %{x}: %{z:.0%}<extra></extra>"}
-    return _chart([trace], _layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
+    return chart([trace], layout(f"{model}: “{category}” by qualified actor (rows) and opposing actor (columns)",
                                    height=max(320, 28 * len(grid.index) + 140),
                                    xaxis={"title": {"text": "opposing actor"}, "side": "bottom"},
                                    yaxis={"title": {"text": "qualified actor"}, "autorange": "reversed"}))
@@ -221,7 +175,7 @@ def entropy_figure(table: pd.DataFrame, colours) -> dict:
     traces = [_bar(model, [f"{d} ({c})" for d, c in zip(rows["domain"], rows["choice_count"])], rows["entropy"],
                    colours[model])
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout("Mean entropy per scenario (bits, refusals removed)", barmode="group",
+    return chart(traces, layout("Mean entropy per scenario (bits, refusals removed)", barmode="group",
                                   yaxis={"range": [0, _upper(table["entropy"], floor=0.1)]}))
 
 
@@ -234,7 +188,7 @@ def refusal_figure(table: pd.DataFrame, by: str, title: str, colours) -> dict | 
     traces = [_bar(model, rows[by], rows["refusal_rate"], colours[model],
                    text=[f"{rate:.1%}" for rate in rows["refusal_rate"]], textposition="outside", cliponaxis=False)
               for model, rows in table.groupby("model", sort=True)]
-    return _chart(traces, _layout(title, barmode="group",
+    return chart(traces, layout(title, barmode="group",
                                   yaxis={"range": [0, _upper(table["refusal_rate"])], "tickformat": ".1%"}))
 
 
@@ -271,7 +225,7 @@ def differences_figure(table: pd.DataFrame) -> dict:
     zero = {"type": "line", "y0": 0, "y1": 1, "yref": "y domain", "x0": 0, "x1": 0, "xref": "x",
             "line": {"color": "#888", "width": 1}}  # what plotly's add_vline(x=0) draws
     pairs = table.groupby(["model_a", "model_b"]).ngroups
-    return _chart(traces, _layout("Paired difference of rates (model A − model B), 95% CI; ★ large dots: significant "
+    return chart(traces, layout("Paired difference of rates (model A − model B), 95% CI; ★ large dots: significant "
                                   "after Holm", xaxis={"range": [-top, top], "tickformat": "+.0%",
                                                         "title": {"text": "← model B higher · model A higher →"}},
                                   yaxis={"categoryorder": "array", "categoryarray": labels[::-1]},
@@ -294,7 +248,7 @@ def robustness_figure(table: pd.DataFrame, colours) -> dict | None:
                 "marker": {"color": colours[model], "size": 9, "opacity": 0.8}, "text": _form(rows),
                 "hovertemplate": "%{text}<br>all: %{x:.1%} · focus-complete: %{y:.1%}"}
                for model, rows in both.groupby("model", sort=True)]
-    return _chart(traces, _layout("Rate on every scenario against the focus-complete scenarios",
+    return chart(traces, layout("Rate on every scenario against the focus-complete scenarios",
                                   xaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
                                          "title": {"text": "all scenarios"}},
                                   yaxis={"range": [-0.02, 1.02], "tickformat": ".0%",
@@ -308,19 +262,12 @@ def _pick(wanted: str, available: list[str], preferred: list[str]) -> str:
     return next((c for c in preferred if c in available), available[0] if available else "")
 
 
-CACHE_SECONDS = 60
-
-
 def data_version() -> tuple:
-    """Moves whenever an answer, a code or a reviewer's item is added (newest ids, read from
-    the primary keys: instant). On PostgreSQL also with every change to an answer's
-    status or code (`tally.version`: a finished call, an undo, a deleted run), so an
-    answer coded while an analyst reads is on the next load; on SQLite changes that add
+    """`analysis_app.panels.data_version`, and on PostgreSQL every change to a CFPD
+    answer's status or code (`tally.version`: a finished call, an undo, a deleted run), so
+    an answer coded while an analyst reads is on the next load; on SQLite changes that add
     no row show within `CACHE_SECONDS`."""
-    return (tally.version(), Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
-            ReviewTask.objects.aggregate(m=Max("pk"))["m"],
-            # which launch of a selection is the newest finished one (`latest_launches`)
-            Run.objects.aggregate(m=Max("pk"), f=Max("finished_at")).values())
+    return (tally.version(), *shared.data_version())
 
 
 def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Dashboard:
@@ -334,21 +281,8 @@ def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Das
         return board
     board = build(filters, **options)
     board.cache_key = key
-    cache.set(key, board, CACHE_SECONDS)
+    cache.set(key, board, shared.CACHE_SECONDS)
     return board
-
-
-def cached(name: str, build: Callable, *key_parts, fresh: bool = False):
-    """`build()`, kept in the cache for `CACHE_SECONDS` under `name`, the data version and
-    `key_parts` (the page's filters and options): the crisis and territories pages' boards,
-    which took 2-5 s to build on the demo's data at every load. Returns (value, cached)."""
-    key = f"cfpd:{name}:" + hashlib.sha256(repr((data_version(), key_parts)).encode()).hexdigest()
-    value = None if fresh else cache.get(key)
-    if value is not None:
-        return value, True
-    value = build()
-    cache.set(key, value, CACHE_SECONDS)
-    return value, False
 
 
 # Two builds at once each hold two threads (one waits for the other: `_then`).

@@ -20,13 +20,15 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
-from . import computed, dashboard
-from .models import ComputedFigure
+from analysis_app import computed
+from analysis_app.models import ComputedFigure
+from analysis_app.tables import display_rows
+
+from . import dashboard
 from .tidy_query import AnalysisFilter, Superseded
 
 KIND = "cfpd-dashboard"
 QUERY_MARK = "cfpd-page-query"
-DISPLAY_ROWS = 200
 
 
 def _hash(value) -> str:
@@ -54,7 +56,7 @@ def _tuples(value):
 
 
 def compute_board(filters: dict, options: dict, version: str = "") -> dict:
-    """The worker's side (`computed.KINDS`): build the board and render its panels.
+    """The worker's side (registered in `scenarios_app.apps`): build the board and render its panels.
     `version` is the data version the build was asked for (a record only: the build
     counts the answers there are now)."""
     board = dashboard.build(AnalysisFilter(**{k: _tuples(v) for k, v in filters.items()}), **options)
@@ -73,24 +75,10 @@ def render_panels(board: dashboard.Dashboard, query: str) -> str:
     value escaped by the template."""
     panels = [{"key": key, "anchor": key.replace("_", "-"), "script_id": f"figure-data-{key}",
                "title": panel.title, "note": panel.note, "figure": panel.figure,
-               "columns": list(panel.table.columns), "rows": _display_rows(panel.table),
+               "columns": list(panel.table.columns), "rows": display_rows(panel.table),
                "total_rows": len(panel.table), "csv": f"{key}.csv?{query}"}
               for key in dashboard.ORDER if (panel := board.panels.get(key)) is not None]
     return render_to_string("analysis_app/panels.html", {"panels": panels})
-
-
-def _display_rows(table):
-    return [[_cell(value) for value in record] for record in table.head(DISPLAY_ROWS).itertuples(index=False)]
-
-
-def _cell(value):
-    if value is None or (isinstance(value, float) and value != value):
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return value
 
 
 @dataclass

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import api
+
+# Under /api/analysis/territories/ (cfpd_site/urls.py), beside the other families' analysis API.
+urlpatterns = [path("", api.TerritoriesView.as_view(), name="api-analysis-territories")]
+
+for pattern in urlpatterns:  # the API answers 401/403 itself (see runs_app.api_urls)
+    pattern.callback.login_required = False
