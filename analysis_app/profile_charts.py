@@ -2,7 +2,8 @@
 JSON values; the page draws them with static/js/dashboard.js). Pure: no Django.
 
 Profile, per family: each figure of the model as a dot with its interval, and every other
-model's estimate of the same figure as a small grey dot (where it stands among them).
+row's estimate of the same figure and kind as a small grey dot (where it stands among
+them); where the family's figures come from several rows of the model, each label names its row.
 Comparison, per family: each difference from the first model as a dot with its interval,
 and a line at 0. A family with nothing to draw gets no chart (the page says so in words)."""
 
@@ -14,9 +15,11 @@ AXES = {"share": {"tickformat": ".0%"}, "percent": {"ticksuffix": ""}, "score": 
 UNIT_TITLES = {"share": "rate", "percent": "% of territories", "score": "score"}
 
 
-def row_label(label: str, condition: str, benchmark: str, benchmarks: int) -> str:
+def row_label(label: str, condition: str, benchmark: str, benchmarks: int, source: str = "") -> str:
+    """The chart's category: the figure, its condition, its benchmark where the chart has
+    several, and its source (row or kind) where the chart has several."""
     parts = [label] + ([condition] if condition else []) + ([benchmark] if benchmarks > 1 else [])
-    return " · ".join(parts)
+    return " · ".join(parts) + (f" ({source})" if source else "")
 
 
 def _layout(title: str, rows: int, unit: str, **extra) -> dict:
@@ -35,7 +38,9 @@ def profile_chart(model: str, rows) -> dict | None:
     if not drawn:
         return None
     benchmarks = len({row.figure.benchmark for row in drawn})
-    labels = [row_label(r.figure.label, r.figure.condition, r.figure.benchmark, benchmarks) for r in drawn]
+    several = len({row.figure.model for row in drawn}) > 1
+    labels = [row_label(r.figure.label, r.figure.condition, r.figure.benchmark, benchmarks,
+                        r.figure.model if several else "") for r in drawn]
     others_x, others_y, others_text = [], [], []
     for label, row in zip(labels, drawn):
         for name, value in row.others:
@@ -48,6 +53,8 @@ def profile_chart(model: str, rows) -> dict | None:
                        "text": others_text, "marker": {"color": "#9aa5b1", "size": 8, "opacity": 0.8},
                        "hovertemplate": "%{text}: %{x}<extra></extra>"})
     own = [r.figure for r in drawn]
+    rows = {f.model for f in own}
+    model = rows.pop() if len(rows) == 1 else model  # the one row this family's figures come from, if one
     traces.append({
         "type": "scatter", "mode": "markers", "name": model, "x": [f.estimate for f in own], "y": labels,
         "marker": {"color": ACCENT, "size": 12},
@@ -55,8 +62,8 @@ def profile_chart(model: str, rows) -> dict | None:
                     "array": [(f.ci_high - f.estimate) if f.ci_high is not None else 0 for f in own],
                     "arrayminus": [(f.estimate - f.ci_low) if f.ci_low is not None else 0 for f in own]},
         "hovertemplate": "%{y}: %{x}<extra>" + model + "</extra>"})
-    return {"data": traces, "layout": _layout(f"{model} (blue, 95% interval) among the other models (grey)",
-                                              len(set(labels)), own[0].unit)}
+    title = f"{model} (blue, 95% interval) among the other models (grey, same answer mode)"
+    return {"data": traces, "layout": _layout(title, len(set(labels)), own[0].unit)}
 
 
 def comparison_chart(models: list[str], rows) -> dict | None:
@@ -65,16 +72,22 @@ def comparison_chart(models: list[str], rows) -> dict | None:
     if not pairs:
         return None
     benchmarks = len({row.benchmark for row, _ in pairs})
+    kinds = len({row.kind for row, _ in pairs}) > 1
+
+    def label(row):
+        return row_label(row.label, row.condition, row.benchmark, benchmarks, row.kind if kinds else "")
+
     traces = []
-    for index, other in enumerate(models[1:]):
-        mine = [(row, d) for row, d in pairs if d.model_b == other]
+    for index, other in enumerate(models[1:]):  # a row's differences are in the order of models[1:]
+        mine = [(row, row.differences[index]) for row in rows if row.differences[index] is not None
+                and row.differences[index].difference is not None]
         if not mine:
             continue
         colour = PALETTE[index % len(PALETTE)]
         traces.append({
             "type": "scatter", "mode": "markers", "name": f"{models[0]} − {other}",
             "x": [d.difference for _, d in mine],
-            "y": [row_label(row.label, row.condition, row.benchmark, benchmarks) for row, _ in mine],
+            "y": [label(row) for row, _ in mine],
             "marker": {"color": colour, "size": 11},
             "error_x": {"type": "data", "symmetric": False, "thickness": 2, "color": colour,
                         "array": [(d.ci_high - d.difference) if d.ci_high is not None else 0 for _, d in mine],
@@ -82,7 +95,7 @@ def comparison_chart(models: list[str], rows) -> dict | None:
             "hovertemplate": "%{y}: %{x}<extra>" + f"{models[0]} − {other}</extra>"})
     zero = {"type": "line", "y0": 0, "y1": 1, "yref": "paper", "x0": 0, "x1": 0, "xref": "x",
             "line": {"color": "#555", "width": 1}}
-    labels = {row_label(row.label, row.condition, row.benchmark, benchmarks) for row, _ in pairs}
+    labels = {label(row) for row, _ in pairs}
     unit = pairs[0][0].unit
     layout = _layout(f"Difference from {models[0]} with its 95% interval (right of the line: {models[0]} higher)",
                      len(labels), unit, shapes=[zero], scattermode="group")

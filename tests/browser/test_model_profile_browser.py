@@ -1,6 +1,9 @@
 """An analyst opens a bundled model's profile after demo-like answers of all three families
 and sees each family's headline figures, with its charts drawn; then compares it with
-another model."""
+another model. As the demo asks them (scripts/demo), the CFPD and BorderLines answers are
+local-smollm2's (choice mode) and the free-form crisis answers local-smollm2-text's
+(generate mode): two rows of one model, whose one profile is at /models/local-smollm2/.
+dove is likewise two rows: dove (choice) and dove-text (generate, the crisis answers)."""
 
 import pytest
 from playwright.sync_api import expect
@@ -17,31 +20,40 @@ pytestmark = [
 ]
 
 BUNDLED = "local-smollm2"
+TEXT = "local-smollm2-text"
 
 
 def test_an_analyst_sees_a_bundled_models_figures_of_every_family_and_compares_it(
         page, live_server, analyst, demo_like, answered_territories, settings, screenshots):  # noqa: F811
     settings.CFPD_DASHBOARD_IN_WORKER = False  # computed in the request, through the worker's row
     move_answers("hawk", LLMModel.objects.get(name=BUNDLED))  # the demo's bundled model answered as hawk did
-    seed_three_families(BUNDLED)
+    LLMModel.objects.create(name="dove-text", litellm_model="openai/dove", answer_mode="generate")
+    seed_three_families(BUNDLED, crisis_hawk=TEXT, crisis_dove="dove-text")
     log_in(page, live_server, analyst.username)
     page.goto(f"{live_server.url}/models/", timeout=90_000)  # the figures computed on this first load
+    expect(page.locator(f"#models a.model-link:text-is('{TEXT}')")).to_have_count(0)  # one line per model
     with page.expect_navigation():
         page.click(f"a.model-link:text-is('{BUNDLED}')")
     assert page.url.endswith(f"/models/{BUNDLED}/")
-    for family in ("cfpd", "borderlines", "freeform"):
+    expect(page.locator("#model-rows")).to_contain_text(f"{TEXT} (generate)")
+    for family, row in (("cfpd", BUNDLED), ("borderlines", BUNDLED), ("freeform", TEXT)):
         section = page.locator(f"#family-{family}")
         expect(section.locator(".chart")).to_have_attribute("data-drawn", "1", timeout=30_000)
-        assert section.locator("table.headline-table tbody tr").count() > 0
+        cells = section.locator("table.headline-table tbody td.figure-row")
+        assert cells.count() > 0
+        assert {text.split(" ")[0] for text in cells.all_inner_texts()} == {row}  # each figure names its row
         expect(section.locator(".no-answers")).to_have_count(0)
-    expect(page.locator("#family-freeform")).to_contain_text("1 of 2")
+    expect(page.locator("#family-freeform")).to_contain_text("1 of 2")  # among generate rows: dove-text
     expect(page.locator("#computed-at")).to_contain_text("computed by the worker at")
     page.screenshot(path=str(screenshots / "model-profile.png"), full_page=True)
+    page.goto(f"{live_server.url}/models/{TEXT}/")  # the free-text row's address: the same profile
+    assert page.url.endswith(f"/models/{BUNDLED}/")
 
     page.select_option("#compare-form select[name=model]", ["dove"])
     with page.expect_navigation():
         page.click("#compare-form button[type=submit]")
     expect(page.locator("#family-freeform")).to_contain_text(f"{BUNDLED} − dove")
+    expect(page.locator("#family-freeform .compared-row").first).to_have_text(TEXT)  # the row it comes from
     for family in ("cfpd", "borderlines", "freeform"):
         expect(page.locator(f"#family-{family} .chart")).to_have_attribute("data-drawn", "1")
     page.screenshot(path=str(screenshots / "model-compare.png"), full_page=True)

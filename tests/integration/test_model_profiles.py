@@ -12,6 +12,11 @@ model-b's dove's. At the crisis benchmark's temperature 0.2 (bertscore-minilm, l
     dove: run A 0.5; run E 0.45; mean (0.5 + 0.45) / 2 = 0.475
 
 so hawk ranks 1 of 2 (lower first) and hawk − dove = 0.341667 − 0.475 = −0.133333.
+
+The fixtures register hawk, dove and owl with one placeholder address (openai/x); the seed
+gives each its own, as three models, and has dove answer in choice mode like hawk, so that
+the two are compared (figures are ranked and differenced among rows of the same answer
+mode); owl stays in generate mode.
 """
 
 import csv
@@ -44,9 +49,14 @@ def move_answers(source: str, target: LLMModel):
     GroupScore.objects.filter(model=old).update(model=target)
 
 
-def seed_three_families(hawk_name="hawk"):
+def seed_three_families(hawk_name="hawk", crisis_hawk=None, crisis_dove="dove"):
     """The module docstring's data (the CFPD and BorderLines fixtures already made); the
-    crisis scores and the BorderLines answers of dove and of hawk."""
+    crisis scores and the BorderLines answers of dove and of hawk. The crisis scores go to
+    the rows `crisis_hawk` (default: hawk's) and `crisis_dove`, as the demo asks the
+    free-form family of a model's free-text row."""
+    for name in ("hawk", "dove", "owl"):
+        LLMModel.objects.filter(name=name).update(litellm_model=f"openai/{name}")
+    LLMModel.objects.filter(name="dove").update(answer_mode="choice")
     hawk, dove = LLMModel.objects.get(name=hawk_name), LLMModel.objects.get(name="dove")
     move_answers("first-claimant", hawk)
     benchmark = Benchmark.objects.get(name="borderlines")
@@ -58,8 +68,8 @@ def seed_three_families(hawk_name="hawk"):
                  code=LETTERS[q.choice_count - 1], code_source="choice", option_order=list(range(q.choice_count)))
         for q in Question.objects.filter(benchmark=benchmark)])
     made = make_scores()
-    move_answers("model-a", hawk)
-    move_answers("model-b", dove)
+    move_answers("model-a", LLMModel.objects.get(name=crisis_hawk or hawk_name))
+    move_answers("model-b", LLMModel.objects.get(name=crisis_dove))
     return made
 
 
@@ -179,7 +189,8 @@ def test_the_profile_csv_holds_every_figure_with_its_standing(client, analyst, t
     rows = list(csv.DictReader(io.StringIO(download.content.decode())))
     assert len(rows) == sum(len(f["figures"]) for f in profile["families"])
     assert {r["family"] for r in rows} == {"cfpd", "borderlines", "freeform"}
-    assert set(rows[0]) >= {"estimate", "ci_low", "ci_high", "rank", "of", "others_median", "unit", "direction"}
+    assert set(rows[0]) >= {"estimate", "ci_low", "ci_high", "kind", "rank", "of", "others_median", "unit",
+                            "direction"}
 
 
 def test_bad_parameters_are_a_400_or_404_naming_the_problem(client, analyst, three_families, inline):
@@ -273,3 +284,56 @@ def test_model_names_link_to_their_profiles_for_analysts(client, analyst, three_
     assert model_link({}, "a<b") == '<a class="model-link" href="/models/a%3Cb/">a&lt;b</a>'
     html = signed_in(client, analyst).get("/models/").content.decode()
     assert '<a class="model-link" href="/models/hawk/">hawk</a>' in html
+
+
+def test_a_model_registered_as_rows_per_answer_mode_has_one_profile(client, analyst, three_families, inline):
+    """hawk (choice) and hawk-text (generate, the same address) are one model: its profile,
+    at hawk's address, has both rows' figures, each naming its row; hawk-text's address
+    redirects there. owl (generate) is ranked among generate rows only: with hawk-text,
+    not with hawk or dove (choice)."""
+    text = LLMModel.objects.create(name="hawk-text", litellm_model="openai/hawk", answer_mode="generate")
+    LLMModel.objects.create(name="owl-2", litellm_model="openai/owl", answer_mode="generate")  # no answers
+    owl = LLMModel.objects.get(name="owl")
+    # hawk-text answers as owl did in the CFPD fixture: a copy of owl's answers.
+    fields = [f.attname for f in Response._meta.concrete_fields if f.attname != "id"]
+    Response.objects.bulk_create([Response(**{**{name: getattr(r, name) for name in fields}, "model_id": text.pk})
+                                  for r in Response.objects.filter(model=owl)])
+    for run in Run.objects.filter(llm_models=owl):
+        run.llm_models.add(text)
+    client = signed_in(client, analyst)
+
+    moved = client.get("/models/hawk-text/?x=1")
+    assert moved.status_code == 302 and moved["Location"] == "/models/hawk/?x=1"
+    assert client.get("/models/owl-2/")["Location"] == "/models/owl/"
+    html = client.get("/models/hawk/").content.decode()
+    assert 'id="model-rows"' in html and "<strong>hawk-text</strong> (generate)" in html
+    assert 'href="/analysis/?model=hawk-text"' in html and 'href="/analysis/?model=hawk"' in html
+
+    profile = client.get("/api/profiles/hawk-text/").json()  # any row's name: the whole model
+    assert profile["model"] == "hawk" and profile["rows"] == [{"name": "hawk", "kind": "choice"},
+                                                              {"name": "hawk-text", "kind": "generate"}]
+    cfpd = family(profile, "cfpd")["figures"]
+    mine = {(f["model"], f["kind"]) for f in cfpd}
+    assert mine == {("hawk", "choice"), ("hawk-text", "generate")}
+    # Same answers, same estimates: hawk-text's figures are owl's, and each ranks 1 or 2 of 2 (owl and it).
+    owls = {f["metric"]: f for f in family(client.get("/api/profiles/owl/").json(), "cfpd")["figures"]}
+    for figure in (f for f in cfpd if f["model"] == "hawk-text"):
+        assert figure["estimate"] == owls[figure["metric"]]["estimate"]
+        assert figure["of"] == 2 and figure["others_median"] == owls[figure["metric"]]["estimate"]
+    for figure in (f for f in cfpd if f["model"] == "hawk"):
+        assert figure["of"] == 2  # hawk and dove (choice); owl and hawk-text are not ranked with them
+
+    # Compared with owl: only generate-mode figures are set side by side (hawk-text's against owl's).
+    payload = client.get("/api/profiles/compare/?model=owl&model=hawk").json()
+    assert payload["models"] == ["owl", "hawk"]
+    differences = family(payload, "cfpd")["differences"]
+    assert differences and {(d["model_a"], d["model_b"], d["kind"]) for d in differences} == {
+        ("owl", "hawk-text", "generate")}
+    assert all(d["difference"] == 0 for d in differences)
+    assert family(payload, "borderlines")["differences"] == []  # hawk's are choice mode, owl has none
+    page = client.get("/models/compare/?model=owl&model=hawk").content.decode()
+    assert "<td>generate</td>" in page
+    one = client.get("/models/compare/?model=hawk&model=hawk-text")
+    assert one.status_code == 400 and "rows of one model (hawk)" in unescape(one.content.decode())
+    index = client.get("/models/").content.decode()
+    assert 'href="/models/hawk-text/"' not in index and "with hawk-text" in index
