@@ -6,24 +6,17 @@ the group, named by its canonical row, each figure with its row (`model`) and `k
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import permissions, serializers
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cfpd_site.api_schema import NO_NUL, errors, query
 from . import headlines, profiles
+from .permissions import CanReadDashboards
 from .profile_views import BadComparison, compared_groups, group_or_404
 
 STATES = ["current", "stale", "computing", "failed"]
-
-
-class CanReadDashboards(permissions.BasePermission):
-    """The analysts' permission, as the pages and the dashboards' API endpoints ask."""
-
-    def has_permission(self, request, view):
-        return bool(request.user and request.user.is_authenticated
-                    and request.user.has_perm("analysis_app.view_dashboard"))
 
 
 class FigureSerializer(serializers.Serializer):

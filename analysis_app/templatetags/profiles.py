@@ -1,8 +1,10 @@
 """`{% model_link name %}`: a model's name as a link to its profile (for readers of the
-dashboards; others see the name alone), and `|figure_value:unit` to print a headline
-figure in its unit."""
+dashboards; others see the name alone), `{% panel_cell columns index cell %}` (a panel
+table's cell, a model's name linked), and `|figure_value:unit` to print a headline figure
+in its unit."""
 
 from django import template
+from django.template.base import render_value_in_context
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
@@ -22,6 +24,16 @@ def model_link(context, name):
     except NoReverseMatch:  # a name no URL can carry (a slash, say): the name alone
         return format_html("{}", name)
     return format_html('<a class="model-link" href="{}">{}</a>', url, name)
+
+
+@register.simple_tag(takes_context=True)
+def panel_cell(context, columns, index, cell):
+    """A dashboard panel's table cell as `{{ cell }}` prints it, except in the column named
+    "model", whose names link to their profiles. Rendered by the worker (the CFPD board:
+    no user, so a link; only analysts read the dashboards) or by the page."""
+    if index < len(columns) and str(columns[index]).strip().lower() == "model" and isinstance(cell, str):
+        return model_link(context, cell)
+    return render_value_in_context(cell, context)
 
 
 @register.filter

@@ -76,6 +76,22 @@
     return td;
   }
 
+  /* A model's name, linked to its profile where the page says where profiles are (the
+     reader may read them): the name as text, the URL's MODEL replaced by the encoded name. */
+  var profileUrl = box.getAttribute("data-profile-url");
+
+  function modelCell(tr, name) {
+    var td = cell(tr, profileUrl ? "" : name, "model-name");
+    if (profileUrl) {
+      var link = document.createElement("a");
+      link.className = "model-link";
+      link.href = profileUrl.replace("MODEL", encodeURIComponent(name));
+      link.textContent = name;
+      td.appendChild(link);
+    }
+    return td;
+  }
+
   function codeCell(tr, text) {
     var td = cell(tr, "", "untrusted");
     var code = document.createElement("code");
@@ -86,7 +102,7 @@
   function latestRow(r) {
     var tr = document.createElement("tr");
     cell(tr, r.question, "key");
-    cell(tr, r.model, "model-name");
+    modelCell(tr, r.model);
     cell(tr, String(r.repeat), "num");
     var status = cell(tr, "");
     var badge = document.createElement("span");
@@ -102,7 +118,7 @@
 
   function errorRow(e) {
     var tr = document.createElement("tr");
-    cell(tr, e.model, "model-name");
+    modelCell(tr, e.model);
     cell(tr, e.kind_label, "nowrap");
     cell(tr, e.status_label);
     cell(tr, String(e.n), "num");

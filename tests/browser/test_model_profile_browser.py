@@ -5,10 +5,12 @@ local-smollm2's (choice mode) and the free-form crisis answers local-smollm2-tex
 (generate mode): two rows of one model, whose one profile is at /models/local-smollm2/.
 dove is likewise two rows: dove (choice) and dove-text (generate, the crisis answers)."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
-from runs_app.models import LLMModel
+from runs_app.models import LLMModel, Run
 from tests.browser.test_author_browser import log_in
 from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401  (fixture)
 from tests.browser.test_dashboard_charts import demo_like  # noqa: F401  (fixture)
@@ -57,4 +59,22 @@ def test_an_analyst_sees_a_bundled_models_figures_of_every_family_and_compares_i
     for family in ("cfpd", "borderlines", "freeform"):
         expect(page.locator(f"#family-{family} .chart")).to_have_attribute("data-drawn", "1")
     page.screenshot(path=str(screenshots / "model-compare.png"), full_page=True)
+    assert page.problems == []
+
+
+def test_the_live_run_page_keeps_model_names_linked_to_their_profiles(
+        page, live_server, analyst, demo_like, settings):  # noqa: F811
+    """run_progress.js rebuilds Latest answers from progress.json: the names stay links for
+    a reader of the profiles (the per-model table's names are the template's)."""
+    run = Run.objects.get(note="demo-like")
+    Run.objects.filter(pk=run.pk).update(status="running")  # live: the page polls
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.evaluate("document.querySelectorAll('[data-rows=latest] tr').forEach(tr => tr.dataset.served = '1')")
+    with page.expect_response(lambda r: "/progress.json" in r.url):
+        pass  # the next poll
+    expect(page.locator("[data-rows=latest] tr[data-served]")).to_have_count(0)  # rows rebuilt by the script
+    latest = page.locator("[data-rows=latest] td.model-name a.model-link")
+    expect(latest.first).to_have_attribute("href", re.compile(r"^/models/(hawk|dove|owl)/$"))
+    expect(page.locator("tr[data-model=hawk] td.model-name a.model-link")).to_have_attribute("href", "/models/hawk/")
     assert page.problems == []

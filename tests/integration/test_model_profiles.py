@@ -284,6 +284,9 @@ def test_model_names_link_to_their_profiles_for_analysts(client, analyst, three_
     assert model_link({}, "a<b") == '<a class="model-link" href="/models/a%3Cb/">a&lt;b</a>'
     html = signed_in(client, analyst).get("/models/").content.decode()
     assert '<a class="model-link" href="/models/hawk/">hawk</a>' in html
+    link = '<td><a class="model-link" href="/models/hawk/">hawk</a></td>'
+    for dashboard in ("/analysis/", "/analysis/territories/", "/analysis/crisis/?benchmark=crisis-sample"):
+        assert link in client.get(dashboard).content.decode(), dashboard  # the panels' tables link models
 
 
 def test_a_model_registered_as_rows_per_answer_mode_has_one_profile(client, analyst, three_families, inline):
