@@ -1,4 +1,4 @@
-"""Worker CPU of writing a batch's answers: the statement `batch_execution._update_rows`
+"""Worker CPU of writing a batch's answers: the statement `execution._update_rows`
 sends, side by side with the one it sent before.
 
 Both write the 20 answer fields of B rows (B = 64: the batch size at concurrency 128) in
@@ -38,7 +38,7 @@ def placeholders_update(rows):
     """The statement as `_update_rows` sent it up to this change (kept here to compare)."""
     from django.db import connection
 
-    from runs_app.batch_execution import ANSWER_FIELDS
+    from runs_app.execution import ANSWER_FIELDS
     from runs_app.models import Response
 
     fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
@@ -59,11 +59,11 @@ def placeholders_update(rows):
 
 def answered_rows(count):
     """`count` pending units of a fresh run, with the answer fields a batch writes set as
-    `batch_execution._answer_row` sets them for a choice answer."""
+    `execution._answer_row` sets them for a choice answer."""
     from django.utils import timezone
 
     from runs_app import llm, services
-    from runs_app.batch_execution import _answer_row, _Unit
+    from runs_app.execution import Unit, _answer_row
     from runs_app.models import LLMModel, Response
 
     benchmark = run_throughput.questions(count)
@@ -73,7 +73,7 @@ def answered_rows(count):
     now = timezone.now()
     rows = []
     for response in Response.objects.filter(run=run).order_by("pk"):
-        unit = _Unit(response, record={"messages": [{"role": "user", "content": f"Question {response.pk}?"}],
+        unit = Unit(response, record={"messages": [{"role": "user", "content": f"Question {response.pk}?"}],
                                        "params": {"temperature": 0, "max_tokens": 1, "logprobs": True}})
         unit.result = llm.LLMResult(text="A", resolved_model="fake", finish_reason="stop", latency_ms=203,
                                     prompt_tokens=41, completion_tokens=1, cost=0.0000123,
@@ -95,7 +95,7 @@ def main():
     from django.core.management import call_command
     from django.db import transaction
 
-    from runs_app.batch_execution import _update_rows
+    from runs_app.execution import _update_rows
 
     call_command("migrate", verbosity=0)
     rows = answered_rows(args.rows)

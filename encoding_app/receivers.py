@@ -6,47 +6,44 @@ from django.dispatch import receiver
 
 from benchmarks_app.models import Question
 from runs_app.models import Response
-from runs_app.signals import response_answered, responses_answered, responses_imported
+from runs_app.signals import responses_answered, responses_imported
 
 from . import judges, services
 
 log = logging.getLogger(__name__)
 
 
-@receiver(response_answered, dispatch_uid="encode-on-arrival")
-def encode_on_arrival(sender, response_id, **kwargs):
-    """A failure to encode must not fail the model call that was already paid for: the
-    answer goes to a reviewer instead, with the reason, and the error is logged. A judge
-    unit is not an answer: its reading becomes a suggestion (or a promoted judge's code)."""
-    if judges.judge_units([response_id]):
+@receiver(responses_answered, dispatch_uid="encode-on-arrival")
+def encode_on_arrival(sender, response_ids, **kwargs):
+    """Answers just written (one, or a batch), coded together. A judge unit is not an
+    answer: its reading becomes a suggestion (or a promoted judge's code)."""
+    judged = set(judges.judge_units(response_ids))
+    for response_id in judged:
         try:
             judges.record_reading(response_id)
         except Exception:
             log.exception("could not read judge unit %s", response_id)
+    _encode_or_queue([pk for pk in response_ids if pk not in judged])
+
+
+def _encode_or_queue(response_ids: list[int]):
+    """A failure to encode must not fail the model calls that were already paid for: if
+    coding several answers fails, each is coded alone (one bad answer does not hold back
+    the others); an answer that fails alone goes to a reviewer instead, with the reason,
+    and the error is logged."""
+    if not response_ids:
         return
     try:
-        services.encode_response(response_id)
+        services.encode_answers(response_ids)
     except Exception:
-        log.exception("could not encode response %s; queued for a reviewer", response_id)
-        services.queue_for_review(response_id, reason="encoder-error",
+        if len(response_ids) > 1:
+            log.exception("could not encode a batch of %d answers; coding them one by one", len(response_ids))
+            for response_id in response_ids:
+                _encode_or_queue([response_id])
+            return
+        log.exception("could not encode response %s; queued for a reviewer", response_ids[0])
+        services.queue_for_review(response_ids[0], reason="encoder-error",
                                   explanation="The automatic encoder failed on this answer (logged); code it yourself.")
-
-
-@receiver(responses_answered, dispatch_uid="encode-batch-on-arrival")
-def encode_batch_on_arrival(sender, response_ids, **kwargs):
-    """A batch of answers, coded together; judge units read one by one. If coding the
-    batch fails, each answer goes through `encode_on_arrival` (so a failure reaches the
-    reviewers with its reason, and one bad answer does not hold back the others)."""
-    judged = set(judges.judge_units(response_ids))
-    for response_id in judged:
-        encode_on_arrival(sender, response_id)
-    answers = [pk for pk in response_ids if pk not in judged]
-    try:
-        services.encode_new_answers(answers)
-    except Exception:
-        log.exception("could not encode a batch of %d answers; coding them one by one", len(answers))
-        for response_id in answers:
-            encode_on_arrival(sender, response_id)
 
 
 @receiver(responses_imported, dispatch_uid="encode-imported")
@@ -59,4 +56,4 @@ def encode_imported(sender, run_id, **kwargs):
                     .values_list("pk", "options") if options}
     answers = [pk for pk, question_id in answers if question_id in with_options]
     if answers:
-        services.encode_new_answers(answers)
+        services.encode_answers(answers)

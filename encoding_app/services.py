@@ -1,8 +1,9 @@
 """Coding answers: the one entry point for every change to a code.
 
-- `encode_response` codes an answer as it arrives (choice mode from the chosen letter,
-  generate mode by the automatic encoder) or queues it for reviewers; re-running it after
-  the rules change never overwrites a reviewer's or an adjudicator's code.
+- `encode_answers` codes answers as they arrive, alone or in a batch (choice mode from the
+  chosen letter, generate mode by the family's reading or the automatic encoder) or queues
+  them for reviewers; re-running it after the rules change (`encode_responses`) never
+  overwrites a reviewer's or an adjudicator's code.
 - `next_task` leases the next item to a reviewer (SELECT … FOR UPDATE SKIP LOCKED on
   PostgreSQL, then a conditional update that also guards SQLite); a lease that runs out
   returns the item to the queue.
@@ -145,8 +146,10 @@ def _withdraw(tasks):
                                                               lease_expires_at=None)
 
 
-def encode_response(response_id: int, policy: CodingPolicy | None = None) -> str:
-    """Code one answer automatically, or queue it for a reviewer. Returns what happened:
+def _code_one(response_id: int, policy: CodingPolicy | None = None) -> str:
+    """The rules for one answer: code it automatically, or queue it for a reviewer (the
+    path of `encode_answers` for an answer already coded or queued; what its few
+    statements for new answers reproduce). Returns what happened:
     `choice`, `auto`, `unresolved`, `missing`, `kept` (a person's or a promoted judge's
     code stands) or `not-applicable` (a free-text question without options, or a judge
     unit, which is not an answer of its own)."""
@@ -207,20 +210,21 @@ def queue_for_review(response_id: int, reason: str, explanation: str = "") -> Re
 
 
 def encode_responses(responses, progress=None) -> dict[str, int]:
-    """Re-run `encode_response` over a queryset of responses; counts by outcome."""
+    """Re-run `encode_answers` over a queryset of responses, answer by answer (for the
+    progress); counts by outcome."""
     policy = CodingPolicy.current()
     counts: dict[str, int] = {}
     ids = list(responses.order_by("pk").values_list("pk", flat=True))
     for done, response_id in enumerate(ids, 1):
-        outcome = encode_response(response_id, policy)
-        counts[outcome] = counts.get(outcome, 0) + 1
+        for outcome, n in encode_answers([response_id], policy).items():
+            counts[outcome] = counts.get(outcome, 0) + n
         if progress:
             progress(done, len(ids))
     return counts
 
 
 def _fresh_reading(response: Response, suspended: set[str]) -> tuple[str, str, str] | None:
-    """(letter, source, rule) of an answer that `encode_response` would code at once, or
+    """(letter, source, rule) of an answer that `_code_one` would code at once, or
     None for every other outcome (no code, a suspended rule, a review to open)."""
     if response.status != Response.Status.DONE:
         return None
@@ -233,13 +237,13 @@ def _fresh_reading(response: Response, suspended: set[str]) -> tuple[str, str, s
     return encoding.code, Source.AUTO, encoding.rule
 
 
-def encode_new_answers(response_ids: list[int], policy: CodingPolicy | None = None) -> dict[str, int]:
-    """Code answers just written, as `encode_response` codes each, with a few statements
-    for the whole batch: an answer with no code and no review item yet, read as a letter
-    (the chosen one, or the automatic encoder's under a rule not suspended), gets its
-    code in one insert and one update per code value (and its audit item when the share
-    picks it). Every other answer (judge units excepted: they are not answers) goes
-    through `encode_response`. Counts by outcome."""
+def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) -> dict[str, int]:
+    """Code answers (one or many), as `_code_one` codes each, with a few statements for
+    the whole list: an answer with no code and no review item yet, read as a letter (the
+    chosen one, or the automatic encoder's under a rule not suspended), gets its code in
+    one insert and one update per code value (and its audit item when the share picks
+    it). Every other answer goes through `_code_one`; a judge unit or a question without
+    options is not applicable. Counts by outcome."""
     policy = policy or CodingPolicy.current()
     counts: dict[str, int] = {}
     slow: list[int] = []
@@ -283,7 +287,7 @@ def encode_new_answers(response_ids: list[int], policy: CodingPolicy | None = No
                       and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
         ReviewTask.objects.bulk_create(audits_due)
     for response_id in slow:
-        outcome = encode_response(response_id, policy)
+        outcome = _code_one(response_id, policy)
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
 

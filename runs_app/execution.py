@@ -1,16 +1,20 @@
-"""One unit of work, start to finish: claim the response row, build the request, use
-the cache or call the model (with no transaction open), write the result.
+"""Every unit's path, start to finish, alone or in a batch (a unit asked alone is a
+batch of one): claim the response rows in one update, build the requests, use the cache
+or call the models (with no transaction open), and write the results with one writer,
+`write_answers`, which sends one signal, `responses_answered`, with the answers' ids.
 
-Called by the Celery task; returns what the task should do next, so the task stays a
-few lines and this stays testable without a broker.
+`execute` asks one unit in this thread (the Celery task `ask`); `batch_execution` asks a
+batch together on the event loop (`ask_batch`). Both return what the task should do next
+for each unit, so the tasks stay a few lines and this stays testable without a broker.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from celery.utils.time import get_exponential_backoff_interval
@@ -28,7 +32,7 @@ from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
-from .signals import response_answered, run_finished
+from .signals import responses_answered, run_finished
 
 
 @dataclass
@@ -101,21 +105,6 @@ def _create_follow_ups(response: Response) -> list[int]:
                                         enqueued_at__isnull=True).values_list("id", flat=True))
 
 
-def _finish_answered(response: Response, token: str, **fields) -> bool:
-    """Write a done answer and create the units that follow it, in one transaction: a
-    follow-up exists exactly when the answer it follows is written. Follow-ups of a run
-    cancelled meanwhile end cancelled (a resume asks them)."""
-    with transaction.atomic():
-        written = _finish(response.pk, token, status=Response.Status.DONE, **fields)
-        follow_up_ids = _create_follow_ups(response) if written else []
-        if follow_up_ids:
-            queueing.enqueue(follow_up_ids)
-    if follow_up_ids:
-        Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
-                                status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
-    return written
-
-
 def uses_cache(run: Run, model: LLMModel) -> bool:
     if run.use_cache is not None:
         return run.use_cache
@@ -135,25 +124,6 @@ def of_runs(*statuses: str) -> Q:
     an UPDATE waited for another transaction's lock on the row, so two claims meeting on
     one unit would both take it (tests/integration/test_claim_race.py)."""
     return Q(run_id__in=Run.objects.filter(status__in=statuses).values("pk"))
-
-
-def claim(response_id: int, lease_seconds: float) -> str | None:
-    """Take the unit if it is pending, or running under a lease that ran out (its worker
-    died). Zero rows updated means another worker has it or it is finished."""
-    token = uuid.uuid4().hex
-    now = timezone.now()
-    taken = (Response.objects.filter(pk=response_id)
-             .filter(Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now))
-             .filter(of_runs(Run.Status.QUEUED, Run.Status.RUNNING))
-             .update(status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
-                     lease_expires_at=now + timedelta(seconds=lease_seconds)))
-    return token if taken else None
-
-
-def _finish(response_id: int, token: str, **fields) -> bool:
-    """Write the result only if this worker still holds the claim (one UPDATE: atomic by itself)."""
-    return bool(Response.objects.filter(pk=response_id, claim_token=token, status=Response.Status.RUNNING)
-                .update(claim_token="", lease_expires_at=None, **fields))
 
 
 def _result_fields(result: llm.LLMResult) -> dict:
@@ -202,105 +172,6 @@ def _give_back(response_id: int, token: str, **fields) -> bool:
     return not cancelled
 
 
-def execute(response_id: int) -> Outcome:
-    response = (Response.objects.select_related("run", "model", "question__benchmark", "condition")
-                .filter(pk=response_id).first())
-    if response is None:
-        return Outcome("skipped")
-    run, model = response.run, response.model
-    if model.is_external:
-        return Outcome("skipped")
-    token = claim(response_id, call_lease(model))
-    if token is None:
-        return Outcome("skipped")
-    if over_budget(run):
-        # Not asked: the unit waits, pending, for a resume with a higher budget.
-        _give_back(response_id, token, attempts=F("attempts") - 1)
-        return Outcome("paused")
-    if run.status == Run.Status.QUEUED:
-        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
-                                                                       started_at=timezone.now())
-    try:
-        request = build_request(response, model, run)
-    except llm.LLMError as error:  # the question cannot be asked this way: nothing to retry
-        written = _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
-                          error_message=error.message, answered_at=timezone.now())
-        finish_run_if_complete(run.pk)
-        return Outcome("failed" if written else "skipped")
-    record = dict(messages=request.messages, params=request.resolved_params())
-    key = cache_key(request.model, request.api_base, request.mode, record["params"], request.messages,
-                    request.letters) if uses_cache(run, model) else ""
-    if key:
-        cached = CachedCompletion.objects.filter(key=key).first()
-        if cached is not None:
-            written = _finish_answered(response, token, cache_hit=True, cache_key=key,
-                                       answered_at=timezone.now(), error_kind="", error_message="",
-                                       **record, **_result_fields(llm.LLMResult(**cached.result)))
-            return _after_write(response_id, run, written)
-    # Give the database connection back while the model answers (to the pool on
-    # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
-    # (Inside an atomic block, as in a test case, closing would break the block.)
-    if not connection.in_atomic_block:
-        connection.close()
-    limiter = get_limiter(settings.REDIS_URL)
-    try:
-        with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
-                  lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
-            result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
-                      if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
-    except LimitBusy as busy:
-        # Not the model's fault: give the unit back untouched (attempt not counted).
-        if not _give_back(response_id, token, attempts=F("attempts") - 1):
-            finish_run_if_complete(run.pk)
-            return Outcome("cancelled")
-        return Outcome("requeue", countdown=busy.retry_in * (1 + random.random()))
-    except llm.LLMError as error:
-        attempts = Response.objects.values_list("attempts", flat=True).get(pk=response_id)
-        if error.transient and attempts < settings.CFPD_MAX_ATTEMPTS:
-            wait = get_exponential_backoff_interval(settings.CFPD_BACKOFF_FACTOR, attempts, settings.CFPD_BACKOFF_MAX,
-                                                    full_jitter=True)
-            wait = max(wait, error.retry_after or 0)
-            if not _give_back(response_id, token, error_kind=error.kind, error_message=error.message,
-                              enqueued_at=timezone.now(), **record):
-                finish_run_if_complete(run.pk)
-                return Outcome("cancelled")
-            return Outcome("retry", countdown=wait)
-        written = _finish(response_id, token, status=Response.Status.FAILED, error_kind=error.kind,
-                          error_message=error.message, answered_at=timezone.now(), **record)
-        finish_run_if_complete(run.pk)
-        over_budget(run)
-        return Outcome("failed" if written else "skipped")
-    fields = _result_fields(result)
-    written = _finish_answered(response, token, cache_key=key, answered_at=timezone.now(),
-                               error_kind="", error_message="", **record, **fields)
-    if key:
-        CachedCompletion.objects.get_or_create(key=key, defaults={"model_name": request.model, "result": {
-            "text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
-            "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens, "cost": result.cost,
-            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter,
-            "option_mean_logprobs": result.option_mean_logprobs}})
-    return _after_write(response_id, run, written)
-
-
-def _after_write(response_id: int, run: Run, written: bool) -> Outcome:
-    """A result reached the row only if this worker still held its claim; otherwise
-    another worker took the unit over (lease ran out) and reports it: nothing done here."""
-    if not written:
-        finish_run_if_complete(run.pk)
-        return Outcome("skipped")
-    _answered(response_id, run.pk)
-    over_budget(run)
-    return Outcome("done")
-
-
-def _answered(response_id: int, run_id: int):
-    """Code the answer (receivers of `response_answered`) before the run can be marked
-    done, so a finished run has every answer coded or queued for reviewers."""
-    response_answered.send(sender=Response, response_id=response_id)
-    finish_run_if_complete(run_id)
-
-
 def finish_run_if_complete(run_id: int):
     """Mark the run done once no unit is pending or running (a conditional update, so
     concurrent workers finishing the last units agree). A cancelled run is finished
@@ -314,3 +185,289 @@ def finish_run_if_complete(run_id: int):
         else:
             Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED, finished_at__isnull=True).update(
                 finished_at=timezone.now())
+
+
+# ---------------------------------------------------------------- the one path of every unit
+
+UNIT_FIELDS = ("run", "model", "question__benchmark", "condition")
+# What an answer writes on its row (the writer's statement needs the list).
+ANSWER_FIELDS = ["status", "claim_token", "lease_expires_at", "cache_key", "cache_hit", "answered_at",
+                 "error_kind", "error_message", "messages", "params", "raw_output", "resolved_model",
+                 "finish_reason", "latency_ms", "prompt_tokens", "completion_tokens", "cost", "option_logprobs",
+                 "chosen_letter", "option_mean_logprobs"]
+
+
+@dataclass
+class Unit:
+    """One claimed unit on its way through `ask_units`: its request, cache key and what
+    the asking brought back (a result, an error, or its model's slots busy)."""
+    response: Response
+    request: llm.LLMRequest | None = None
+    key: str = ""
+    record: dict = field(default_factory=dict)
+    result: llm.LLMResult | None = None
+    error: llm.LLMError | None = None
+    busy: LimitBusy | None = None
+    cache_hit: bool = False
+
+
+def execute(response_id: int) -> Outcome:
+    """One unit asked alone: a batch of one, asked in this thread (a bundled model is
+    computed here, a rank-mode unit scored here, a budgeted run's unit checked before its
+    call). What the task should do next."""
+    response = Response.objects.select_related(*UNIT_FIELDS).filter(pk=response_id).first()
+    if response is None or response.model.is_external:
+        return Outcome("skipped")
+    return ask_units([response], ask_in_turn).get(response_id, Outcome("skipped"))
+
+
+def ask_units(responses: list[Response], ask) -> dict[int, Outcome]:
+    """Every unit's path, alone or in a batch: claim the units in one update; give back,
+    unasked, those of a run whose budget is spent; build the requests; answer from the
+    cache; `ask(units)` the rest with no database connection held; write every result with
+    `write_answers`. Outcomes of the units taken (one another worker holds is not here)."""
+    token, taken = claim(responses)
+    outcomes: dict[int, Outcome] = {}
+    for response in taken:
+        if over_budget(response.run):
+            # Not asked: the unit waits, pending, for a resume with a higher budget.
+            _give_back(response.pk, token, attempts=F("attempts") - 1)
+            outcomes[response.pk] = Outcome("paused")
+    taken = [r for r in taken if r.pk not in outcomes]
+    if not taken:
+        return outcomes
+    queued = {r.run_id for r in taken if r.run.status == Run.Status.QUEUED}
+    if queued:
+        Run.objects.filter(pk__in=queued, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
+                                                                           started_at=timezone.now())
+    units = [Unit(response) for response in taken]
+    for unit in units:
+        prepare(unit)
+    answer_from_cache([u for u in units if u.key and u.error is None])
+    to_ask = [u for u in units if u.request is not None and u.error is None and not u.cache_hit]
+    if to_ask:
+        # Give the database connection back while the models answer (to the pool on
+        # PostgreSQL): a thread waiting on a model holds no connection and no transaction.
+        # (Inside an atomic block, as in a test case, closing would break the block.)
+        if not connection.in_atomic_block:
+            connection.close()
+        ask(to_ask)
+    outcomes.update(write_answers(token, units))
+    return outcomes
+
+
+def _held(ids: list[int], token: str):
+    """The units of `ids` still under the claim `token`. By primary key: claim_token has
+    no index, and a lookup by token alone read the whole table once per batch (26 ms at
+    26,000 rows, growing with every run kept)."""
+    return Response.objects.filter(pk__in=ids, claim_token=token)
+
+
+def claim(responses: list[Response]) -> tuple[str, list[Response]]:
+    """Take the units that are pending, or running under a lease that ran out (their
+    worker died), in one update; the claim's token and the units taken, with their
+    attempts counted. A unit not taken is another worker's, or finished."""
+    token = uuid.uuid4().hex
+    now = timezone.now()
+    # Its units may wait for a slot under this claim, so the claim covers that wait too.
+    lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
+    ids = [r.pk for r in responses]
+    Response.objects.filter(pk__in=ids).filter(
+        Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
+        of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
+        status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
+        lease_expires_at=now + timedelta(seconds=lease))
+    attempts = dict(_held(ids, token).values_list("pk", "attempts"))
+    taken = []
+    for response in responses:
+        if response.pk in attempts:
+            response.attempts, response.claim_token = attempts[response.pk], token
+            taken.append(response)
+    return token, taken
+
+
+def prepare(unit: Unit):
+    response = unit.response
+    try:
+        unit.request = build_request(response, response.model, response.run)
+    except llm.LLMError as error:  # the question cannot be asked this way: nothing to retry
+        unit.error = error
+        return
+    unit.record = dict(messages=unit.request.messages, params=unit.request.resolved_params())
+    if uses_cache(response.run, response.model):
+        unit.key = cache_key(unit.request.model, unit.request.api_base, unit.request.mode, unit.record["params"],
+                             unit.request.messages, unit.request.letters)
+
+
+def answer_from_cache(units: list[Unit]):
+    if not units:
+        return
+    found = dict(CachedCompletion.objects.filter(key__in={u.key for u in units}).values_list("key", "result"))
+    for unit in units:
+        if unit.key in found:
+            unit.result, unit.cache_hit = llm.LLMResult(**found[unit.key]), True
+
+
+def ask_in_turn(units: list[Unit]):
+    """Ask each unit in this thread, under one of its model's shared slots (a rank-mode
+    unit's options scored as continuations)."""
+    limiter = get_limiter(settings.REDIS_URL)
+    for unit in units:
+        model, request = unit.response.model, unit.request
+        try:
+            with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
+                      lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
+                unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
+                               if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
+        except LimitBusy as busy:
+            unit.busy = busy
+        except llm.LLMError as error:
+            unit.error = error
+
+
+def _answer_row(unit: Unit, now) -> Response:
+    row = unit.response
+    fields = dict(status=Response.Status.DONE, claim_token="", lease_expires_at=None, cache_key=unit.key,
+                  cache_hit=unit.cache_hit, answered_at=now, error_kind="", error_message="", **unit.record,
+                  **_result_fields(unit.result))
+    for name, value in fields.items():
+        setattr(row, name, value)
+    return row
+
+
+def _failed_row(unit: Unit, now) -> Response:
+    row = unit.response
+    fields = dict(status=Response.Status.FAILED, claim_token="", lease_expires_at=None, cache_key=unit.key,
+                  cache_hit=False, answered_at=now, error_kind=unit.error.kind, error_message=unit.error.message,
+                  **unit.record)
+    for name, value in fields.items():
+        setattr(row, name, value)
+    return row
+
+
+def _retry_wait(unit: Unit) -> float | None:
+    """Seconds to wait before asking a transiently failed unit again (exponential, full
+    jitter, capped, never sooner than Retry-After); None when it has had its attempts."""
+    error, attempts = unit.error, unit.response.attempts
+    if not error.transient or attempts >= settings.CFPD_MAX_ATTEMPTS:
+        return None
+    wait = get_exponential_backoff_interval(settings.CFPD_BACKOFF_FACTOR, attempts, settings.CFPD_BACKOFF_MAX,
+                                            full_jitter=True)
+    return max(wait, error.retry_after or 0)
+
+
+def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
+    """The one writer of results. Every answer and failure in one transaction, each only
+    where this claim still holds (a unit whose lease ran out may have been taken over:
+    that worker reports it), with the units that follow an answer (created and queued
+    once the answer exists; those of a run cancelled meanwhile end cancelled, a resume
+    asks them); new answers into the cache; a transient failure or a busy model's unit
+    back to pending (cancelled if its run was); then one `responses_answered` with the
+    answers' ids, before a run can be marked done (so a finished run has every answer
+    coded or queued for reviewers), and each run's end and budget checked."""
+    now = timezone.now()
+    outcomes: dict[int, Outcome] = {}
+    answered = [u for u in units if u.result is not None]
+    retries = {u.response.pk: _retry_wait(u) for u in units if u.error is not None and u.result is None}
+    failed = [u for u in units if u.error is not None and u.result is None and retries[u.response.pk] is None]
+    follow_up_ids: list[int] = []
+    with transaction.atomic():
+        held = set(_held([u.response.pk for u in units], token).select_for_update().filter(
+            status=Response.Status.RUNNING).values_list("pk", flat=True))
+        answered = [u for u in answered if u.response.pk in held]
+        failed = [u for u in failed if u.response.pk in held]
+        _update_rows([_answer_row(u, now) for u in answered] + [_failed_row(u, now) for u in failed])
+        for unit in answered:
+            follow_up_ids += _create_follow_ups(unit.response)
+        if follow_up_ids:
+            queueing.enqueue(follow_up_ids)
+    if follow_up_ids:
+        Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
+                                status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
+    new_cache = [CachedCompletion(key=u.key, model_name=u.request.model, result=_cache_entry(u.result))
+                 for u in answered if u.key and not u.cache_hit]
+    if new_cache:
+        CachedCompletion.objects.bulk_create(new_cache, ignore_conflicts=True)
+    for unit in answered:
+        outcomes[unit.response.pk] = Outcome("done")
+    for unit in failed:
+        outcomes[unit.response.pk] = Outcome("failed")
+    for unit in units:
+        pk = unit.response.pk
+        if unit.busy is not None:
+            # Not the model's fault: back untouched (the attempt not counted).
+            pending = _give_back(pk, token, attempts=F("attempts") - 1)
+            outcomes[pk] = (Outcome("requeue", countdown=unit.busy.retry_in * (1 + random.random())) if pending
+                            else Outcome("cancelled"))
+        elif unit.error is not None and unit.result is None and retries[pk] is not None:
+            pending = _give_back(pk, token, error_kind=unit.error.kind, error_message=unit.error.message,
+                                 enqueued_at=timezone.now(), **unit.record)
+            outcomes[pk] = Outcome("retry", countdown=retries[pk]) if pending else Outcome("cancelled")
+    if answered:
+        responses_answered.send(sender=Response, response_ids=[u.response.pk for u in answered])
+    runs = {u.response.run_id: u.response.run for u in units}
+    for run_id in runs:
+        finish_run_if_complete(run_id)
+    # After the run's end: a run whose last unit reaches its budget is done, not paused.
+    for run in {u.response.run_id: u.response.run for u in answered + failed}.values():
+        over_budget(run)
+    return outcomes
+
+
+def _update_rows(rows: list[Response]):
+    """Write ANSWER_FIELDS of each row. On PostgreSQL one statement for the batch with
+    one parameter: the rows as a JSON array, read back into typed columns by
+    `jsonb_to_recordset` (one pass of the answers' statement triggers, see
+    scenarios_app.analysis.tally, instead of one per row). A statement with a placeholder per
+    value (21 per row) cost the worker more CPU in psycopg splitting and quoting it than
+    PostgreSQL spent running it (`bench/update_rows.py`). Elsewhere one statement sent
+    with every row's values (`executemany`). Django's `bulk_update` builds a CASE per
+    field and row, which cost more worker CPU than the model call itself."""
+    if not rows:
+        return
+    fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
+    quote = connection.ops.quote_name
+    table, pk = quote(Response._meta.db_table), quote(Response._meta.pk.column)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"UPDATE {table} AS t SET "
+                + ", ".join(f"{quote(field.column)} = v.{quote(field.column)}" for field in fields)
+                + " FROM jsonb_to_recordset(%s::jsonb) AS v("
+                + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
+                + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}",
+                [_rows_as_json(rows, fields)])
+        else:
+            values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
+                      for row in rows]
+            cursor.executemany(f"UPDATE {table} SET " + ", ".join(f"{quote(field.column)} = %s" for field in fields)
+                               + f" WHERE {pk} = %s", values)
+
+
+ROW_ID = "row_id"  # the key of each row's primary key in _rows_as_json (no field of Response)
+
+
+def _rows_as_json(rows: list[Response], fields) -> str:
+    """`fields` of each row, and its primary key under ROW_ID, as one JSON array for
+    `jsonb_to_recordset`: each value as the field prepares it for the database
+    (`get_prep_value`: a JSON field's object, a cleaned decimal, an aware datetime),
+    dates and decimals as the text PostgreSQL reads them from (an ISO 8601 timestamp with
+    its offset, the decimal's digits: no float rounding on the way)."""
+    return json.dumps([{ROW_ID: row.pk, **{field.column: _json_scalar(field.get_prep_value(getattr(row, field.attname)))
+                                           for field in fields}} for row in rows])
+
+
+def _json_scalar(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def _cache_entry(result: llm.LLMResult) -> dict:
+    return {"text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
+            "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens, "cost": result.cost,
+            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter,
+            "option_mean_logprobs": result.option_mean_logprobs}

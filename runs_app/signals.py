@@ -1,12 +1,10 @@
 """What the run engine tells other apps, so that it does not import them: the encoding
-app codes an answer as soon as it arrives."""
+app codes answers as soon as they arrive."""
 
 from django.dispatch import Signal
 
-# A response reached DONE (its answer is written). kwargs: response_id.
-response_answered = Signal()
-# Responses of one batch reached DONE together (runs_app.batch_execution). kwargs:
-# response_ids. Receivers handle them together; each is as if `response_answered`.
+# Responses reached DONE (their answers are written): every unit's answers, alone or in a
+# batch, are sent once by `execution.write_answers`. kwargs: response_ids (a list).
 responses_answered = Signal()
 # Answers were imported as a finished run. kwargs: run_id.
 responses_imported = Signal()

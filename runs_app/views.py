@@ -239,7 +239,7 @@ def run_list(request):
 
 def _selection_summary(run):
     selection = run.selection or {}
-    if selection.get("imported"):
+    if run.kind == Run.Kind.IMPORT:
         return [("Questions", "answers imported from a file")]
     counts = selection.get("choice_counts") or []
     sample = selection.get("sample")

@@ -228,8 +228,8 @@ def _without_judge_units(frame: pd.DataFrame, filters, keys: list[str]) -> pd.Da
 
     from runs_app.models import Response
 
-    judged = filters.narrow(Response.objects.filter(judge_request__isnull=False, question__choice_count__gt=0,
-                                                    question__cfpd__isnull=False))
+    judged = filters.narrow(Response.objects.judge_units().filter(question__choice_count__gt=0,
+                                                                  question__cfpd__isnull=False))
     records = list(judged.values(*keys).annotate(total=Count("id")).order_by().values_list(*keys, "total"))
     if not records:
         return frame

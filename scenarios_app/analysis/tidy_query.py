@@ -20,11 +20,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Min, OuterRef, Q
+from django.db.models import Count, Min, Q
 
 from benchmarks_app.lettering import LETTERS
 from benchmarks_app.models import Condition
-from encoding_app.models import JudgeRequest
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import ActionCategory, Actor, Domain, Scenario, ScenarioQuestion
 
@@ -48,11 +47,8 @@ class AnalysisFilter:
 
     def responses(self):
         # A judge unit (a judge model reading another model's answer) is not a CFPD answer.
-        # NOT EXISTS, not `judge_request__isnull=True`: PostgreSQL plans that LEFT JOIN …
-        # IS NULL as if it kept 0.2 % of the answers, and then probes the questions by
-        # index 2.66 million times (18 s instead of 4 at the paper's scale).
-        return self.narrow(Response.objects.filter(question__choice_count__gt=0, question__cfpd__isnull=False)
-                           .filter(~Exists(JudgeRequest.objects.filter(judge_response=OuterRef("pk")))))
+        return self.narrow(Response.objects.answers().filter(question__choice_count__gt=0,
+                                                             question__cfpd__isnull=False))
 
     def narrow(self, rows, question: str = "question__", scenario: str = "question__cfpd__"):
         """`rows` (answers, or counts of them with the same run, model and condition keys)
@@ -122,11 +118,11 @@ def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Super
                              .distinct().order_by()):
         by_run.setdefault(run_id, set()).add(model_id)
     launches: dict[tuple[str, int], list[Run]] = {}
-    for run in Run.objects.filter(pk__in=list(by_run)).only(
+    # Imported answers launch nothing; a judge run (encoding_app) holds no answers.
+    launched = Run.objects.of_answers().exclude(kind=Run.Kind.IMPORT)
+    for run in launched.filter(pk__in=list(by_run)).only(
             "pk", "benchmark_id", "selection", "system_prompt", "permute_options", "permutation_seed", "status",
             "created_at"):
-        if (run.selection or {}).get("imported") or (run.selection or {}).get("judge_of"):
-            continue  # imported answers launch nothing; a judge run (encoding_app) holds no answers
         for model_id in by_run[run.pk]:
             launches.setdefault((_launch_key(run), model_id), []).append(run)
     names = dict(LLMModel.objects.values_list("pk", "name"))

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from encoding_app.models import CodingPolicy
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from scenarios_app.validation import OptionSpec, ScenarioSpec, check_scenario
@@ -70,7 +70,7 @@ def answer(run, question, model, repeat, rng, lean):
         fields = {"raw_output": REFUSAL if rng.random() < 0.12 else letter}
     response = Response.objects.create(run=run, question=question, model=model, repeat=repeat, status="done",
                                        option_order=list(range(count)), **fields)
-    response_answered.send(sender=Response, response_id=response.pk)
+    responses_answered.send(sender=Response, response_ids=[response.pk])
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from accounts.services import create_user_with_role
 from encoding_app.models import CodingPolicy, ReviewTask
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.browser.test_author_browser import log_in
@@ -38,7 +38,7 @@ def queue():
     for question, text in zip(questions, ANSWERS):
         response = Response.objects.create(run=run, question=question, model=model, status="done", raw_output=text,
                                            option_order=[0, 1, 2])
-        response_answered.send(sender=Response, response_id=response.pk)
+        responses_answered.send(sender=Response, response_ids=[response.pk])
     assert ReviewTask.objects.filter(status="open").count() == 4
     return run
 

@@ -14,7 +14,7 @@ from accounts.services import create_user_with_role
 from encoding_app import reports, services
 from encoding_app.models import Code, CodingPolicy, ReviewTask
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.browser.test_author_browser import log_in
@@ -49,7 +49,7 @@ def queue():
             response = Response.objects.create(
                 run=run, question=question, model=model, status="done", repeat=repeat, option_order=[0, 1, 2],
                 raw_output=f"A or B, repeat {repeat}: both have merit, and a joint commission might too.")
-            response_answered.send(sender=Response, response_id=response.pk)
+            responses_answered.send(sender=Response, response_ids=[response.pk])
     assert ReviewTask.objects.filter(status="open").count() == 12
     return run
 

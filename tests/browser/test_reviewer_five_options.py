@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from accounts.services import create_user_with_role
 from encoding_app.models import CodingPolicy, Judge, JudgeRequest, ReviewTask
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.browser.test_author_browser import log_in
@@ -39,7 +39,7 @@ def queue():
         response = Response.objects.create(run=run, question=question, model=model, status="done",
                                            raw_output="Either B or E; both could work.",
                                            option_order=[1, 0, 2, 3, 4])
-        response_answered.send(sender=Response, response_id=response.pk)
+        responses_answered.send(sender=Response, response_ids=[response.pk])
         targets.append(response)
     # A judge has read the first answer (its unit lives in a judge run of its own).
     judge = Judge.objects.create(model=LLMModel.objects.create(name="judge-x", litellm_model="openai/j"))

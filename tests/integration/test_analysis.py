@@ -12,7 +12,7 @@ from django.urls import reverse
 from scenarios_app.analysis.tidy_query import AnalysisFilter, coverage, tidy_counts
 from encoding_app.models import CodingPolicy
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
@@ -68,7 +68,7 @@ def answered():
             response = Response.objects.create(
                 run=run, question=questions[actor], model=model, option_order=[0, 1],
                 status="failed" if text is None else "done", chosen_letter=letter, raw_output=text or "")
-            response_answered.send(sender=Response, response_id=response.pk)
+            responses_answered.send(sender=Response, response_ids=[response.pk])
     return run
 
 
@@ -152,7 +152,7 @@ def test_answers_with_reviewers_are_reported_as_a_share(client, analyst, answere
     Response.objects.filter(pk=response.pk).update(raw_output="A or B", code="", code_source="")
     from encoding_app.models import Code
     Code.objects.filter(response=response).delete()
-    response_answered.send(sender=Response, response_id=response.pk)
+    responses_answered.send(sender=Response, response_ids=[response.pk])
     login(client, analyst)
     html = client.get(reverse("analysis-dashboard"), {"run": answered.pk, "iterations": 200}).content.decode()
     assert "10 % still with reviewers (1)" in html
@@ -209,7 +209,7 @@ def test_a_dashboard_is_cached_until_a_new_code_arrives(client, analyst, answere
     hawk = LLMModel.objects.get(name="hawk")
     response = Response.objects.create(run=answered, question=answered.responses.first().question, model=hawk,
                                        repeat=1, option_order=[0, 1], status="done", chosen_letter="A")
-    response_answered.send(sender=Response, response_id=response.pk)
+    responses_answered.send(sender=Response, response_ids=[response.pk])
     fresh = dashboard.build_cached(filters, iterations=200)
     assert not fresh.cached and fresh.coverage["total"] == 11
 
@@ -220,7 +220,7 @@ def test_repeated_sampling_shows_each_repeat_and_mean_and_sd(answered):
     for response in list(answered.responses.filter(model=hawk)):
         again = Response.objects.create(run=answered, question=response.question, model=hawk, repeat=1,
                                         option_order=[0, 1], status="done", chosen_letter="A")
-        response_answered.send(sender=Response, response_id=again.pk)
+        responses_answered.send(sender=Response, response_ids=[again.pk])
     board = dashboard.build(AnalysisFilter(runs=(answered.pk,)), iterations=200, panels=("repeats",))
     summary = board.panels["repeats"].table
     row = summary[(summary["model"] == "hawk") & (summary["category"] == "Use of force")].iloc[0]
@@ -242,7 +242,7 @@ def launched_twice(answered):
     for response in list(answered.responses.filter(model=hawk)):
         newer = Response.objects.create(run=again, question=response.question, model=hawk, option_order=[0, 1],
                                         status="done", chosen_letter="A")
-        response_answered.send(sender=Response, response_id=newer.pk)
+        responses_answered.send(sender=Response, response_ids=[newer.pk])
     return answered, again
 
 
@@ -322,7 +322,7 @@ def test_comparisons_without_a_codified_action_are_named_by_the_comparison(analy
     for question in benchmark.questions.all():
         response = Response.objects.create(run=run, question=question, model=model, option_order=[0, 1],
                                            status="done", chosen_letter="A")
-        response_answered.send(sender=Response, response_id=response.pk)
+        responses_answered.send(sender=Response, response_ids=[response.pk])
     tidy = tidy_counts(AnalysisFilter(runs=(run.pk,)))
     assert set(tidy["action"]) == {"Balance vs Bandwagon"}
     from scenarios_app.analysis import dashboard

@@ -15,7 +15,7 @@ from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 from encoding_app import services as coding
 from runs_app.models import LLMModel, Response, Run
 from runs_app.services import import_responses
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from tests.integration.test_analysis import answered  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -60,7 +60,7 @@ def test_the_tallies_follow_every_write_path(answered, reviewer):  # noqa: F811
     for unit in Response.objects.filter(run=answered, repeat=1).order_by("pk"):
         Response.objects.filter(pk=unit.pk).update(status=rng.choice(["done", "failed"]), chosen_letter="B",
                                                    raw_output="B")
-        response_answered.send(sender=Response, response_id=unit.pk)  # the encoder codes it
+        responses_answered.send(sender=Response, response_ids=[unit.pk])  # the encoder codes it
     assert tallied() == recounted()
     # An update that leaves every key alone changes nothing.
     before = tallied()
@@ -108,7 +108,7 @@ def test_the_dashboard_reads_the_same_from_the_tallies_as_from_the_answers(answe
     for response in list(answered.responses.filter(model=hawk)):
         again = Response.objects.create(run=answered, question=response.question, model=hawk, repeat=1,
                                         option_order=[0, 1], status="done", chosen_letter="A")
-        response_answered.send(sender=Response, response_id=again.pk)
+        responses_answered.send(sender=Response, response_ids=[again.pk])
     filters = [AnalysisFilter(), AnalysisFilter(models=("dove",)), AnalysisFilter(actors=("US", "CN")),
                AnalysisFilter(domains=("escalation",), choice_counts=(2,))]
     read = [dashboard.build(f, iterations=200) for f in filters]
@@ -129,7 +129,8 @@ def test_judge_units_in_the_tallies_are_left_out_on_read(answered):  # noqa: F81
 
     hawk = LLMModel.objects.get(name="hawk")
     before = tidy_counts(AnalysisFilter())
-    judge_run = Run.objects.create(benchmark=answered.benchmark, selection={"judge_of": answered.pk})
+    judge_run = Run.objects.create(benchmark=answered.benchmark, kind=Run.Kind.JUDGE,
+                                   selection={"judge_of": answered.pk})
     target = answered.responses.filter(model=hawk).first()
     unit = Response.objects.create(run=judge_run, question=target.question, model=hawk, option_order=[0, 1],
                                    status="done", code="A", code_source="choice")
@@ -153,7 +154,7 @@ def test_an_answer_coded_while_an_analyst_reads_shows_on_the_next_load(answered)
         Response.objects.filter(pk=failed.pk).update(status="done", code="A", code_source="choice")
     else:
         Response.objects.filter(pk=failed.pk).update(status="done", chosen_letter="A", raw_output="A")
-        response_answered.send(sender=Response, response_id=failed.pk)  # the encoder writes a Code
+        responses_answered.send(sender=Response, response_ids=[failed.pk])  # the encoder writes a Code
     fresh = dashboard.build_cached(filters, iterations=200)
     # coded 9 -> 10 of 10 answers (the failed one now coded A)
     assert not fresh.cached and first.coverage["coded"] == 9 and fresh.coverage["coded"] == 10

@@ -8,7 +8,7 @@ from runs_app import batch_execution, execution, queueing, services
 from runs_app.models import Response, Run
 from runs_app.signals import responses_answered
 from tests.fakes.fake_openai import FakeOpenAI
-from tests.integration.test_execution import benchmark, launch, model  # noqa: F401 — fixtures
+from tests.integration.test_execution import benchmark, claim_unit, launch, model  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,7 @@ def test_a_transient_error_in_a_batch_asks_for_a_retry_after_at_least_retry_afte
 def test_units_of_a_batch_taken_by_another_worker_are_skipped(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     ids = unit_ids(run)
-    assert execution.claim(ids[0], 60) is not None
+    assert claim_unit(ids[0]) is not None
     assert actions(batch_execution.execute_batch(ids)) == ["skipped", "done", "done", "done"]
     assert fake.stats()["total_requests"] == 3
 
@@ -96,13 +96,13 @@ def test_units_of_a_batch_taken_by_another_worker_are_skipped(benchmark, fake, m
 def test_a_unit_whose_claim_was_taken_over_during_the_call_is_not_written(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     ids = unit_ids(run)
-    real_write = batch_execution._write
+    real_write = execution.write_answers
 
     def lease_ran_out_during_the_call(token, units):
         Response.objects.filter(pk=ids[0]).update(claim_token="another-worker")
         return real_write(token, units)
 
-    monkeypatch.setattr(batch_execution, "_write", lease_ran_out_during_the_call)
+    monkeypatch.setattr(execution, "write_answers", lease_ran_out_during_the_call)
     assert actions(batch_execution.execute_batch(ids)) == ["skipped", "done", "done", "done"]
     unit = Response.objects.get(pk=ids[0])
     assert (unit.status, unit.raw_output, unit.claim_token) == ("running", "", "another-worker")
@@ -127,13 +127,13 @@ def test_a_batch_without_free_slots_gives_its_units_back_without_counting_attemp
 def test_units_failing_transiently_after_their_run_was_cancelled_end_cancelled(benchmark, fake, monkeypatch):
     fake.configure(fault_rate=1.0, fault_kinds=["500"])
     run = launch(benchmark, [model(fake)], monkeypatch)
-    real_write = batch_execution._write
+    real_write = execution.write_answers
 
     def cancelled_during_the_call(token, units):
         services.cancel_run(Run.objects.get(pk=run.pk))
         return real_write(token, units)
 
-    monkeypatch.setattr(batch_execution, "_write", cancelled_during_the_call)
+    monkeypatch.setattr(execution, "write_answers", cancelled_during_the_call)
     assert actions(batch_execution.execute_batch(unit_ids(run))) == ["cancelled"] * 4
     assert set(run.responses.values_list("status", flat=True)) == {"cancelled"}
 
@@ -233,12 +233,12 @@ def test_the_batch_write_stores_every_answer_field_as_the_orm_saves_it(benchmark
         for row, values in zip(rows, answers):
             for name, value in values.items():
                 setattr(row, name, value)
-    batch_execution._update_rows(batch)
+    execution._update_rows(batch)
     for row in by_orm:
-        row.save(update_fields=batch_execution.ANSWER_FIELDS)
+        row.save(update_fields=execution.ANSWER_FIELDS)
 
     def stored(row):
-        return Response.objects.filter(pk=row.pk).values(*batch_execution.ANSWER_FIELDS).get()
+        return Response.objects.filter(pk=row.pk).values(*execution.ANSWER_FIELDS).get()
 
     for written, saved in zip(batch, by_orm):
         assert stored(written) == stored(saved)
@@ -265,5 +265,5 @@ def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(
     for name, value in _result_fields(result).items():
         setattr(row, name, value)
     row.status = Response.Status.DONE
-    batch_execution._update_rows([row])
+    execution._update_rows([row])
     assert Response.objects.values_list("raw_output", flat=True).get(pk=row.pk) == "B\ufffd) act"

@@ -89,7 +89,7 @@ def test_a_generated_answer_naming_one_claimant_is_coded_and_two_claimants_go_to
     for unit, text in zip(units, ["It belongs to Ukraine.", "Росія чи Україна — важко сказати."]):
         Response.objects.filter(pk=unit.pk).update(status="done", raw_output=text)
         from encoding_app import services as coding
-        coding.encode_response(unit.pk)
+        coding.encode_answers([unit.pk])
     first, second = (Response.objects.get(pk=u.pk) for u in units)
     assert (first.code, first.code_source) == ("B", "auto") and first.codes.get(is_current=True).rule == "claimant-name"
     assert (second.code, second.code_source) == ("", "unresolved")

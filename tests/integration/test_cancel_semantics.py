@@ -13,7 +13,7 @@ from django.utils import timezone
 from runs_app import batch_execution, execution, services
 from runs_app.models import Response, Run
 from runs_app.services import Progress
-from tests.integration.test_execution import benchmark, fake, launch, model  # noqa: F401  (fixtures)
+from tests.integration.test_execution import benchmark, claim_unit, fake, launch, model  # noqa: F401  (fixtures)
 from tests.integration.test_run_views import actions_shown, login, operator  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -21,6 +21,13 @@ pytestmark = pytest.mark.django_db
 
 def ids_of(run):
     return list(run.responses.order_by("pk").values_list("pk", flat=True))
+
+
+def written_by_its_worker(response_id, token, **fields) -> bool:
+    """The worker that holds the unit writes its result (only while its claim holds), and
+    nothing more: the run's end is written by `finish_run_if_complete`, called apart."""
+    return bool(Response.objects.filter(pk=response_id, claim_token=token, status="running")
+                .update(claim_token="", lease_expires_at=None, **fields))
 
 
 def counts(**fields):
@@ -60,13 +67,13 @@ def test_progress_counts_each_status_apart(benchmark, fake, monkeypatch):
 def test_a_run_with_a_unit_in_flight_is_cancelled_but_not_finished_until_it_ends(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     first = ids_of(run)[0]
-    token = execution.claim(first, 60)
+    token = claim_unit(first)
     cancellation = services.cancel_run(Run.objects.get(pk=run.pk))
     assert (cancellation.pending, cancellation.in_flight) == (3, 1)
     run.refresh_from_db()
     assert run.status == "cancelled" and run.finished_at is None
     # The worker writes its answer: kept, and the run is finished now.
-    assert execution._finish(first, token, status="done", raw_output="B", answered_at=timezone.now())
+    assert written_by_its_worker(first, token, status="done", raw_output="B", answered_at=timezone.now())
     execution.finish_run_if_complete(run.pk)
     run.refresh_from_db()
     assert run.finished_at is not None and run.status == "cancelled"
@@ -103,14 +110,14 @@ def test_an_answer_that_arrives_after_the_cancel_is_kept(benchmark, fake, monkey
 
 def test_answers_of_a_batch_in_flight_at_the_cancel_are_kept(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
-    real_write = batch_execution._write
+    real_write = execution.write_answers
 
     def cancelled_during_the_calls(token, units):
         services.cancel_run(Run.objects.get(pk=run.pk))
         assert Run.objects.get(pk=run.pk).finished_at is None
         return real_write(token, units)
 
-    monkeypatch.setattr(batch_execution, "_write", cancelled_during_the_calls)
+    monkeypatch.setattr(execution, "write_answers", cancelled_during_the_calls)
     outcomes = batch_execution.execute_batch(ids_of(run))
     assert [o.action for _, o in outcomes] == ["done"] * 4
     run.refresh_from_db()
@@ -145,8 +152,8 @@ def test_a_unit_still_waiting_for_a_slot_after_the_cancel_ends_cancelled_and_fin
 def test_the_sweep_ends_a_cancelled_run_whose_worker_died(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     first, second = ids_of(run)[:2]
-    execution.claim(first, 60)
-    execution.claim(second, 60)
+    claim_unit(first)
+    claim_unit(second)
     services.cancel_run(Run.objects.get(pk=run.pk))
     # One worker is alive (its lease runs), the other died (its lease ran out).
     Response.objects.filter(pk=second).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
@@ -162,7 +169,7 @@ def test_the_sweep_ends_a_cancelled_run_whose_worker_died(benchmark, fake, monke
 def test_resume_after_a_cancel_asks_what_is_not_done_and_leaves_units_in_flight(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     first = ids_of(run)[0]
-    execution.claim(first, 60)
+    claim_unit(first)
     services.cancel_run(Run.objects.get(pk=run.pk))
     assert services.resume_run(Run.objects.get(pk=run.pk)) == 3  # the three cancelled, not the running one
     run.refresh_from_db()
@@ -178,7 +185,7 @@ def test_the_page_stays_live_while_a_cancelled_runs_unit_is_in_flight(client, op
     ids = ids_of(run)
     Response.objects.filter(pk=ids[0]).update(status="done", answered_at=timezone.now(), raw_output="B",
                                               chosen_letter="B")
-    token = execution.claim(ids[1], 60)
+    token = claim_unit(ids[1])
     login(client, operator)
     page = client.post(reverse("run-cancel", args=[run.pk]), {"confirm": "yes"}, follow=True).content.decode()
     assert (f"Run {run.pk} cancelled: 2 pending units will not be asked. 1 unit already with a worker is left "
@@ -190,8 +197,8 @@ def test_the_page_stays_live_while_a_cancelled_runs_unit_is_in_flight(client, op
     assert (data["done"], data["running"], data["cancelled"], data["pending"], data["percent"]) == (1, 1, 2, 0, 25.0)
     assert [row["status"] for row in data["latest"]] == ["done", "cancelled", "cancelled", "running"]  # answered first, then newest
 
-    execution._finish(ids[1], token, status="failed", error_kind="server", error_message="<b>502</b> upstream",
-                      answered_at=timezone.now())
+    written_by_its_worker(ids[1], token, status="failed", error_kind="server",
+                          error_message="<b>502</b> upstream", answered_at=timezone.now())
     execution.finish_run_if_complete(run.pk)
     data = client.get(reverse("run-progress", args=[run.pk])).json()
     assert (data["active"], data["status_note"], data["running"], data["failed"]) == (False, "", 0, 1)
@@ -208,9 +215,9 @@ def test_the_page_stays_live_until_the_end_of_a_cancelled_run_is_written(client,
     # writes the run's end: a poll in between must not stop the page without its end.
     run = launch(benchmark, [model(fake)], monkeypatch)
     first = ids_of(run)[0]
-    token = execution.claim(first, 60)
+    token = claim_unit(first)
     services.cancel_run(Run.objects.get(pk=run.pk))
-    execution._finish(first, token, status="done", raw_output="B", answered_at=timezone.now())
+    written_by_its_worker(first, token, status="done", raw_output="B", answered_at=timezone.now())
     data = login(client, operator).get(reverse("run-progress", args=[run.pk])).json()
     assert (data["running"], data["finished_at"], data["active"]) == (0, None, True)
     execution.finish_run_if_complete(run.pk)
@@ -220,7 +227,7 @@ def test_the_page_stays_live_until_the_end_of_a_cancelled_run_is_written(client,
 
 def test_the_confirmation_page_says_what_the_cancel_will_do(client, operator, benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
-    execution.claim(ids_of(run)[0], 60)
+    claim_unit(ids_of(run)[0])
     page = login(client, operator).get(reverse("run-cancel", args=[run.pk])).content.decode()
     assert "<strong>3</strong> pending units will not be asked" in page
     assert "1 unit already with a worker is left to end" in page

@@ -17,7 +17,7 @@ import time
 import pytest
 from django.db import connection, connections
 
-from runs_app import batch_execution, execution
+from runs_app import execution
 from runs_app.models import LLMModel, Response
 from tests.integration.test_execution import benchmark, launch  # noqa: F401 — fixtures
 
@@ -60,31 +60,32 @@ def _behind_an_open_claim(response_id: int, engine_claim) -> object:
     return result["value"]
 
 
-def test_a_unit_being_claimed_is_not_claimed_again_by_one_at_a_time_execution(benchmark, monkeypatch):
+def test_a_unit_being_claimed_is_not_claimed_again(benchmark, monkeypatch):
+    # One claim for every unit, asked alone (a batch of one) or in a batch.
     unit = _unit(benchmark, monkeypatch)
-    token = _behind_an_open_claim(unit.pk, lambda: execution.claim(unit.pk, 30))
-    unit.refresh_from_db()
-    assert token is None
-    assert (unit.status, unit.claim_token, unit.attempts) == ("running", "other", 1)
-
-
-def test_a_unit_being_claimed_is_not_claimed_again_by_a_batch(benchmark, monkeypatch):
-    unit = _unit(benchmark, monkeypatch)
-    _, taken = _behind_an_open_claim(unit.pk, lambda: batch_execution._claim([unit]))
+    _, taken = _behind_an_open_claim(unit.pk, lambda: execution.claim([unit]))
     unit.refresh_from_db()
     assert taken == []
     assert (unit.status, unit.claim_token, unit.attempts) == ("running", "other", 1)
 
 
+def test_a_unit_being_claimed_is_not_asked_again_alone(benchmark, monkeypatch):
+    unit = _unit(benchmark, monkeypatch)
+    outcome = _behind_an_open_claim(unit.pk, lambda: execution.execute(unit.pk))
+    unit.refresh_from_db()
+    assert outcome.action == "skipped"
+    assert (unit.status, unit.claim_token, unit.attempts) == ("running", "other", 1)
+
+
 def test_the_claims_filter_the_run_without_a_join(benchmark, monkeypatch):
-    """The reason the two tests above pass on PostgreSQL: every condition of a claim is
+    """The reason the tests above pass on PostgreSQL: every condition of a claim is
     on the response row or in a sub-select of the run alone, so the row's own conditions
     stay in the UPDATE's WHERE clause and are re-checked after a wait."""
     unit = _unit(benchmark, monkeypatch)
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as queries:
-        execution.claim(unit.pk, 30)
+        execution.claim([unit])
     [update] = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
     where = update.split(" WHERE ", 1)[1]
     assert '"runs_app_response"."status"' in where and "JOIN" not in update

@@ -12,7 +12,7 @@ from accounts.services import create_user_with_role
 from encoding_app import services
 from encoding_app.models import Code, CodingPolicy, ReviewTask
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.factories import three_option_spec
@@ -36,7 +36,7 @@ def _queue_of_items():
             response = Response.objects.create(run=run, question=question, model=model, repeat=repeat, status="done",
                                                raw_output="A or B",
                                                option_order=list(range(question.choice_count)))
-            response_answered.send(sender=Response, response_id=response.pk)
+            responses_answered.send(sender=Response, response_ids=[response.pk])
     assert ReviewTask.objects.filter(status="open").count() == ITEMS
 
 

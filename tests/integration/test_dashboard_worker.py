@@ -11,7 +11,7 @@ from django.utils.timezone import localtime
 from scenarios_app.analysis import dashboard
 from analysis_app.models import ComputedFigure
 from runs_app.models import LLMModel, Response
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from tests.integration.test_analysis import answered, login  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def add_answer(run, letter="A"):
     hawk = LLMModel.objects.get(name="hawk")
     response = Response.objects.create(run=run, question=run.responses.first().question, model=hawk,
                                        repeat=1, option_order=[0, 1], status="done", chosen_letter=letter)
-    response_answered.send(sender=Response, response_id=response.pk)
+    responses_answered.send(sender=Response, response_ids=[response.pk])
 
 
 def panels(html):  # the page from the first panel on

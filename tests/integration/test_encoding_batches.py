@@ -1,5 +1,6 @@
-"""Coding a batch of new answers together (`encode_new_answers`) gives exactly what coding
-each with `encode_response` gives: codes, states, review and audit items."""
+"""Coding a batch of new answers together (`encode_answers`, its few statements for the
+whole batch) gives exactly what the rules for one answer (`_code_one`, each answer
+alone) give: codes, states, review and audit items."""
 
 import pytest
 from django.db import transaction
@@ -52,11 +53,11 @@ class Rollback(Exception):
 
 
 def one_by_one(ids):
-    """What coding each answer alone writes, then undone."""
+    """What the rules for one answer write, answer by answer, then undone."""
     try:
         with transaction.atomic():
             for pk in ids:
-                services.encode_response(pk)
+                services._code_one(pk)
             found = state(ids)
             raise Rollback
     except Rollback:
@@ -74,7 +75,7 @@ def test_a_batch_is_coded_exactly_as_each_answer_alone(questions, audit_share):
         RuleStatus.objects.create(rule=rule, audited=40, correct=38)
     expected = one_by_one(ids)
     assert state(ids) != expected  # nothing was left written
-    services.encode_new_answers(ids)
+    services.encode_answers(ids)
     assert state(ids) == expected
     codes, _, tasks = expected
     assert {source for _, _, source in codes} >= {"choice", "auto", "unresolved", "missing"}
@@ -84,12 +85,12 @@ def test_a_batch_is_coded_exactly_as_each_answer_alone(questions, audit_share):
 
 def test_answers_already_coded_or_queued_go_through_the_one_by_one_path(questions, policy):
     ids = new_answers(questions)
-    services.encode_new_answers(ids)
+    services.encode_answers(ids)
     ann = reviewer("ann")
     task = services.next_task(ann)
     assert task.response.code_source == "unresolved"
     services.submit_code(task.pk, ann, "A")
     before = state(ids)
-    counts = services.encode_new_answers(ids)  # again: every code stands, nothing is doubled
+    counts = services.encode_answers(ids)  # again: every code stands, nothing is doubled
     assert state(ids) == before
     assert counts["kept"] == 1 and "choice" in counts

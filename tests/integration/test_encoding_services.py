@@ -13,7 +13,7 @@ from accounts.services import create_user_with_role
 from encoding_app import audits, reports, services
 from encoding_app.models import Code, CodingPolicy, ReviewTask, RuleStatus
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.factories import three_option_spec
@@ -48,7 +48,7 @@ def answer(question, output="", letter="", status="done", order=None, model_name
     response = Response.objects.create(run=run, question=question, model=model, repeat=repeat, status=status,
                                        raw_output=output, chosen_letter=letter,
                                        option_order=order if order is not None else [0, 1, 2])
-    response_answered.send(sender=Response, response_id=response.pk)
+    responses_answered.send(sender=Response, response_ids=[response.pk])
     response.refresh_from_db()
     return response
 
@@ -258,7 +258,7 @@ def test_re_encoding_never_overwrites_a_reviewers_code(questions, policy):
     response = answer(questions[0], output="A or B")
     services.submit_code(services.next_task(rita).pk, rita, "B")
     Response.objects.filter(pk=response.pk).update(raw_output="A")  # as if a rule now resolved it
-    assert services.encode_response(response.pk) == "kept"
+    assert services.encode_answers([response.pk]) == {"kept": 1}
     response.refresh_from_db()
     assert (response.code, response.code_source) == ("B", "reviewer")
 
@@ -270,7 +270,7 @@ def test_re_encoding_resolves_queued_items_and_changes_nothing_twice(questions, 
     call_command("encode_responses", "--run", str(response.run_id), stdout=out, stderr=io.StringIO())
     assert "automatic rule" in out.getvalue() and "encoded 1 answers" in out.getvalue()
     assert ReviewTask.objects.get(response=response).status == "withdrawn"
-    assert services.encode_response(response.pk) == "auto"
+    assert services.encode_answers([response.pk]) == {"auto": 1}
     assert Code.objects.filter(response=response).count() == 1  # the same code is not written again
 
 
@@ -350,7 +350,7 @@ def test_a_choice_mode_answer_of_five_options_keeps_every_options_probability(qu
     response = Response.objects.create(run=Run.objects.create(benchmark=question.benchmark), question=question,
                                        model=model, status="done", chosen_letter="E", option_order=[0, 1, 2, 3, 4],
                                        option_logprobs={"A": -3.0, "B": -3.0, "C": -3.0, "D": -3.0, "E": -0.2})
-    services.encode_response(response.pk)
+    services.encode_answers([response.pk])
     code = current(response)
     # e^-0.2 / (4 e^-3 + e^-0.2) = 0.81873 / (0.19915 + 0.81873) = 0.80435
     assert code.code == "E" and code.confidence == pytest.approx(0.80435, abs=1e-4)

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from runs_app import execution, queueing, services
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
@@ -43,6 +43,12 @@ def launch(benchmark, models, monkeypatch, **kwargs):
     monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
     monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     return services.launch_run(benchmark, models, **kwargs)
+
+
+def claim_unit(response_id):
+    """Another worker's claim of one unit: its token, or None if the unit was not taken."""
+    token, taken = execution.claim([Response.objects.select_related("model").get(pk=response_id)])
+    return token if taken else None
 
 
 def run_all(run):
@@ -114,7 +120,7 @@ def test_a_transient_error_asks_for_a_retry_after_at_least_retry_after(benchmark
 def test_a_unit_already_taken_is_skipped(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     unit = run.responses.first()
-    assert execution.claim(unit.pk, 60) is not None
+    assert claim_unit(unit.pk) is not None
     assert execution.execute(unit.pk).action == "skipped"
     assert fake.stats()["total_requests"] == 0
 
@@ -176,22 +182,22 @@ def test_a_cached_answer_whose_row_was_not_written_reports_nothing_done(benchmar
     unit = second.responses.first()
     real_claim = execution.claim
 
-    def claimed_then_taken_over(response_id, lease_seconds):
-        token = real_claim(response_id, lease_seconds)
-        Response.objects.filter(pk=response_id).update(claim_token="another-worker")  # the lease ran out
-        return token
+    def claimed_then_taken_over(responses):
+        token, taken = real_claim(responses)
+        Response.objects.filter(pk__in=[r.pk for r in taken]).update(claim_token="another-worker")  # lease ran out
+        return token, taken
 
     answered = []
 
-    def receiver(sender, response_id, **kwargs):
-        answered.append(response_id)
+    def receiver(sender, response_ids, **kwargs):
+        answered.extend(response_ids)
 
     monkeypatch.setattr(execution, "claim", claimed_then_taken_over)
-    response_answered.connect(receiver)
+    responses_answered.connect(receiver)
     try:
         outcome = execution.execute(unit.pk)
     finally:
-        response_answered.disconnect(receiver)
+        responses_answered.disconnect(receiver)
     unit.refresh_from_db()
     assert outcome.action == "skipped" and answered == []  # before: "done", and coded
     assert (unit.status, unit.cache_hit, unit.claim_token) == ("running", False, "another-worker")
@@ -264,7 +270,7 @@ def test_the_sweeper_resends_a_unit_whose_worker_died(benchmark, fake, monkeypat
     monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.extend(ids))
     run.responses.update(enqueued_at=timezone.now())
     unit = run.responses.first()
-    execution.claim(unit.pk, 60)
+    claim_unit(unit.pk)
     assert services.sweep_run(run.pk) == (0, True)
     Response.objects.filter(pk=unit.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     assert services.sweep_run(run.pk) == (1, True) and sent == [unit.pk]

@@ -29,7 +29,7 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 from accounts.services import create_user_with_role
 from encoding_app.models import CodingPolicy, ReviewTask
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
@@ -125,7 +125,7 @@ def world(settings):
     for question, text in zip(benchmark.questions.order_by("pk"), ["B", "A or B, hard to say"]):
         response = Response.objects.create(run=run, question=question, model=model, status="done",
                                            raw_output=text, option_order=[0, 1])
-        response_answered.send(sender=Response, response_id=response.pk)
+        responses_answered.send(sender=Response, response_ids=[response.pk])
         responses.append(response)
     clients = {}
     for role, group in ROLES.items():

@@ -15,7 +15,7 @@ from encoding_app.models import Code, CodingPolicy, Judge, JudgeRequest, ReviewT
 from encoding_app.views import item_payload
 from runs_app import execution, queueing
 from runs_app.models import LLMModel, Response, Run
-from runs_app.signals import response_answered
+from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
@@ -74,7 +74,7 @@ def unresolved_answers(run, questions, writer, count, start=0):
         response = Response.objects.create(run=run, question=questions[i % 3], model=writer, repeat=i // 3,
                                            status="done", raw_output="Option A or B, both have merit.",
                                            option_order=[0, 1, 2])
-        response_answered.send(sender=Response, response_id=response.pk)
+        responses_answered.send(sender=Response, response_ids=[response.pk])
         made.append(response)
     return made
 

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from encoding_app.models import Code, ReviewTask
+from runs_app import services as runs_services
 from runs_app.models import LLMModel, Response, Run
 from runs_app.unit_rows import copy_text
 from scenarios_app import services as authoring
@@ -179,11 +180,9 @@ class Command(BaseCommand):
                 defaults={"is_external": True, "notes": "Synthetic answers for load tests (load_synthetic_answers); "
                                                         "never called."})
             llm_models.append(model)
-        now = timezone.now()
-        run = Run.objects.create(benchmark=bench, status=Run.Status.DONE, repeats=repeats, started_at=now,
-                                 finished_at=now, selection={"synthetic": True, "seed": seed},
-                                 note=f"synthetic answers (seed {seed})")
-        run.llm_models.set(llm_models)
+        run = runs_services.create_run(Run.Kind.SYNTHETIC, bench, llm_models,
+                                       selection={"synthetic": True, "seed": seed}, repeats=repeats,
+                                       note=f"synthetic answers (seed {seed})")
         # As launch_run does: versions that have been asked never change again.
         authoring.freeze(Scenario.objects.filter(benchmark=bench))
         return llm_models, run
