@@ -16,14 +16,14 @@ ANALYSTS = "analysts"
 OPERATORS = "operators"
 ROLES = [AUTHORS, REVIEWERS, ANALYSTS, OPERATORS]
 
-_SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actor", "actorset",
-                    "actorsetmember"]
+_SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actorset", "actorsetmember"]
 _READ_ONLY_MODELS = ["scenarioquestion", "domain", "actioncategory", "codifiedaction", "subdimension",
                      "codifiedcomparison", "comparisoncategory"]
-# benchmarks_app: authors write benchmarks and conditions; questions are written by the families.
+# benchmarks_app: authors write benchmarks, conditions and actors; questions are written by the families.
 _AUTHORING_SHARED = (["benchmarks_app." + p for p in ["add_benchmark", "change_benchmark", "delete_benchmark",
                                                       "view_benchmark", "add_condition", "change_condition",
-                                                      "delete_condition", "view_condition", "view_question"]])
+                                                      "delete_condition", "view_condition", "view_question",
+                                                      "add_actor", "change_actor", "delete_actor", "view_actor"]])
 _READING_SHARED = ["benchmarks_app.view_benchmark", "benchmarks_app.view_condition", "benchmarks_app.view_question"]
 # territories_app: authors write the territorial-disputes tables; the other roles read them.
 _TERRITORY_MODELS = ["territory", "claimant", "country", "language", "termtranslation", "borderlinestable"]
@@ -50,13 +50,13 @@ ROLE_PERMISSIONS = {
     # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
     # read agreement and the encoder's audit.
     REVIEWERS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
-    + _TERRITORY_READING + _RUN_READ
+    + ["benchmarks_app.view_actor"] + _TERRITORY_READING + _RUN_READ
     + ["encoding_app.code_responses", "encoding_app.adjudicate_codes"]
     # Not the codes' history (encoding_app.view_code): in the console it would show a
     # blind second coder the first coder's code.
     + _perms("encoding_app", ["reviewtask", "codingpolicy"], ["view"]),
     ANALYSTS: _perms("scenarios_app", _SCENARIO_MODELS + _READ_ONLY_MODELS, ["view"]) + _READING_SHARED
-    + _TERRITORY_READING + _RUN_READ
+    + ["benchmarks_app.view_actor"] + _TERRITORY_READING + _RUN_READ
     + ["analysis_app.view_dashboard"],
     # Operators launch, cancel and resume runs and register models.
     OPERATORS: list(_READING_SHARED)

@@ -3,47 +3,24 @@
 that fills in (the page polls `status`) while the worker computes it (`compute`, run by
 `analysis_app.tasks.compute_figure`).
 
-A kind names the function that computes it, taking the row's params (plain JSON values)
-and returning plain JSON values. Each family registers its kinds from its AppConfig.ready()
-(`register`); this module knows none of them."""
+What the worker runs — the kinds and `compute` — lives in `computing`, below the task that
+calls it; this module, which queues that task, is above both. Its `register`, `KINDS` and
+`compute` are computing's, named here too for the families and the pages."""
 
 from __future__ import annotations
 
-import importlib
-import time
-from collections.abc import Callable
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from . import tasks
+from .computing import KINDS, compute, register  # noqa: F401  (the families' and pages' entry points)
 from .models import ComputedFigure
 
-# kind -> the function, or its "module:function" path imported on first use (a kind may
-# need heavy libraries that no other process should load at start-up). The families add
-# theirs from their AppConfig.ready() (`register`).
-KINDS: dict[str, Callable | str] = {
-    # Every family's headline figures of every model (analysis_app.headlines): a bootstrap per family.
-    "model-headlines": "analysis_app.headlines:compute_headlines",
-}
 # A row still pending or running this long after it was asked for is asked for again: its
 # worker stopped, or no worker was running when it was asked for.
 STALE_AFTER = timedelta(minutes=10)
-
-
-def register(kind: str, function: Callable | str) -> None:
-    """Make `kind` computable by `function` (a callable, or "module:function" imported on use)."""
-    if KINDS.get(kind, function) != function:
-        raise ValueError(f"computed figure kind {kind} is registered already")
-    KINDS[kind] = function
-
-
-def _function(kind: str) -> Callable:
-    target = KINDS[kind]
-    if isinstance(target, str):
-        module, name = target.split(":")
-        target = getattr(importlib.import_module(module), name)
-    return target
 
 
 def request(key: str, kind: str, params: dict, *, retry_after: timedelta | None = None) -> ComputedFigure:
@@ -77,31 +54,7 @@ def request(key: str, kind: str, params: dict, *, retry_after: timedelta | None 
 
 
 def _enqueue(figure_id: int):
-    from . import tasks
-
     transaction.on_commit(lambda: tasks.compute_figure.delay(figure_id))
-
-
-def compute(figure_id: int) -> bool:
-    """Claim the row (zero rows updated: another worker has it, or it is done) and compute
-    it with no transaction open; the result or the error is written in one update."""
-    claimed = ComputedFigure.objects.filter(pk=figure_id, status=ComputedFigure.Status.PENDING).update(
-        status=ComputedFigure.Status.RUNNING, started_at=timezone.now())
-    if not claimed:
-        return False
-    row = ComputedFigure.objects.get(pk=figure_id)
-    started = time.perf_counter()
-    try:
-        result = _function(row.kind)(**row.params)
-    except Exception as exc:  # recorded on the row and shown on the page, never a silent blank
-        ComputedFigure.objects.filter(pk=figure_id).update(
-            status=ComputedFigure.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
-            computed_at=timezone.now(), seconds=time.perf_counter() - started)
-        raise
-    ComputedFigure.objects.filter(pk=figure_id).update(
-        status=ComputedFigure.Status.DONE, result=result, error="", computed_at=timezone.now(),
-        seconds=time.perf_counter() - started)
-    return True
 
 
 def pending(keys: list[str]) -> int:

@@ -1,5 +1,5 @@
-"""Benchmarks, their questions and the conditions runs ask them under, in the console.
-Questions are read-only here: each family writes its own."""
+"""Benchmarks, their questions, the conditions runs ask them under and the actors every
+family names, in the console. Questions are read-only here: each family writes its own."""
 
 from django import forms
 from django.contrib import admin
@@ -10,7 +10,7 @@ from django.utils.safestring import mark_safe
 from cfpd_site.admin_tools import ReadOnlyAdminMixin
 
 from . import families
-from .models import Benchmark, Condition, Question
+from .models import Actor, Benchmark, Condition, Question
 
 
 class FamilyFilter(admin.SimpleListFilter):
@@ -94,3 +94,11 @@ class ConditionAdmin(FamilyChoice, admin.ModelAdmin):
     list_filter = ["kind", FamilyFilter]
     search_fields = ["name", "label"]
     fields = ["name", "label", "kind", "family", "system_prompt", "temperature", "description", "position"]
+
+
+# Searched by the families' pickers (CFPD's actor sets pick their members by autocomplete).
+@admin.register(Actor)
+class ActorAdmin(admin.ModelAdmin):
+    list_display = ["code", "prompt_name", "takes_article", "kind", "name"]
+    list_filter = ["kind", "takes_article"]
+    search_fields = ["code", "prompt_name", "name"]

@@ -49,6 +49,10 @@ registers a fourth). What the core shows of a family comes through these hooks:
   the generic encoder.
 - `summary(benchmark)` (optional) returns HTML (already escaped) describing a
   benchmark's questions for the console, e.g. CFPD's counts by domain and actor.
+- `stats(benchmark)` (optional) returns the BenchmarkStats `benchmark_stats` prints of a
+  benchmark: a headline ("44 scenarios, 683 questions"), the lines below it (CFPD's counts
+  by domain, choice count and qualified actor) and its current questions; by default the
+  family's label and the current questions, counted.
 - `follow_ups(question)` (optional) returns the ids of questions asked after this one in
   the same conversation (the free-form family's move 2 after move 1): when a unit's
   answer arrives, the engine creates one unit per follow-up (same run, model, condition
@@ -98,6 +102,17 @@ class CodingFilter:
 
 
 @dataclass(frozen=True)
+class BenchmarkStats:
+    """What `benchmark_stats` prints of one benchmark: `headline` after its name ("44
+    scenarios, 683 questions"), `lines` below it, and `questions`, the benchmark's current
+    questions (summed into the command's last line)."""
+
+    headline: str
+    questions: int
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Family:
     name: str
     render: Callable[..., list[dict[str, str]]]
@@ -116,6 +131,7 @@ class Family:
     permutable: bool = True
     read_answer: Callable[[Any, str], tuple[int | None, str, str] | None] | None = None
     summary: Callable[[Any], str] | None = None
+    stats: Callable[[Any], BenchmarkStats] | None = None
     rank_prompt: Callable[..., tuple[str, list[str]]] | None = None
     follow_ups: Callable[[Any], list[int]] | None = None
 
@@ -206,6 +222,16 @@ def describe_selection(name: str, stored: dict) -> list[tuple[str, str]]:
         return found.describe_selection(stored)
     return [(key.replace("_", " ").capitalize(), ", ".join(str(v) for v in stored.get(key) or []) or "all")
             for key in found.selection_keys]
+
+
+def stats(benchmark) -> BenchmarkStats:
+    """A benchmark's counts as its family gives them (`Family.stats`); for a family without
+    that hook, or not installed, its label and its current questions."""
+    found = _registry.get(benchmark.family)
+    if found is not None and found.stats is not None:
+        return found.stats(benchmark)
+    questions = benchmark.questions.filter(is_current=True).count()
+    return BenchmarkStats(f"{label(benchmark.family)}, {questions} questions", questions)
 
 
 def coding_filters() -> list[CodingFilter]:

@@ -1,7 +1,8 @@
-"""What every benchmark family shares: benchmarks, the questions models are asked, and
-the conditions (named variations of how a question is asked) a run asks them under.
+"""What every benchmark family shares: benchmarks, the questions models are asked, the
+conditions (named variations of how a question is asked) a run asks them under, and the
+actors (states and other entities) the families' questions name.
 
-The run engine, coding and analysis know these three and nothing of a family: each
+The run engine, coding and analysis know these and nothing of a family: each
 family app keeps its own authoring data beside them, creates its questions here, and
 registers how its questions are rendered (`families.register`). A benchmark's `family`
 names a registered family; the registry, not this module, knows which exist."""
@@ -109,3 +110,37 @@ class Condition(models.Model):
 
     def get_family_display(self) -> str:
         return families.label(self.family) if self.family else ""
+
+
+class Actor(models.Model):
+    """A state (ISO 3166) or another entity the families' questions name: CFPD's dyads and
+    qualified actors, BorderLines' countries and claimants. One row per code, shared by
+    every family (a country CFPD asks about is the same row as the claimant BorderLines
+    names).
+
+    The table keeps the name it was made with in scenarios_app (`db_table`): the model
+    moved here without touching a row (benchmarks_app migration 0005)."""
+
+    class Kind(models.TextChoices):
+        STATE = "state", "State (ISO 3166)"
+        ORGANISATION = "organisation", "International organisation"
+        DISPUTED = "disputed", "Disputed entity"
+        TERRITORY = "territory", "Territory or region"
+
+    code = models.CharField(
+        max_length=12, unique=True,
+        help_text="ISO 3166 alpha-2 for states; 3-12 capitals, digits or _ for other entities (NATO, EU, ROC).",
+    )
+    name = models.CharField(max_length=120, help_text="Official name.")
+    prompt_name = models.CharField(max_length=120, help_text="The name put into prompts, e.g. South Korea.")
+    takes_article = models.BooleanField(
+        default=False, help_text='Prompts say "the United States": tick for names that take "the".')
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STATE)
+    iso_alpha3 = models.CharField(max_length=3, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+        db_table = "scenarios_app_actor"
+
+    def __str__(self):
+        return f"{self.prompt_name} ({self.code})"

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from html import escape
 
-from benchmarks_app.families import Family
+from django.db.models import Count
+
+from benchmarks_app.families import BenchmarkStats, Family
+from benchmarks_app.models import Question
+
+from .models import FAMILY as NAME
+from .models import Continuation, CrisisQuestion, Simulation, Variant
 
 
 def render(question, order, condition, system_prompt):
@@ -15,9 +21,6 @@ def render(question, order, condition, system_prompt):
     system = system_prompt or (condition.system_prompt if condition is not None else "") or crisis.system_text
     messages = [{"role": "system", "content": system}] if system else []
     return messages + [{"role": "user", "content": question.text}]
-
-
-NAME = "freeform"
 
 
 def filter_questions(queryset, selection):
@@ -30,8 +33,6 @@ def filter_questions(queryset, selection):
 
 
 def check_selection(selection) -> dict[str, list[str]]:
-    from .models import Variant
-
     variants = selection.values("domains")
     if not variants:
         return {}
@@ -42,8 +43,6 @@ def check_selection(selection) -> dict[str, list[str]]:
 
 def follow_ups(question) -> list[int]:
     """Move 1 is followed by move 2 of the same variant, once per continuation."""
-    from benchmarks_app.models import Question
-
     crisis = question.crisis
     if crisis.move != 1:
         return []
@@ -52,8 +51,6 @@ def follow_ups(question) -> list[int]:
 
 
 def summary(benchmark) -> str:
-    from .models import Simulation
-
     rows = []
     for simulation in Simulation.objects.filter(benchmark=benchmark).prefetch_related("variants", "continuations"):
         variants = ", ".join(f"{escape(v.name)} (level {v.level}{', ' + escape(v.ablation) if v.ablation else ''})"
@@ -64,6 +61,19 @@ def summary(benchmark) -> str:
     return f"<ul>{''.join(rows)}</ul>" if rows else "<p>No simulation yet.</p>"
 
 
+def benchmark_stats(benchmark) -> BenchmarkStats:
+    questions = benchmark.questions.filter(is_current=True)
+    by_move = dict(CrisisQuestion.objects.filter(question__in=questions).values_list("move")
+                   .annotate(n=Count("pk")).order_by("move"))
+    count = questions.count()
+    return BenchmarkStats(f"free-form crisis, {count} questions", count, (
+        f"simulations: {Simulation.objects.filter(benchmark=benchmark).count()}",
+        f"variants: {Variant.objects.filter(simulation__benchmark=benchmark).count()}",
+        f"move-2 continuations: {Continuation.objects.filter(simulation__benchmark=benchmark).count()}",
+        "questions by move: " + ", ".join(f"{move}: {n}" for move, n in by_move.items())))
+
+
 FREEFORM = Family(name=NAME, label="Free-form crisis simulation", render=render, selection_keys=("domains",),
                   filter_questions=filter_questions,
-                  check_selection=check_selection, follow_ups=follow_ups, summary=summary, permutable=False)
+                  check_selection=check_selection, follow_ups=follow_ups, summary=summary,
+                  stats=benchmark_stats, permutable=False)

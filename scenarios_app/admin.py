@@ -278,13 +278,6 @@ class ScenarioAdmin(admin.ModelAdmin):
         return redirect(reverse("admin:scenarios_app_scenario_change", args=[successor.pk]))
 
 
-@admin.register(Actor)
-class ActorAdmin(admin.ModelAdmin):
-    list_display = ["code", "prompt_name", "takes_article", "kind", "name"]
-    list_filter = ["kind", "takes_article"]
-    search_fields = ["code", "prompt_name", "name"]
-
-
 class ActorSetMemberInline(admin.TabularInline):
     model = ActorSetMember
     autocomplete_fields = ["actor"]

@@ -5,8 +5,9 @@ page's rows), and the reviewers' filter by domain. Registered in ScenariosAppCon
 
 from __future__ import annotations
 
-from benchmarks_app.families import CodingFilter, Family, plain_messages
+from benchmarks_app.families import BenchmarkStats, CodingFilter, Family, plain_messages
 
+from .counts import format_counts
 from .prompting import SYSTEM_PROMPT, chat_messages
 
 
@@ -103,9 +104,18 @@ def summary(benchmark) -> str:
     return render_to_string("scenarios_app/benchmark_summary.html", {"table": services.stats_table(benchmark)})
 
 
+def benchmark_stats(benchmark) -> BenchmarkStats:
+    """Questions per domain x choice count x qualified actor (focus actors, then the rest)."""
+    from . import services
+
+    table = services.stats_table(benchmark)
+    scenarios = benchmark.scenarios.filter(is_current=True).count()
+    return BenchmarkStats(f"{scenarios} scenarios, {table.total} questions", table.total, (format_counts(table),))
+
+
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
-              mark_asked=mark_asked, summary=summary)
+              mark_asked=mark_asked, summary=summary, stats=benchmark_stats)

@@ -1,11 +1,11 @@
-"""CFPD authoring data: the taxonomy, actors, scenarios (versioned), and what CFPD knows
-of the questions they expand into (benchmarks and questions are benchmarks_app's)."""
+"""CFPD authoring data: the taxonomy, actor sets, scenarios (versioned), and what CFPD knows
+of the questions they expand into (benchmarks, questions and actors are benchmarks_app's)."""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from benchmarks_app.models import Benchmark, Question  # noqa: F401  (shared by every family)
+from benchmarks_app.models import Actor, Benchmark, Question  # noqa: F401  (shared by every family)
 
 
 class Domain(models.Model):
@@ -90,31 +90,6 @@ class ComparisonCategory(models.Model):
     class Meta:
         ordering = ["position"]
         constraints = [models.UniqueConstraint(fields=["comparison", "position"], name="one_category_per_slot")]
-
-
-class Actor(models.Model):
-    class Kind(models.TextChoices):
-        STATE = "state", "State (ISO 3166)"
-        ORGANISATION = "organisation", "International organisation"
-        DISPUTED = "disputed", "Disputed entity"
-        TERRITORY = "territory", "Territory or region"
-
-    code = models.CharField(
-        max_length=12, unique=True,
-        help_text="ISO 3166 alpha-2 for states; 3-12 capitals, digits or _ for other entities (NATO, EU, ROC).",
-    )
-    name = models.CharField(max_length=120, help_text="Official name.")
-    prompt_name = models.CharField(max_length=120, help_text="The name put into prompts, e.g. South Korea.")
-    takes_article = models.BooleanField(
-        default=False, help_text='Prompts say "the United States": tick for names that take "the".')
-    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STATE)
-    iso_alpha3 = models.CharField(max_length=3, blank=True)
-
-    class Meta:
-        ordering = ["code"]
-
-    def __str__(self):
-        return f"{self.prompt_name} ({self.code})"
 
 
 class ActorSet(models.Model):
@@ -270,5 +245,5 @@ class ScenarioQuestion(models.Model):
         return f"{self.question_id}: {self.scenario} {self.variant}"
 
 
-# CFPD's answer tallies (its dashboard's counts), kept beside its analysis.
-from .analysis.models import PassTally, QuestionTally  # noqa: E402,F401
+# CFPD's answer tallies (its dashboard's counts), read by its analysis (scenarios_app.analysis).
+from .tallies import PassTally, QuestionTally  # noqa: E402,F401

@@ -5,16 +5,18 @@ console shows of a benchmark. Registered in TerritoriesAppConfig.ready()."""
 
 from __future__ import annotations
 
-from benchmarks_app.families import Family
+from django.template.loader import render_to_string
 
-from . import parsing, prompting, queries
+from benchmarks_app.families import BenchmarkStats, Family
+
+from . import parsing, prompting, queries, services
 from . import release as rel
+from .models import FAMILY as NAME
+from .models import BorderlinesTable
 
 
 def countries_of(benchmark_id: int) -> dict[str, rel.Country]:
-    from .services import countries_of as read  # services imports Django models
-
-    return read(benchmark_id)
+    return services.countries_of(benchmark_id)
 
 
 def plain_question(question) -> queries.Question:
@@ -76,18 +78,18 @@ def filter_questions(queryset, selection):
 
 
 def summary(benchmark) -> str:
-    from django.template.loader import render_to_string
-
-    from . import services
-    from .models import BorderlinesTable
-
     table = BorderlinesTable.objects.filter(benchmark=benchmark).first()
     gaps = [str(gap) for found in queries.question_sets(services.release_of(benchmark)) for gap in found.gaps]
     return render_to_string("territories_app/benchmark_summary.html", {
         "stats": services.stats(benchmark), "table": table, "gaps": gaps})
 
 
-NAME = "borderlines"
+def benchmark_stats(benchmark) -> BenchmarkStats:
+    counts = services.stats(benchmark)
+    return BenchmarkStats(f"territorial disputes, {counts['questions']} questions", counts["questions"],
+                          (f"territories: {counts['territories']}", f"languages: {counts['languages']}"))
+
 
 BORDERLINES = Family(name=NAME, label="Territorial disputes (BorderLines)", render=render, filter_questions=filter_questions, applies=applies,
-                     permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary)
+                     permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary,
+                     stats=benchmark_stats)

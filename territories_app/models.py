@@ -8,6 +8,10 @@ from django.db import models
 
 from .question_template import template_problem
 
+# The family's name in the registry (benchmarks_app.families) and in Benchmark.family:
+# here, below every other module of the app (family.py names its Family with it).
+FAMILY = "borderlines"
+
 
 class BorderlinesTable(models.Model):
     benchmark = models.OneToOneField("benchmarks_app.Benchmark", on_delete=models.CASCADE,
@@ -46,7 +50,7 @@ class Language(models.Model):
 class Country(models.Model):
     benchmark = models.ForeignKey("benchmarks_app.Benchmark", on_delete=models.CASCADE, related_name="bl_countries")
     name = models.CharField(max_length=120, help_text="The English name, as the release keys it.")
-    actor = models.ForeignKey("scenarios_app.Actor", null=True, blank=True, on_delete=models.SET_NULL,
+    actor = models.ForeignKey("benchmarks_app.Actor", null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+", help_text="The actor (ISO country or added entity) it is.")
     language = models.CharField(max_length=16, blank=True, help_text="Majority language code.")
     language_name = models.CharField(max_length=80, blank=True)

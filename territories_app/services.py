@@ -10,13 +10,11 @@ from datetime import date
 
 from django.db import transaction
 
-from benchmarks_app.models import Benchmark, Question
-from scenarios_app.models import Actor
+from benchmarks_app.models import Actor, Benchmark, Question
 
 from . import country_names, queries, release as rel
-from .family import NAME as FAMILY
 from .models import (
-    BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
+    FAMILY, BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
 )
 
 

@@ -25,9 +25,9 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import CharField, Sum, TextField
 
-from .models import PassTally, QuestionTally
+from scenarios_app.tallies import PassTally, QuestionTally
 
-# The tables keep their names from analysis_app (`models.py`); the triggers' functions name them.
+# The tables keep their names from analysis_app (`scenarios_app.tallies`); the triggers' functions name them.
 PASS_TABLE, QUESTION_TABLE = PassTally._meta.db_table, QuestionTally._meta.db_table
 SEQUENCE = "analysis_app_tally_change"
 

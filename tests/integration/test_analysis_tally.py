@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.models import Count
 
 from scenarios_app.analysis import dashboard, tally
-from scenarios_app.analysis.models import PassTally, QuestionTally
+from scenarios_app.tallies import PassTally, QuestionTally
 from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 from encoding_app import services as coding
 from runs_app.models import LLMModel, Response, Run

@@ -21,6 +21,9 @@ SCENARIOS = reverse("admin:scenarios_app_scenario_changelist")
 SCENARIO_ADD = reverse("admin:scenarios_app_scenario_add")
 MODEL_ADD = reverse("admin:runs_app_llmmodel_add")
 CODES = reverse("admin:encoding_app_code_changelist")
+# Actors are shared by every family (benchmarks_app's since issue 27): authors still write them.
+ACTORS = reverse("admin:benchmarks_app_actor_changelist")
+ACTOR_ADD = reverse("admin:benchmarks_app_actor_add")
 
 
 def signed_in(client, username, password=PASSWORD):
@@ -34,10 +37,10 @@ def staff(username):
 
 # What each role's console holds: (page, status) pairs that must hold for a member.
 CONSOLE = {
-    AUTHORS: [(SCENARIOS, 200), (SCENARIO_ADD, 200), (MODEL_ADD, 403), (CODES, 403)],
-    REVIEWERS: [(SCENARIOS, 200), (SCENARIO_ADD, 403), (MODEL_ADD, 403), (CODES, 403)],
-    ANALYSTS: [(SCENARIOS, 200), (SCENARIO_ADD, 403), (MODEL_ADD, 403), (CODES, 403)],
-    OPERATORS: [(SCENARIOS, 403), (SCENARIO_ADD, 403), (MODEL_ADD, 200), (CODES, 403)],
+    AUTHORS: [(SCENARIOS, 200), (SCENARIO_ADD, 200), (MODEL_ADD, 403), (CODES, 403), (ACTORS, 200), (ACTOR_ADD, 200)],
+    REVIEWERS: [(SCENARIOS, 200), (SCENARIO_ADD, 403), (MODEL_ADD, 403), (CODES, 403), (ACTORS, 200), (ACTOR_ADD, 403)],
+    ANALYSTS: [(SCENARIOS, 200), (SCENARIO_ADD, 403), (MODEL_ADD, 403), (CODES, 403), (ACTORS, 200), (ACTOR_ADD, 403)],
+    OPERATORS: [(SCENARIOS, 403), (SCENARIO_ADD, 403), (MODEL_ADD, 200), (CODES, 403), (ACTORS, 403), (ACTOR_ADD, 403)],
 }
 
 

@@ -1,9 +1,10 @@
 """CFPD's answer tallies: answers counted ahead of the CFPD dashboard, kept in step with
-`runs_app_response` by PostgreSQL triggers (`tally.py`): at the paper's scale a GROUP BY
+`runs_app_response` by PostgreSQL triggers (`analysis/tally.py`): at the paper's scale a GROUP BY
 over 2.66 million answers takes seconds, a read of the tally milliseconds. They are plain
 counts: nothing but the triggers and `rebuild_answer_tallies` writes them, and the
 dashboard reads them only on PostgreSQL. Registered as scenarios_app's models by
-`scenarios_app.models`.
+`scenarios_app.models`; a module of their own beside it (not inside `analysis`, which
+reads them), so that the models import nothing of the analysis built on them.
 
 Keys point at their rows without database constraints (deleting a run must not wait on
 the tally, and the triggers remove its counts themselves).
