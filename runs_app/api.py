@@ -61,10 +61,25 @@ class ProgressSerializer(serializers.Serializer):
 PROGRESS_FIELDS = tuple(ProgressSerializer().fields)
 
 
+# A budget in US$ as the schema states it: more than 0, at most 99,999,999.9999 (under
+# launch_plan.MAX_BUDGET_USD), at most 4 decimals. A decimal travels as a string, and a
+# string's schema cannot say "at least 0.0001": this pattern says it, so a client (and
+# schemathesis) that follows the schema never sends a budget the field refuses.
+POSITIVE_BUDGET_PATTERN = r"^(?:[1-9]\d{0,7}(?:\.\d{0,4})?|0?\.(?:[1-9]\d{0,3}|0[1-9]\d{0,2}|00[1-9]\d?|000[1-9]))$"
+
+
+@extend_schema_field({"type": "string", "format": "decimal", "pattern": POSITIVE_BUDGET_PATTERN})
+class PositiveBudgetField(serializers.DecimalField):
+    def validate_empty_values(self, data):
+        if data == "":  # DRF would read "" as null (no budget); the schema admits no empty string
+            self.fail("invalid")
+        return super().validate_empty_values(data)
+
+
 class ResumeSerializer(serializers.Serializer):
     """The bounds are launch_plan's (money, whole_number), here so that the schema says them."""
 
-    budget_usd = serializers.DecimalField(max_digits=13, decimal_places=4, min_value=Decimal("0.0001"),
+    budget_usd = PositiveBudgetField(max_digits=13, decimal_places=4, min_value=Decimal("0.0001"),
                                           max_value=launch_plan.MAX_BUDGET_USD, required=False, allow_null=True,
                                           help_text="US$, more than 0, at most 4 decimals; null removes it.")
     budget_units = serializers.IntegerField(min_value=1, max_value=launch_plan.MAX_WHOLE, required=False,
