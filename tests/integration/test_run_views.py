@@ -261,7 +261,9 @@ def test_the_list_shows_runs_and_progress(client, analyst, run):
     run.responses.filter(pk=run.responses.first().pk).update(status=Response.Status.DONE)
     page = login(client, analyst).get(LIST).content.decode()
     assert reverse("run-detail", args=[run.pk]) in page
-    assert '<span class="nowrap">local-gemma3</span>, <span class="nowrap">local-smollm2</span>' in page
+    # Both models, in order, each a link to its profile (an analyst reads profiles).
+    assert ('<span class="nowrap"><a class="model-link" href="/models/local-gemma3/">local-gemma3</a></span>, '
+            '<span class="nowrap"><a class="model-link" href="/models/local-smollm2/">local-smollm2</a></span>') in page
     assert "olga" in page
     assert "1 / 4" in page
 
