@@ -78,16 +78,6 @@ def kendall_tau_distance(ranking_a, ranking_b):
     return discordant / len(pairs)
 
 
-def mean_kendall_tau_distance(rankings):
-    """Mean Kendall-tau distance over all pairs of sampled rankings (row-major pairs)."""
-    rankings = list(rankings)
-    if len(rankings) < 2:
-        raise ValueError(f"need at least 2 rankings to compare, got {len(rankings)}")
-    return float(
-        np.mean([kendall_tau_distance(rankings[i], rankings[j]) for i, j in pair_indices(len(rankings))])
-    )
-
-
 @dataclass(frozen=True)
 class RunSummary:
     mean: float

@@ -3,11 +3,11 @@ import math
 import numpy as np
 import pytest
 
+from crisis_app.group_scoring import score_ranking_group
 from crisis_app.inconsistency import (
     group_inconsistency,
     inconsistency_from_rescaled_f1,
     kendall_tau_distance,
-    mean_kendall_tau_distance,
     pair_inconsistencies,
     pair_indices,
     rescale_f1,
@@ -93,10 +93,12 @@ def test_kendall_tau_distance_needs_the_same_items_once_each():
         kendall_tau_distance("AAB", "ABA")
 
 
-def test_mean_kendall_tau_distance_over_all_pairs_of_samples():
+def test_a_ranking_group_scores_the_kendall_tau_distance_of_every_pair_and_their_mean():
     # d(ABC, BAC) = 1/3; d(ABC, CBA) = 1; d(BAC, CBA): (B,A) concordant, (B,C) and
     # (A,C) discordant = 2/3; mean (1/3 + 1 + 2/3) / 3 = 2/3
-    assert mean_kendall_tau_distance(["ABC", "BAC", "CBA"]) == pytest.approx(2 / 3)
+    group = score_ranking_group(["ABC", "BAC", "CBA"])
+    assert group.pair_values == pytest.approx([1 / 3, 1, 2 / 3])
+    assert group.mean == pytest.approx(2 / 3)
 
 
 def test_run_summary_means_the_run_means():
