@@ -275,7 +275,8 @@ def test_the_dashboard_names_the_runs_it_leaves_out_and_how_to_include_them(clie
     first, again = launched_twice
     login(client, analyst)
     html = client.get(reverse("analysis-dashboard"), {"iterations": 200}).content.decode()
-    assert f"run {first.pk} (hawk): the same selection as run {again.pk}" in html
+    assert (f'run {first.pk} (<a class="model-link" href="/models/hawk/">hawk</a>): '  # the model links to its profile
+            f"the same selection as run {again.pk}") in html
     assert f'href="?iterations=200&amp;run={first.pk}&amp;run={again.pk}"' in html
     picked = client.get(reverse("analysis-dashboard"), {"iterations": 200, "run": [first.pk, again.pk]})
     assert 'id="superseded"' not in picked.content.decode()
