@@ -82,7 +82,7 @@ def data_version() -> tuple:
 def cached(name: str, build: Callable, *key_parts, fresh: bool = False):
     """`build()`, kept in the cache for `CACHE_SECONDS` under `name`, the data version and
     `key_parts` (the page's filters and options): the crisis and territories pages' boards,
-    which took 2-5 s to build on the demo's data at every load. Returns (value, cached)."""
+    too slow to build again at every load (docs/performance.md). Returns (value, cached)."""
     key = f"cfpd:{name}:" + hashlib.sha256(repr((data_version(), key_parts)).encode()).hexdigest()
     value = None if fresh else cache.get(key)
     if value is not None:

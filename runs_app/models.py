@@ -137,8 +137,8 @@ class ResponseQuerySet(models.QuerySet):
         # NOT EXISTS, not `run__kind=...` across a join nor `judge_request__isnull=True`:
         # PostgreSQL plans the anti-join from the runs' statistics (few judge runs), where
         # a LEFT JOIN … IS NULL was planned as if it kept 0.2 % of the answers and then
-        # probed the questions by index 2.66 million times (18 s instead of 4 at the
-        # paper's scale, analysis_app.tidy_query).
+        # probed the questions by index once per answer (docs/performance.md, the
+        # dashboard at the paper's scale).
         return self.filter(~Exists(_judge_run_of(OuterRef("run_id"))))
 
     def judge_units(self):
