@@ -22,7 +22,7 @@ from . import batching, launch_plan, llm, queueing, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
-from .selection import Selection, read_family_keys
+from .selection import Selection, listed, read_family_keys
 from .signals import responses_imported, run_finished
 
 
@@ -103,16 +103,6 @@ class LaunchRequest:
     note: str = ""
 
 
-def _names(value) -> list:
-    """A list from a list, or from a comma-separated string."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [item.strip() for item in value.replace(";", ",").split(",") if item.strip()]
-    return [item.strip() if isinstance(item, str) else item for item in value
-            if not (isinstance(item, str) and not item.strip())]
-
-
 def read_launch(data: dict) -> LaunchRequest:
     """The one reading of a launch, for the form, the API and `run_benchmark` alike.
 
@@ -134,7 +124,7 @@ def read_launch(data: dict) -> LaunchRequest:
         if benchmark is None:
             errors["benchmark"] = [f"no benchmark named {launch_plan._show(name)}" if name else "is required"]
     models = []
-    wanted = _names(data.get("models"))
+    wanted = listed(data.get("models"))
     names = [m for m in wanted if isinstance(m, str)]
     found = {m.name: m for m in LLMModel.objects.filter(name__in=names)} if names else {}
     unknown = [str(item)[:80] for item in wanted if not isinstance(item, LLMModel) and item not in found]
@@ -153,7 +143,7 @@ def read_launch(data: dict) -> LaunchRequest:
     if not wanted:
         errors["models"] = ["choose at least one model"]
     family_keys = read_family_keys(benchmark, data, errors)  # read and checked by the benchmark's family
-    conditions = _conditions(_names(data.get("conditions")), errors)
+    conditions = _conditions(listed(data.get("conditions")), errors)
     note = data.get("note") or ""
     if not isinstance(note, str) or len(note) > 200:
         errors["note"] = ["must be text of at most 200 characters"]
