@@ -86,7 +86,12 @@ class Figure:
 
     @property
     def has_interval(self) -> bool:
-        return self.estimate is not None and self.ci_low is not None and self.ci_high is not None
+        """An interval to reason with (a difference's, its ★). A bootstrap over one unit (one
+        scenario, territory or run: n = 1) is always [x, x], which says nothing of the figure's
+        uncertainty, so such a figure has none here (its bounds are still published as its
+        dashboard gives them)."""
+        return (self.estimate is not None and self.ci_low is not None and self.ci_high is not None
+                and self.n != 1)
 
     def to_dict(self) -> dict:
         values = asdict(self)
@@ -142,7 +147,7 @@ def standings(model: str, figures: Iterable[Figure]) -> dict[tuple, Standing]:
 @dataclass(frozen=True)
 class Difference:
     """`model_a`'s figure minus `model_b`'s, of one key, with its MOVER interval (None
-    where either figure has no interval)."""
+    where either figure has no interval, `Figure.has_interval`: none published, or n = 1)."""
 
     benchmark: str
     family: str

@@ -240,6 +240,8 @@ def test_the_page_shows_a_placeholder_until_the_worker_has_computed_the_figures(
     assert "Computing…" in first and 'id="figures-waiting"' in first
     assert get("/api/profiles/hawk/").json()["state"] == "computing"
     assert get("/models/hawk/figures.csv").status_code == 202
+    listed = get("/models/").content.decode()  # no figure counted yet is not "no answers"
+    assert "Computing…" in listed and "no answers yet" not in listed
     assert len(worker.queued) == 1  # asked once, whatever the number of pages waiting
     worker_running = True
     worker.run()

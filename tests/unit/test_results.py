@@ -95,6 +95,19 @@ def test_a_difference_without_intervals_has_none_and_figures_of_different_things
         difference(fig("hawk", 0.6), fig("dove", 0.4, metric="other"))
 
 
+def test_a_figure_over_one_unit_has_no_interval_to_difference_and_no_star():
+    # One run per model (the demo's crisis part): each bootstrap over one run is [x, x].
+    # MOVER on those would give 0.670 - 0.668 = +0.002 [+0.002, +0.002], "leaving out 0".
+    one, other = fig("hawk", 0.670, 0.670, 0.670, n=1), fig("dove", 0.668, 0.668, 0.668, n=1)
+    assert not one.has_interval and fig("hawk", 0.670, 0.670, 0.670, n=2).has_interval
+    found = difference(one, other)
+    assert found.difference == pytest.approx(0.002) and found.ci_low is None and found.ci_high is None
+    assert not found.excludes_zero
+    # One side over one unit is enough: a = 0.5 [0.4, 0.6] (n = 10) against b = 0 [0, 0] (n = 1).
+    assert difference(fig("hawk", 0.5, 0.4, 0.6), fig("dove", 0.0, 0.0, 0.0, n=1)).ci_low is None
+    assert one.ci_low == 0.670 and one.to_dict()["ci_high"] == 0.670  # published as the dashboard gives it
+
+
 def test_differences_set_every_other_model_against_the_first_on_the_keys_both_have():
     figures = [fig("hawk", 0.8, 0.7, 0.9), fig("dove", 0.2, 0.1, 0.3), fig("owl", 0.5, 0.4, 0.6),
                fig("hawk", 0.4, metric="other"), fig("owl", 0.1, metric="other")]
