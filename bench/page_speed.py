@@ -20,7 +20,15 @@ signed in as an analyst, in-process cache (the embedded default):
 Figures the worker computes (the metric's validation: analysis_app.computed) are not in a
 page's time: the page shows a placeholder until they are done. The bench then computes
 them as the worker would, in a process of its own, and prints the worker's seconds. Exit status 1 when a warm median is over
---target seconds (1.0)."""
+--target seconds (1.0).
+
+The models' pages (/models/, a profile, a comparison: --model and --versus name the two
+models, the demo's by default) read one result the worker computes, every family's
+headline figures of every model (kind "model-headlines"). The first page to ask for it
+(/models/) shows the placeholder on its cold load; the bench computes it then, as the
+worker would, so that the warm loads and the later pages show the figures, and prints the
+worker's seconds with each family's share. Their "rebuilt" is `fresh=1` (the worker asked
+again) and the page it redirects to, which shows the previous figures meanwhile."""
 
 import argparse
 import json
@@ -40,6 +48,15 @@ PAGES = [
     ("Territorial disputes", "/analysis/territories/", True),
     ("Metric validation", "/analysis/crisis/validation/", False),
 ]
+# The models' profile pages (analysis_app.profile_views), of --model and --versus.
+PROFILE_PAGES = [
+    ("Models", "/models/", False),  # takes no fresh=1
+    ("Model profile", "/models/{model}/", True),
+    ("Model comparison", "/models/compare/?model={model}&model={versus}", True),
+]
+# What the worker builds once a page asked for it (analysis_app.computed's kinds): built by
+# the bench after the page's cold load, so that its warm loads show it.
+BUILT_AFTER_COLD = ("cfpd-dashboard", "model-headlines")
 ANALYST = "bench-page-speed"
 
 
@@ -71,7 +88,7 @@ def child(path: str, rounds: int, fresh: bool) -> dict:
 
     def load(query=""):
         begin = time.perf_counter()
-        response = client.get(path + query)
+        response = client.get(path + (query.replace("?", "&") if "?" in path else query))
         if response.status_code == 302:  # `fresh=1` asked the worker again: the page it goes back to
             response = client.get(response["Location"])
         seconds = time.perf_counter() - begin
@@ -83,9 +100,10 @@ def child(path: str, rounds: int, fresh: bool) -> dict:
 
     asked_from = timezone.now()
     cold, size = load()
-    # A board the worker builds (the CFPD dashboard's): built here, as the worker would, so
-    # that the warm loads show it; its seconds are the worker's, not the page's.
-    worker = _run_pending("cfpd-dashboard", asked_from)
+    # A board or figures the worker builds (the CFPD dashboard's, the models' headline
+    # figures): built here, as the worker would, so that the warm loads show them; their
+    # seconds are the worker's, not the page's.
+    worker = _run_pending(BUILT_AFTER_COLD, asked_from)
     if worker:
         size = load()[1]
     warm = [load()[0] for _ in range(rounds)]
@@ -95,15 +113,16 @@ def child(path: str, rounds: int, fresh: bool) -> dict:
             "bytes": size, "worker": worker}
 
 
-def _run_pending(kind: str, asked_from) -> float | None:
-    """Compute the figures of `kind` this page asked for, as the worker does; their seconds."""
+def _run_pending(kinds: tuple[str, ...], asked_from) -> float | None:
+    """Compute the figures of `kinds` this page asked for, as the worker does; their seconds."""
     try:
         from analysis_app import computed
         from analysis_app.models import ComputedFigure
     except ImportError:  # a tree from before computed figures
         return None
     begin, any_ = time.perf_counter(), False
-    for figure in ComputedFigure.objects.filter(kind=kind, status="pending", requested_at__gte=asked_from):
+    for figure in ComputedFigure.objects.filter(kind__in=kinds, status="pending",
+                                                 requested_at__gte=asked_from):
         computed.compute(figure.pk)
         any_ = True
     return time.perf_counter() - begin if any_ else None
@@ -127,12 +146,15 @@ def prepare(source: Path, folder: Path) -> Path:
     return copy
 
 
-def worker_seconds(copy: Path) -> list[tuple[str, float]]:
+def worker_seconds(copy: Path) -> list[tuple[str, float, dict]]:
+    """Each done computed figure: its kind (and preset), its seconds, and for the models'
+    headline figures each family's seconds."""
     # A tree from before computed figures has no such model: nothing to print then.
     script = ("import sys, json; sys.path.insert(0, %r); import django; django.setup()\n"
               "try:\n    from analysis_app.models import ComputedFigure as F\n"
               "except ImportError:\n    print('[]'); sys.exit()\n"
-              "print(json.dumps([(f.kind + ' ' + f.params.get('preset', ''), f.seconds) for f in "
+              "print(json.dumps([(' '.join(filter(None, [f.kind, f.params.get('preset', '')])), f.seconds, "
+              "  {k: v.get('seconds') for k, v in (f.result or {}).get('families', {}).items()}) for f in "
               "F.objects.filter(status='done')]))" % str(ROOT))
     out = subprocess.run([sys.executable, "-c", script], env=_environment(copy), check=True, cwd=ROOT,
                          capture_output=True, text=True).stdout
@@ -145,6 +167,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--target", type=float, default=1.0)
     parser.add_argument("--json", action="store_true", help="one JSON object per page, nothing else")
+    parser.add_argument("--model", default="local-smollm2", help="the profile's model (and the compared one)")
+    parser.add_argument("--versus", default="local-gemma3", help="the model compared with --model")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fresh", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -154,7 +178,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="cfpd-page-speed-") as folder:
         copy = prepare(args.database.resolve(), Path(folder))
         results = []
-        for title, path, fresh in PAGES:
+        profile_pages = [(title, path.format(model=args.model, versus=args.versus), fresh)
+                         for title, path, fresh in PROFILE_PAGES]
+        for title, path, fresh in PAGES + profile_pages:
             command = [sys.executable, __file__, "--child", path, "--rounds", str(args.rounds)]
             out = subprocess.run(command + (["--fresh"] if fresh else []), env=_environment(copy), cwd=ROOT,
                                  check=True, capture_output=True, text=True).stdout
@@ -173,18 +199,21 @@ def main():
                        stdout=subprocess.DEVNULL)
         computed = worker_seconds(copy)
     if not args.json:
-        print(f"{'page':<22} {'path':<30} {'cold s':>7} {'warm best':>10} {'warm median':>12} {'rebuilt':>8}")
+        width = max(30, *(len(r["path"]) for r in results))
+        print(f"{'page':<22} {'path':<{width}} {'cold s':>7} {'warm best':>10} {'warm median':>12} {'rebuilt':>8}")
         for r in results:
             rebuilt = f"{r['rebuilt']:.3f}" if r["rebuilt"] is not None else "—"
-            print(f"{r['page']:<22} {r['path']:<30} {r['cold']:>7.3f} {r['warm_best']:>10.3f} "
+            print(f"{r['page']:<22} {r['path']:<{width}} {r['cold']:>7.3f} {r['warm_best']:>10.3f} "
                   f"{r['warm_median']:>12.3f} {rebuilt:>8}")
         print(f"(warm: {args.rounds} loads; Django set-up per process, not counted: "
               f"{statistics.median(r['setup'] for r in results):.2f} s)")
         for r in results:
             if r.get("worker"):
                 print(f"built by the worker after the first load of {r['path']}: {r['worker']:.1f} s")
-        for name, seconds in computed:
-            print(f"computed by the worker, not in any page's time: {name}: {seconds:.1f} s")
+        for name, seconds, families in computed:
+            shares = ", ".join(f"{family} {part:.1f} s" for family, part in families.items() if part is not None)
+            print(f"computed by the worker, not in any page's time: {name}: {seconds:.1f} s"
+                  + (f" ({shares})" if shares else ""))
     slow = [r for r in results if r["warm_median"] > args.target]
     return 1 if slow else 0
 
