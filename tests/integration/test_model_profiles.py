@@ -110,6 +110,13 @@ def test_the_profile_shows_each_familys_figures_with_rank_spread_and_dashboard_l
     assert "Headline figures computed by the worker at" in html
     assert html.count('class="chart"') == 3  # a chart per family
     assert 'href="/models/hawk/figures.csv"' in html
+    # The runs a figure rests on are named as runs and link to their pages (a bare "4"
+    # read as a count of runs).
+    published = client.get("/api/profiles/hawk/").json()
+    runs = {run for fam in published["families"] for figure in fam["figures"] for run in figure["runs"]}
+    assert runs
+    for run in runs:
+        assert f'<a href="/runs/{run}/">run {run}</a>' in html
 
 
 def test_a_family_without_answers_of_the_model_says_so(client, analyst, three_families, inline):
