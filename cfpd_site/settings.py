@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "runs_app",
     "encoding_app",
     "analysis_app",
+    "explorer_app",
 ]
 
 MIDDLEWARE = [

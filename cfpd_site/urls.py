@@ -26,8 +26,10 @@ urlpatterns = [
     path("api/analysis/crisis/", include("crisis_app.api_urls")),
     path("api/analysis/", include("scenarios_app.analysis.api_urls")),
     path("api/profiles/", include("analysis_app.profile_api_urls")),
+    path("api/answers/", include("explorer_app.api_urls")),
     path("api/", include("runs_app.api_urls")),
     path("models/", include("analysis_app.profile_urls")),
+    path("answers/", include("explorer_app.urls")),
     path("admin/", admin.site.urls),
 ]
 
