@@ -6,8 +6,10 @@ the comparison read one stored result in milliseconds.
 A publisher is `publish(models)`: the family's `results.Figure`s of those models (None:
 of every model it has answers of). Registered with it: the family's label, its
 dashboard's URL filtered to one model (`link(model, benchmark)`), and `version()`, what
-moves when its figures would change without a new answer (a new score, say); the answers,
-codes and runs every family shares are in `data_version` already.
+moves when its figures would change without a change to an answer or a code (a new
+score, say); the answers, codes and runs every family shares are in `data_version`
+already (`benchmarks_app.data_version`, moved by every change to a code, the runs'
+numbers and finishing times).
 
 This module names no family: families import it, never the other way round."""
 
@@ -22,14 +24,13 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Max
 
+from benchmarks_app import data_version as data_version_number
+
 from . import computed
 from .models import ComputedFigure
 from .results import Figure
 
 KIND = "model-headlines"
-# A done result older than this is computed again when a page asks (it is shown meanwhile):
-# on SQLite a change that adds no row (a code corrected) moves no version.
-REFRESH_AFTER = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,13 @@ def publisher(family: str) -> Publisher | None:
 
 
 def data_version() -> tuple:
-    """Moves with every new answer, code or run, a finished run, and each family's own version."""
-    from encoding_app.models import Code
+    """Moves with every new answer, change to a code, new, finished or deleted run, and each
+    family's own version."""
     from runs_app.models import Response, Run
 
     runs = Run.objects.aggregate(m=Max("pk"), f=Max("finished_at"))
-    shared = (Response.objects.aggregate(m=Max("pk"))["m"], Code.objects.aggregate(m=Max("pk"))["m"],
-              runs["m"], str(runs["f"]))
+    shared = (Response.objects.aggregate(m=Max("pk"))["m"], data_version_number.current(), runs["m"],
+              str(runs["f"]))
     return shared + tuple((p.family, p.version() if p.version else None) for p in publishers())
 
 
@@ -120,8 +121,7 @@ def request_headlines(*, fresh: bool = False) -> Headlines:
     `CFPD_DASHBOARD_IN_WORKER` off (tests, a one-process setup) they are computed here."""
     version = data_version()
     key = _key(version)
-    row = computed.request(key, KIND, {"version": repr(version)},
-                           retry_after=timedelta(0) if fresh else REFRESH_AFTER)
+    row = computed.request(key, KIND, {"version": repr(version)}, retry_after=timedelta(0) if fresh else None)
     if not getattr(settings, "CFPD_DASHBOARD_IN_WORKER", True) and row.status in (
             ComputedFigure.Status.PENDING, ComputedFigure.Status.RUNNING):
         try:

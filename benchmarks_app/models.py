@@ -144,3 +144,14 @@ class Actor(models.Model):
 
     def __str__(self):
         return f"{self.prompt_name} ({self.code})"
+
+
+class DataVersion(models.Model):
+    """One row whose number moves, after the change commits, whenever answers or their codes
+    change (`benchmarks_app.data_version.bump`): what a stored figure was computed from is
+    named by it, so a figure is computed again exactly when something it reads changed."""
+
+    number = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "data version"

@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks_app import families
+from benchmarks_app import data_version, families
 from runs_app.models import Response
 
 from . import audits, auto_encoder
@@ -100,6 +100,7 @@ def _set_current(response: Response, new: Code | None, previous: Code | None, st
         new.save()
     Response.objects.filter(pk=response.pk).update(code=new.code if new else "",
                                                    code_source=new.source if new else state)
+    data_version.bump()
 
 
 def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "",
@@ -206,6 +207,7 @@ def queue_for_review(response_id: int, reason: str, explanation: str = "") -> Re
     response = Response.objects.get(pk=response_id)
     if not response.code:
         Response.objects.filter(pk=response_id).update(code_source=UNRESOLVED)
+        data_version.bump()
     return _open_task(response, Purpose.PRIMARY, reason=reason, explanation=explanation)
 
 
@@ -282,6 +284,8 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
             by_value.setdefault((code.code, code.source), []).append(code.response_id)
         for (code, source), pks in by_value.items():
             Response.objects.filter(pk__in=pks).update(code=code, code_source=source)
+        if new_codes:
+            data_version.bump()
         audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
                       for code in new_codes if code.source == Source.AUTO
                       and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
@@ -433,6 +437,7 @@ def undo_last(user) -> ReviewTask:
                 Code.objects.filter(pk=previous.pk).update(is_current=True)
             Response.objects.filter(pk=response.pk).update(code=previous.code if previous else "",
                                                            code_source=previous.source if previous else UNRESOLVED)
+            data_version.bump()
         Code.objects.filter(pk=last.pk).update(undone_at=timezone.now())
         policy = CodingPolicy.current()
         ReviewTask.objects.filter(pk=last.task_id).update(

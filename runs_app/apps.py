@@ -1,7 +1,17 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
+
+
+def _run_deleted(**kwargs):
+    from benchmarks_app import data_version
+
+    data_version.bump()  # its answers are gone: figures computed from them must be again
 
 
 class RunsAppConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'runs_app'
     verbose_name = "Runs"
+
+    def ready(self):
+        post_delete.connect(_run_deleted, sender="runs_app.Run", dispatch_uid="run-deleted-moves-data-version")
