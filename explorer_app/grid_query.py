@@ -1,0 +1,362 @@
+"""What the grid and the comparison of two runs read from the database, with their query
+parameters read once (`cfpd_site.params`: a bad value is a BadParameter naming the field,
+answered with a 400).
+
+The grid counts in the database: one page of rows (questions, or question × condition)
+and one page of columns (models) is picked first, then the answers of those rows and
+models are grouped by (row, model, code, status) — a few thousand groups for a page,
+whatever the size of the runs. The comparison reads the two runs' answers as small
+tuples (id, question, model, condition, repeat, code) and pairs them in Python
+(`comparison.match`): no output text, which is read only for the page of changed answers
+shown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.db.models import Count, Min
+from django.urls import NoReverseMatch, reverse
+
+from analysis_app.params import check_known
+from benchmarks_app.models import Condition, Question
+from cfpd_site import params
+from cfpd_site.params import BadParameter
+from runs_app.models import LLMModel, Response, Run
+
+from . import comparison, grid, readers
+
+ROWS_PER_PAGE = 50
+MODELS_PER_PAGE = 30
+CHANGED_PER_PAGE = 50
+MAX_RUNS = 20
+STATUSES = tuple(value for value, _ in Response.Status.choices)
+CODES = tuple("ABCDEFGHIJ") + ("R", "X", "none")  # "none": answers without a code
+BY_QUESTION, BY_CONDITION = "question", "condition"
+
+
+def url_or_blank(name: str, *args) -> str:
+    """The URL of a page another part of the app provides (the answers' pages), or "" while
+    it does not exist yet: the grid still shows, without that link."""
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return ""
+
+
+def answer_url(answer_id: int) -> str:
+    return url_or_blank("answer-detail", answer_id)
+
+
+def answers_url(**filters) -> str:
+    """The answers list filtered (run=…&model=…&question=…&condition=…), or ""."""
+    base = url_or_blank("answer-list")
+    if not base:
+        return ""
+    query = [(key, value) for key, values in filters.items()
+             for value in (values if isinstance(values, (list, tuple)) else [values]) if value not in (None, "")]
+    return f"{base}?{urlencode(query)}"
+
+
+# --- the grid ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GridFilter:
+    runs: tuple[int, ...]
+    models: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    rows: str = ""  # "" → by condition when the answers have several conditions
+    page: int = 1
+    model_page: int = 1
+
+    def query(self, **changed) -> str:
+        """The filter as a query string, with `changed` values (for pager links)."""
+        values = {"run": self.runs, "model": self.models, "condition": self.conditions, "status": self.statuses,
+                  "code": self.codes, "rows": self.rows, "page": self.page, "model_page": self.model_page}
+        values.update(changed)
+        pairs = [(key, v) for key, value in values.items()
+                 for v in (value if isinstance(value, tuple) else (value,)) if v not in ("", None)
+                 and not (key in ("page", "model_page") and v == 1)]
+        return urlencode(pairs)
+
+
+def _choice(values: tuple[str, ...], allowed: tuple[str, ...], field_name: str) -> tuple[str, ...]:
+    wrong = [v for v in values if v not in allowed]
+    if wrong:
+        raise BadParameter(field_name, f"must be one of {', '.join(allowed)}; got {', '.join(map(repr, wrong))}")
+    return values
+
+
+def read_grid_filter(query) -> GridFilter:
+    runs = params.integers(query, "run")
+    if not runs:
+        raise BadParameter("run", "is needed: pick a run (run=12), or several runs of one benchmark")
+    if len(runs) > MAX_RUNS:
+        raise BadParameter("run", f"at most {MAX_RUNS} runs at once; {len(runs)} given")
+    rows = params.text(query, "rows")
+    _choice((rows,) if rows else (), (BY_QUESTION, BY_CONDITION), "rows")
+    found = GridFilter(
+        runs=runs, models=params.texts(query, "model", max_length=80),
+        conditions=params.texts(query, "condition", max_length=64),
+        statuses=_choice(params.texts(query, "status"), STATUSES, "status"),
+        codes=_choice(tuple(c.upper() if len(c) == 1 else c for c in params.texts(query, "code")), CODES, "code"),
+        rows=rows, page=params.integer(query, "page", default=1, minimum=1, maximum=10**6),
+        model_page=params.integer(query, "model_page", default=1, minimum=1, maximum=10**6))
+    check_known(found.runs, found.models)
+    known = set(Condition.objects.filter(name__in=found.conditions).values_list("name", flat=True))
+    unknown = [c for c in found.conditions if c not in known]
+    if unknown:
+        raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
+    return found
+
+
+def one_benchmark(run_ids) -> tuple[list[Run], object]:
+    """The runs (in id order) and their one benchmark; a BadParameter when they are of
+    several benchmarks or one is a judge run (its units are no answers)."""
+    runs = list(Run.objects.filter(pk__in=run_ids).select_related("benchmark").order_by("pk"))
+    judges = [r.pk for r in runs if r.kind == Run.Kind.JUDGE]
+    if judges:
+        raise BadParameter("run", f"{', '.join(map(str, judges))}: a judge run's units are readings of other "
+                                  "answers, not answers; pick the run it judged")
+    benchmarks = {r.benchmark.name for r in runs}
+    if len(benchmarks) > 1:
+        listed = "; ".join(f"run {r.pk}: {r.benchmark.name}" for r in runs)
+        raise BadParameter("run", f"are of different benchmarks ({listed}); a grid lays out one benchmark's "
+                                  "questions, so pick runs of one benchmark")
+    return runs, runs[0].benchmark
+
+
+def filtered_answers(f: GridFilter):
+    answers = Response.objects.answers().filter(run_id__in=f.runs)
+    if f.models:
+        answers = answers.filter(model__name__in=f.models)
+    if f.conditions:
+        answers = answers.filter(condition__name__in=f.conditions)
+    if f.statuses:
+        answers = answers.filter(status__in=f.statuses)
+    if f.codes:
+        codes = [c for c in f.codes if c != "none"] + ([""] if "none" in f.codes else [])
+        answers = answers.filter(code__in=codes)
+    return answers
+
+
+@dataclass
+class GridRow:
+    question_id: int
+    key: str
+    text: str
+    condition_id: int | None
+    condition: str
+    cells: list = field(default_factory=list)  # one per model shown: (model, Cell | None, url)
+
+
+@dataclass
+class Grid:
+    runs: list
+    benchmark: object
+    by: str
+    models: list  # LLMModel of this column page
+    rows: list[GridRow]
+    total_rows: int
+    total_models: int
+    page: int
+    pages: int
+    model_page: int
+    model_pages: int
+    labels: list = field(default_factory=list)
+
+    @property
+    def legend(self):
+        return grid.legend(self.labels)
+
+
+def build_grid(f: GridFilter) -> Grid:
+    runs, benchmark = one_benchmark(f.runs)
+    answers = filtered_answers(f)
+    by = f.rows or (BY_CONDITION if answers.values("condition_id").distinct().count() > 1 else BY_QUESTION)
+    model_ids = list(answers.order_by().values_list("model_id", flat=True).distinct())
+    all_models = list(LLMModel.objects.filter(pk__in=model_ids).order_by("name"))
+    model_pages = grid.pages(len(all_models), MODELS_PER_PAGE)
+    model_page = min(f.model_page, model_pages)
+    models = all_models[(model_page - 1) * MODELS_PER_PAGE: model_page * MODELS_PER_PAGE]
+
+    row_fields = ["question_id", "condition_id"] if by == BY_CONDITION else ["question_id"]
+    ordering = ["question__key", "condition__position", "condition__name"] if by == BY_CONDITION else ["question__key"]
+    distinct_rows = answers.values(*row_fields).distinct()
+    total_rows = distinct_rows.order_by().count()
+    pages = grid.pages(total_rows, ROWS_PER_PAGE)
+    page = min(f.page, pages)
+    start = (page - 1) * ROWS_PER_PAGE
+    page_rows = [tuple(r[k] for k in row_fields)
+                 for r in distinct_rows.order_by(*ordering)[start:start + ROWS_PER_PAGE]]
+
+    question_ids = sorted({r[0] for r in page_rows})
+    questions = {q.pk: q for q in Question.objects.filter(pk__in=question_ids).only("key", "text")}
+    conditions = {c.pk: c.name for c in Condition.objects.all()}
+    counts = (answers.filter(question_id__in=question_ids, model_id__in=[m.pk for m in models])
+              .values(*row_fields, "model_id", "code", "status").annotate(n=Count("id"), first=Min("id")).order_by())
+    cells = grid.cells(grid.CountRow(tuple(c[k] for k in row_fields), c["model_id"], c["code"], c["status"],
+                                     c["n"], c["first"]) for c in counts)
+    rows, labels = [], set()
+    run_filter = list(f.runs)
+    for key in page_rows:
+        question = questions[key[0]]
+        condition = conditions.get(key[1], "") if by == BY_CONDITION else ""
+        row = GridRow(question.pk, question.key, question.text, key[1] if by == BY_CONDITION else None, condition)
+        for model in models:
+            cell = cells.get((key, model.pk))
+            url = ""
+            if cell is not None:
+                labels.update(cell.counts)
+                url = (answer_url(cell.answer_id) if cell.answer_id is not None else answers_url(
+                    run=run_filter, model=model.name, question=question.pk,
+                    condition=condition or list(f.conditions), status=list(f.statuses), code=list(f.codes)))
+            row.cells.append((model, cell, url))
+        rows.append(row)
+    return Grid(runs=runs, benchmark=benchmark, by=by, models=models, rows=rows, total_rows=total_rows,
+                total_models=len(all_models), page=page, pages=pages, model_page=model_page,
+                model_pages=model_pages, labels=sorted(labels))
+
+
+def readable_runs(user, limit: int = 300):
+    """Runs of answers the user may read, newest first (the pickers' choices)."""
+    allowed = readers.readable_benchmarks(user)
+    runs = Run.objects.of_answers().select_related("benchmark").order_by("-pk")
+    if allowed != readers.ALL:
+        runs = runs.filter(benchmark_id__in=allowed or [])
+    return list(runs[:limit])
+
+
+# --- two runs compared ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CompareFilter:
+    a: int
+    b: int
+    ignore_condition: bool = False
+    models: tuple[str, ...] = ()
+    page: int = 1
+
+    def query(self, **changed) -> str:
+        values = {"a": self.a, "b": self.b, "ignore_condition": "1" if self.ignore_condition else "",
+                  "model": self.models, "page": self.page}
+        values.update(changed)
+        pairs = [(key, v) for key, value in values.items()
+                 for v in (value if isinstance(value, tuple) else (value,)) if v not in ("", None)
+                 and not (key == "page" and v == 1)]
+        return urlencode(pairs)
+
+
+def read_compare_filter(query) -> CompareFilter:
+    a = params.integer(query, "a")
+    b = params.integer(query, "b")
+    if a is None or b is None:
+        raise BadParameter("a" if a is None else "b", "is needed: pick two runs (a=12&b=15)")
+    if a == b:
+        raise BadParameter("b", f"is run {a} again: pick another run to compare it with")
+    found = CompareFilter(a=a, b=b, ignore_condition=params.flag(query, "ignore_condition"),
+                          models=params.texts(query, "model", max_length=80),
+                          page=params.integer(query, "page", default=1, minimum=1, maximum=10**6))
+    for name, run in (("a", a), ("b", b)):
+        try:
+            check_known([run], ())
+        except BadParameter as error:
+            raise BadParameter(name, error.reason) from None
+    check_known((), found.models)
+    return found
+
+
+@dataclass
+class Compared:
+    run_a: Run
+    run_b: Run
+    benchmark: object
+    ignore_condition: bool
+    matching: comparison.Matching
+    conditions_a: list[str]
+    conditions_b: list[str]
+    changes: list  # (from, to, n)
+    by_model: list  # (model name, matched, changed, [(from, to, n)])
+    by_question: list  # (question key, question id, matched, changed, [(from, to, n)]) most changed first
+    rates: list
+    changed: list  # this page's changed pairs: dicts for the page and the API
+    changed_total: int
+    page: int
+    pages: int
+    codes: list = field(default_factory=list)  # the codes of the transition table's rows and columns
+    matrix: list = field(default_factory=list)  # [(code before, [n per code after])]
+
+
+def _answers_of(run_id: int, models: tuple[str, ...]) -> list[comparison.Answer]:
+    answers = Response.objects.answers().filter(run_id=run_id)
+    if models:
+        answers = answers.filter(model__name__in=models)
+    return [comparison.Answer(*row) for row in answers.order_by().values_list(
+        "id", "question_id", "model_id", "condition_id", "repeat", "code")]
+
+
+def _conditions(run) -> list[str]:
+    """The conditions a run asked under (an imported run names none: those of its answers)."""
+    return sorted(run.conditions.values_list("name", flat=True)) or sorted(
+        set(Response.objects.filter(run=run).order_by().values_list("condition__name", flat=True).distinct()))
+
+
+def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
+    runs = {r.pk: r for r in Run.objects.filter(pk__in=[f.a, f.b]).select_related("benchmark")}
+    run_a, run_b = runs[f.a], runs[f.b]
+    for name, run in (("a", run_a), ("b", run_b)):
+        if run.kind == Run.Kind.JUDGE:
+            raise BadParameter(name, f"run {run.pk} is a judge run: its units are readings of other answers, "
+                                     "not answers")
+    if run_a.benchmark_id != run_b.benchmark_id:
+        raise BadParameter("b", f"run {run_b.pk} is of benchmark {run_b.benchmark.name}, run {run_a.pk} of "
+                                f"{run_a.benchmark.name}: only runs of one benchmark ask the same questions, "
+                                "so pick two runs of one benchmark")
+    matching = comparison.match(_answers_of(f.a, f.models), _answers_of(f.b, f.models), f.ignore_condition)
+    pairs = matching.pairs
+    model_names = dict(LLMModel.objects.filter(pk__in={p.a.model for p in pairs}).values_list("pk", "name"))
+    by_model = sorted(
+        ((model_names[model], sum(1 for p in pairs if p.a.model == model), sum(counts.values()),
+          comparison.sorted_changes(counts)) for model, counts in comparison.change_counts_by(pairs, "model").items()),
+        key=lambda row: row[0])
+    question_rows = comparison.change_counts_by(pairs, "question")
+    matched_per_question: dict = {}
+    for p in pairs:
+        matched_per_question[p.a.question] = matched_per_question.get(p.a.question, 0) + 1
+    most_changed = sorted(((q, sum(c.values()), c) for q, c in question_rows.items() if c),
+                          key=lambda row: (-row[1], row[0]))[:by_question_limit]
+    keys = dict(Question.objects.filter(pk__in=[q for q, _, _ in most_changed]).values_list("pk", "key"))
+    by_question = [(keys[q], q, matched_per_question[q], n, comparison.sorted_changes(c)) for q, n, c in most_changed]
+
+    changed = matching.changed
+    pages = grid.pages(len(changed), CHANGED_PER_PAGE)
+    page = min(f.page, pages)
+    shown = changed[(page - 1) * CHANGED_PER_PAGE: page * CHANGED_PER_PAGE]
+    details = {r.pk: r for r in Response.objects.filter(pk__in=[i for p in shown for i in (p.a.id, p.b.id)])
+               .select_related("question", "model", "condition").only(
+                   "raw_output", "status", "error_kind", "question__key", "question__text", "model__name",
+                   "condition__name", "repeat", "code", "code_source")}
+    changed_rows = []
+    for p in shown:
+        a, b = details[p.a.id], details[p.b.id]
+        changed_rows.append({
+            "question_id": a.question_id, "question": a.question.key, "question_text": a.question.text,
+            "model": a.model.name, "repeat": a.repeat,
+            "a": {"id": a.pk, "condition": a.condition.name, "code": a.code, "code_source": a.code_source,
+                  "status": a.status, "output": a.raw_output, "url": answer_url(a.pk)},
+            "b": {"id": b.pk, "condition": b.condition.name, "code": b.code, "code_source": b.code_source,
+                  "status": b.status, "output": b.raw_output, "url": answer_url(b.pk)}})
+
+    counts = comparison.change_counts(pairs)
+    codes = sorted({p.a.code for p in pairs} | {p.b.code for p in pairs}, key=comparison.code_rank)
+    table = {}
+    for p in pairs:
+        table[p.change] = table.get(p.change, 0) + 1
+    matrix = [(before, [table.get((before, after), 0) for after in codes]) for before in codes]
+    return Compared(run_a=run_a, run_b=run_b, benchmark=run_a.benchmark, ignore_condition=f.ignore_condition,
+                    matching=matching, conditions_a=_conditions(run_a), conditions_b=_conditions(run_b),
+                    changes=comparison.sorted_changes(counts), by_model=by_model, by_question=by_question,
+                    rates=comparison.rates(pairs), changed=changed_rows, changed_total=len(changed), page=page,
+                    pages=pages, codes=codes, matrix=matrix)
