@@ -39,9 +39,18 @@ class ImportReport:
     rows: list[TableRow] = field(default_factory=list)
     outcomes: list[tuple[int, str, str]] = field(default_factory=list)  # line, key, action
 
+    # Found once, after the checks: the command asks `ok` for every line it prints, and a
+    # scan of every row per printed line made a report of a million rows quadratic.
+    _bad_rows: list[TableRow] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def _find_bad_rows(self) -> list[TableRow]:
+        return [row for row in self.rows if row.problems]
+
     @property
     def bad_rows(self) -> list[TableRow]:
-        return [row for row in self.rows if row.problems]
+        if self._bad_rows is None:
+            self._bad_rows = self._find_bad_rows()
+        return self._bad_rows
 
     @property
     def ok(self) -> bool:

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from benchmarks_app.models import Actor, Benchmark, Question
 
-from . import country_names, queries, release as rel
+from . import country_names, queries, release as rel, release_limits
 from .models import (
     FAMILY, BorderlinesTable, Claimant, Country, Language, ReleaseQuery, TermTranslation, Territory, TerritoryQuestion,
 )
@@ -101,6 +101,9 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
     Re-importing updates in place: same question keys and ids; a question no longer in
     the release is retired (not current), never deleted."""
     release = rel.read_release(path)
+    too_long, dropped = release_limits.length_flaws(release, column_limits(), _question_key_room(benchmark_name),
+                                                    queries.question_key)
+    release = replace(release, flaws=release.flaws + tuple(too_long))
     report = ImportReport(benchmark=benchmark_name, flaws=[str(f) for f in release.flaws],
                           misspelt_keys=dict(release.misspelt_keys))
     existing = Benchmark.objects.filter(name=benchmark_name).first()
@@ -111,6 +114,7 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
         if not accept_flaws:
             return report
         release, left_out = release.sound()
+        release = release_limits.without_countries(release, dropped)
         report.left_out = [str(item) for item in left_out]
     report.territories = len(release.territories)
     report.languages = len(release.templates)
@@ -126,6 +130,28 @@ def import_release(path, benchmark_name: str = "borderlines", accept_flaws: bool
         report.questions, report.gaps = sync_questions(benchmark)
         report.imported = True
     return report
+
+
+def column_limits() -> dict[str, int]:
+    """The max_length of every column a release's text goes into (see release_limits)."""
+    def length(model, name):
+        return model._meta.get_field(name).max_length
+
+    limits = {f"country.{name}": length(Country, name)
+              for name in ("name", "language", "language_name", "language_native", "religion")}
+    limits.update({f"territory.{name}": length(Territory, name) for name in ("name", "region", "query_id")})
+    limits["language.code"] = min(length(Language, "code"), length(ReleaseQuery, "language"),
+                                  length(TermTranslation, "language"), length(Question, "language"))
+    limits["term.english"] = length(TermTranslation, "english")
+    limits["term.text"] = length(TermTranslation, "text")
+    # Language.name and native_name hold a country's Lang_Name and Lang_Name_Native.
+    limits["country.language_name"] = min(limits["country.language_name"], length(Language, "name"))
+    limits["country.language_native"] = min(limits["country.language_native"], length(Language, "native_name"))
+    return limits
+
+
+def _question_key_room(benchmark_name: str) -> int:
+    return Question._meta.get_field("key").max_length - len(f"{benchmark_name}/")
 
 
 def _store(benchmark: Benchmark, release: rel.Release, report: ImportReport):
