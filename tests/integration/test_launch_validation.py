@@ -232,3 +232,20 @@ def test_the_form_takes_a_budget_and_names_a_bad_one(signed_in, benchmark):
     assert form_launch(signed_in, benchmark, budget_usd="1.5", budget_units="7").status_code == 302
     run = Run.objects.get()
     assert (str(run.budget_usd), run.budget_units) == ("1.5000", 7)
+
+
+def test_run_benchmark_selects_by_any_installed_familys_key(benchmark):
+    # --select names a registered family's key; --actors is short for --select qualified_actors.
+    with pytest.raises(CommandError, match="--select qualified_actors: unknown actor code"):
+        command("--select", "qualified_actors=QQ")
+    with pytest.raises(CommandError, match=r"no installed family selects by 'colour'; the keys: .*domains"):
+        command("--select", "colour=red")
+    with pytest.raises(CommandError, match="expected KEY=VALUES"):
+        command("--select", "domains")
+    assert nothing_written()
+    with pytest.raises(CommandError, match="--select domains: unknown domain"):
+        command("--select", "domains=nope")
+    by_key = command("--dry-run", "--select", "qualified_actors=US", "--select", "domains=escalation")
+    by_alias = command("--dry-run", "--actors", "US", "--domain", "escalation")
+    # Of the three dyads (CN, RU), (US, MX), (MX, US) one qualifies the US: 1 question × 2 choice-mode models.
+    assert by_key == by_alias and "plan: 2 units" in by_key

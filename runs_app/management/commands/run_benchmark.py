@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import ProtectedError
 
+from benchmarks_app import families
 from runs_app import processes, services
 from runs_app.local_models import BY_NAME
 from runs_app.local_runtime import prepare
@@ -19,14 +20,46 @@ def _split(values):
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
-OPTIONS = {"domains": "--domain", "choice_counts": "--choices", "qualified_actors": "--actors",
-           "permute_options": "--permute", "use_cache": "--no-cache"}
+OPTIONS = {"choice_counts": "--choices", "permute_options": "--permute", "use_cache": "--no-cache"}
+# Shorter spellings of `--select KEY=…` for the installed families' keys they name (kept from
+# before `--select`, when the command knew CFPD's keys by name); a key no family reads is not offered.
+ALIASES = {"--domain": "domains", "--actors": "qualified_actors"}
 
 
-def _options_text(exc) -> str:
+def _option(name: str, o: dict) -> str:
+    """The option the user typed for a launch field: a family key by its alias when that
+    was used (`--actors`), else as `--select KEY`."""
+    if name == "units":
+        return "units"
+    if name in families.selection_keys():
+        alias = next((flag for flag, key in ALIASES.items() if key == name and o.get(flag.lstrip("-"))), None)
+        return alias or f"--select {name}"
+    return OPTIONS.get(name, "--" + name.replace("_", "-"))
+
+
+def _options_text(exc, o: dict) -> str:
     """LaunchInvalid's problems named by the command's options: `--repeats: must be ...`."""
-    return "; ".join(f"{OPTIONS.get(name, '--' + name.replace('_', '-')) if name != 'units' else 'units'}: {problem}"
-                     for name, problems in exc.errors.items() for problem in problems)
+    return "; ".join(f"{_option(name, o)}: {problem}" for name, problems in exc.errors.items() for problem in problems)
+
+
+def family_selection(o) -> dict[str, list[str]]:
+    """The families' selection keys from `--select KEY=V1,V2` (repeatable) and the aliases;
+    a key no installed family reads, or an entry without `=`, is a CommandError naming the keys."""
+    known = families.selection_keys()
+    chosen: dict[str, list[str]] = {}
+    for flag, key in ALIASES.items():
+        values = _split(o.get(flag.lstrip("-")))
+        if values:
+            chosen.setdefault(key, []).extend(values)
+    for entry in o.get("select") or []:
+        key, equals, values = entry.partition("=")
+        key = key.strip()
+        if not equals or key not in known:
+            offered = ", ".join(sorted(known)) or "none (no installed family has selection keys)"
+            problem = "expected KEY=VALUES" if not equals else f"no installed family selects by {key!r}"
+            raise CommandError(f"--select {entry!r}: {problem}; the keys: {offered}")
+        chosen.setdefault(key, []).extend(_split([values]))
+    return chosen
 
 
 def _plan_line(plan) -> str:
@@ -44,9 +77,13 @@ class Command(BaseCommand):
         parser.add_argument("--repeats", type=int, default=services.SAMPLING_REPEATS,
                             help="Answers per question from each generate-mode model (default 5, as in the paper); "
                                  "choice-mode models answer once.")
-        parser.add_argument("--domain", action="append", help="Domain slug(s): escalation, intervention, ...")
+        keys = ", ".join(sorted(families.selection_keys())) or "none installed"
+        parser.add_argument("--select", action="append", metavar="KEY=VALUES",
+                            help=f"Ask only questions whose family key has one of these values, e.g. "
+                                 f"domains=escalation,intervention; repeatable. Keys of the installed families: {keys}.")
+        parser.add_argument("--domain", action="append", help="Short for --select domains=…")
         parser.add_argument("--choices", action="append", help="Choice counts: 2, 3.")
-        parser.add_argument("--actors", action="append", help="Qualified actor codes: US,CN,...")
+        parser.add_argument("--actors", action="append", help="Short for --select qualified_actors=… (codes: US,CN,…)")
         parser.add_argument("--conditions", action="append",
                             help="Condition names (prompt strategies, temperatures): every unit once per condition; "
                                  "default: as the benchmark's family writes it.")
@@ -108,20 +145,20 @@ class Command(BaseCommand):
         try:
             return services.read_launch({
                 "benchmark": o["benchmark"], "models": _split([o["models"]] if o["models"] else []),
-                "repeats": o["repeats"], "sample": o["sample"], "seed": o["seed"], "domains": _split(o["domain"]),
-                "choice_counts": _split(o["choices"]), "qualified_actors": _split(o["actors"]),
+                "repeats": o["repeats"], "sample": o["sample"], "seed": o["seed"], **family_selection(o),
+                "choice_counts": _split(o["choices"]),
                 "conditions": _split(o["conditions"]), "system_prompt": o["system_prompt"], "permute_options": o["permute"],
                 "use_cache": False if o["no_cache"] else None, "note": o["note"],
                 "budget_usd": o["budget_usd"], "budget_units": o["budget_units"]})
         except services.LaunchInvalid as exc:
-            raise CommandError(_options_text(exc)) from None
+            raise CommandError(_options_text(exc, o)) from None
 
     def _plan(self, o):
         request = self._read(o)
         try:
             plan = services.plan_launch(request)
         except services.LaunchInvalid as exc:
-            raise CommandError(_options_text(exc)) from None
+            raise CommandError(_options_text(exc, o)) from None
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         header = ["model", "mode", "questions", "repeats", "units", "prompt tokens", "completion tokens", "cost $",
@@ -155,7 +192,7 @@ class Command(BaseCommand):
             self.stderr.write(_plan_line(services.plan_launch(request)))  # what is about to be asked
             run = services.start_run(request)
         except services.LaunchInvalid as exc:
-            raise CommandError(_options_text(exc)) from None
+            raise CommandError(_options_text(exc, o)) from None
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: {services.progress(run).total} units queued")
@@ -174,7 +211,7 @@ class Command(BaseCommand):
         try:
             count = services.resume_run(run, **(budget or {}))
         except services.LaunchInvalid as exc:
-            raise CommandError(_options_text(exc)) from None
+            raise CommandError(_options_text(exc, {})) from None
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         self.stderr.write(f"run {run.pk}: resumed, {count} units queued again")
