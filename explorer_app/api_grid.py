@@ -198,7 +198,7 @@ def comparison_payload(c) -> dict:
                              "changes": _changes(listed)} for key, qid, matched, changed, listed in c.by_question],
             "rates": [{"code": r.code, "before": r.before, "after": r.after, "difference": r.difference,
                        "ci_low": r.low, "ci_high": r.high, "n": r.n} for r in c.rates],
-            "changed_answers": [{key: value for key, value in row.items() if key != "question_text"}
+            "changed_answers": [{key: value for key, value in row.items() if key not in ("question_text", "sides")}
                                 for row in c.changed],
             "page": c.page, "pages": c.pages}
 

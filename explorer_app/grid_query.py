@@ -348,6 +348,7 @@ def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
                   "status": a.status, "output": a.raw_output, "url": answer_url(a.pk)},
             "b": {"id": b.pk, "condition": b.condition.name, "code": b.code, "code_source": b.code_source,
                   "status": b.status, "output": b.raw_output, "url": answer_url(b.pk)}})
+        changed_rows[-1]["sides"] = [changed_rows[-1]["a"], changed_rows[-1]["b"]]
 
     counts = comparison.change_counts(pairs)
     codes = sorted({p.a.code for p in pairs} | {p.b.code for p in pairs}, key=comparison.code_rank)
