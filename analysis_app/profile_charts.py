@@ -77,6 +77,9 @@ def comparison_chart(models: list[str], rows) -> dict | None:
     def label(row):
         return row_label(row.label, row.condition, row.benchmark, benchmarks, row.kind if kinds else "")
 
+    unit = pairs[0][0].unit
+    # A difference of two rates is in percentage points, as the comparison's table gives it.
+    scale, suffix = (100, " pts") if unit == "share" else (1, "")
     traces = []
     for index, other in enumerate(models[1:]):  # a row's differences are in the order of models[1:]
         mine = [(row, row.differences[index]) for row in rows if row.differences[index] is not None
@@ -86,20 +89,21 @@ def comparison_chart(models: list[str], rows) -> dict | None:
         colour = PALETTE[index % len(PALETTE)]
         traces.append({
             "type": "scatter", "mode": "markers", "name": f"{models[0]} − {other}",
-            "x": [d.difference for _, d in mine],
+            "x": [d.difference * scale for _, d in mine],
             "y": [label(row) for row, _ in mine],
             "marker": {"color": colour, "size": 11},
             "error_x": {"type": "data", "symmetric": False, "thickness": 2, "color": colour,
-                        "array": [(d.ci_high - d.difference) if d.ci_high is not None else 0 for _, d in mine],
-                        "arrayminus": [(d.difference - d.ci_low) if d.ci_low is not None else 0 for _, d in mine]},
-            "hovertemplate": "%{y}: %{x}<extra>" + f"{models[0]} − {other}</extra>"})
+                        "array": [(d.ci_high - d.difference) * scale if d.ci_high is not None else 0 for _, d in mine],
+                        "arrayminus": [(d.difference - d.ci_low) * scale if d.ci_low is not None else 0
+                                       for _, d in mine]},
+            "hovertemplate": "%{y}: %{x:+.3~g}" + suffix + "<extra>" + f"{models[0]} − {other}</extra>"})
     zero = {"type": "line", "y0": 0, "y1": 1, "yref": "paper", "x0": 0, "x1": 0, "xref": "x",
             "line": {"color": "#555", "width": 1}}
     labels = {label(row) for row, _ in pairs}
-    unit = pairs[0][0].unit
     layout = _layout(f"Difference from {models[0]} with its 95% interval (right of the line: {models[0]} higher)",
                      len(labels), unit, shapes=[zero], scattermode="group")
-    layout["xaxis"]["title"] = {"text": f"difference ({UNIT_TITLES.get(unit, '')}, {models[0]} − the other)"}
-    if unit == "share":
-        layout["xaxis"]["tickformat"] = "+.0%"
+    measure = "percentage points" if unit == "share" else UNIT_TITLES.get(unit, "")
+    layout["xaxis"]["title"] = {"text": f"difference ({measure}, {models[0]} − the other)"}
+    layout["xaxis"].pop("tickformat", None)
+    layout["xaxis"]["ticksuffix"] = suffix
     return {"data": traces, "layout": layout}

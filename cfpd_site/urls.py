@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 
 from accounts.views import favicon, home
 
@@ -30,6 +31,9 @@ urlpatterns = [
     path("api/", include("runs_app.api_urls")),
     path("models/", include("analysis_app.profile_urls")),
     path("answers/", include("explorer_app.urls")),
+    # The actors moved from the CFPD app to the core (one row per state for every family): old links still work.
+    re_path(r"^admin/scenarios_app/actor/(?P<rest>.*)$",
+            RedirectView.as_view(url="/admin/benchmarks_app/actor/%(rest)s", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
 ]
 

@@ -151,3 +151,12 @@ def test_the_import_upload_checks_then_imports(client, author, tmp_path):
 
 def test_reviewers_cannot_import(client, reviewer):
     assert login(client, reviewer).get(reverse("admin:scenarios_app_scenario_import")).status_code == 403
+
+
+def test_the_actors_old_console_address_leads_to_where_they_live_now(client, author):
+    # The actors moved from the CFPD app to the core; a bookmark of the old list or of one actor still works.
+    signed_in = login(client, author)
+    response = signed_in.get("/admin/scenarios_app/actor/?q=united")
+    assert response.status_code == 301 and response["Location"] == "/admin/benchmarks_app/actor/?q=united"
+    assert signed_in.get("/admin/scenarios_app/actor/7/change/")["Location"] == "/admin/benchmarks_app/actor/7/change/"
+    assert signed_in.get(response["Location"]).status_code == 200

@@ -37,5 +37,16 @@ def test_the_comparisons_differences_are_placed_by_the_models_order_and_labelled
                                differences=[difference(a, b), difference(a, c)])
     chart = comparison_chart(["smol", "gemma", "owl"], [choice, generate])
     assert [t["name"] for t in chart["data"]] == ["smol − gemma", "smol − owl"]
-    assert [round(t["x"][0], 6) for t in chart["data"]] == [0.3, 0.1]
+    # Rates' differences are drawn in percentage points, as the comparison's table gives them.
+    assert [round(t["x"][0], 6) for t in chart["data"]] == [30.0, 10.0]
     assert chart["data"][0]["y"] == ["M"]  # one mode with a difference drawn: no mode in the label
+    assert chart["layout"]["xaxis"]["ticksuffix"] == " pts" and "tickformat" not in chart["layout"]["xaxis"]
+    assert chart["layout"]["xaxis"]["title"]["text"].startswith("difference (percentage points")
+
+
+def test_a_comparison_of_scores_keeps_their_scale():
+    a, b = figure("smol", 0.5), figure("gemma", 0.2)
+    row = SimpleNamespace(label="M", condition="", benchmark="b", unit="score", kind="generate",
+                          differences=[difference(a, b)])
+    chart = comparison_chart(["smol", "gemma"], [row])
+    assert round(chart["data"][0]["x"][0], 6) == 0.3 and chart["layout"]["xaxis"]["ticksuffix"] == ""
