@@ -6,8 +6,8 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 
 from cfpd_site.params import BadParameter
-from runs_app.models import LLMModel, Response
 from benchmarks_app.models import Condition
+from runs_app.models import LLMModel, Response, Run
 
 from . import comparison, grid, grid_query, readers
 
@@ -69,15 +69,18 @@ def answer_grid(request):
 
 def answer_compare(request):
     check_reader(request.user)
-    context = {"runs": grid_query.readable_runs(request.user), "a": request.GET.get("a", ""),
+    runs = grid_query.readable_runs(request.user)
+    context = {"runs": runs, "runs_b": runs, "a": request.GET.get("a", ""),
                "b": request.GET.get("b", ""), "ignore_condition": request.GET.get("ignore_condition", ""),
                "model_names": list(LLMModel.objects.order_by("name").values_list("name", flat=True)),
                "chosen_models": set(request.GET.getlist("model"))}
-    if not (request.GET.get("a") or request.GET.get("b")):
+    if not (request.GET.get("a") and request.GET.get("b")):  # the run page's "Compare with…" gives A alone
+        chosen = next((r for r in context["runs"] if str(r.pk) == context["a"]), None)
+        if chosen is not None:  # B among the runs of A's benchmark
+            context["runs_b"] = [r for r in context["runs"] if r.benchmark_id == chosen.benchmark_id and r != chosen]
         return render(request, "explorer_app/compare.html", context)
     try:
         f = grid_query.read_compare_filter(request.GET)
-        from runs_app.models import Run
         check_runs(request.user, Run.objects.filter(pk__in=[f.a, f.b]).select_related("benchmark"))
         compared = grid_query.compare(f)
     except BadParameter as error:

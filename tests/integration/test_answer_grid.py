@@ -205,7 +205,11 @@ def test_a_bad_comparison_is_a_400(client, two_runs, query, field):
     _client(client, "ana", "analysts")
     response = client.get("/api/answers/compare/", query)
     assert response.status_code == 400 and field in response.json()
-    assert client.get("/answers/compare/", query).status_code == 400
+    page = client.get("/answers/compare/", query)
+    if list(query) == ["a"]:  # the run page's "Compare with…": run A picked, B to pick
+        assert page.status_code == 200 and page.context["a"] == query["a"] and "error" not in page.context
+    else:
+        assert page.status_code == 400
 
 
 # --- who may read -----------------------------------------------------------------------------
@@ -252,3 +256,13 @@ def test_the_demo_like_runs_compare(client, demo_like):  # noqa: F811
     assert sum(c["n"] for c in body["changes"]) == body["changed"]
     grid = client.get("/api/answers/grid/", {"run": run.pk}).json()
     assert grid["models"] == ["dove", "hawk", "owl"]
+
+
+def test_the_run_page_links_to_its_grid_and_to_a_comparison(client, two_runs):
+    run1, run2, _ = two_runs
+    Run.objects.create(benchmark=Benchmark.objects.create(name="unrelated", family="cfpd"))
+    _client(client, "ana", "analysts")
+    html = client.get(f"/runs/{run1.pk}/").content.decode()
+    assert f'href="/answers/grid/?run={run1.pk}"' in html and f'href="/answers/compare/?a={run1.pk}"' in html
+    picker = client.get("/answers/compare/", {"a": run1.pk})
+    assert [r.pk for r in picker.context["runs_b"]] == [run2.pk]  # B among the runs of the same benchmark
