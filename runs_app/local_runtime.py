@@ -22,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import importlib
 import importlib.util
+import json
 import os
 import shutil
 import threading
@@ -94,6 +95,7 @@ def prepare(alias: str, models_dir: Path, progress=None) -> Path:
     weights = WEIGHTS[alias]
     target = models_dir / f"{alias}-hf"
     if (target / "model.safetensors").exists():
+        name_architecture(target)  # a folder converted before its config named one
         return target
     with _file_lock(models_dir / f".{alias}.lock"):
         if (target / "model.safetensors").exists():
@@ -111,12 +113,31 @@ def prepare(alias: str, models_dir: Path, progress=None) -> Path:
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         save_model(model, str(partial / "model.safetensors"))  # handles the tied embedding
+        model.config.architectures = [type(model).__name__]  # GGUF loading leaves it out; servers need it
         model.config.save_pretrained(partial)
         model.generation_config.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
         shutil.rmtree(target, ignore_errors=True)
         os.replace(partial, target)  # readers see a whole folder or none
     return target
+
+
+def name_architecture(folder: Path) -> bool:
+    """Give the folder's config.json the model class a standard server (`transformers serve`,
+    vLLM) loads it with, when it names none (the GGUF conversion leaves it out): the class
+    transformers maps its `model_type` to for causal language models. True when written."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    path = folder / "config.json"
+    config = json.loads(path.read_text())
+    architecture = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(config.get("model_type", ""))
+    if config.get("architectures") or not architecture:
+        return False
+    config["architectures"] = [architecture]
+    partial = path.with_name(f".config.json.{os.getpid()}")
+    partial.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    os.replace(partial, path)  # a reader sees the old file or the new one
+    return True
 
 
 class LoadedModel:
