@@ -180,3 +180,14 @@ def test_counterexample_pairing_widens_the_interval_when_the_models_disagree_sce
     paired = figures["ci_high"][0] - figures["ci_low"][0]
     unpaired = 100 * _width(*unpaired_difference_ci(left, right, 2000, 0))
     assert paired > unpaired
+
+
+def test_the_intra_scenario_correlation_of_earlier_answers():
+    from scenarios_app.analysis.metrics.design import scenario_icc
+    # One model, two scenarios of 4 answers: s1 force 3 of 4, s2 force 1 of 4. For "Use of force":
+    # means 0.75, 0.25 -> ICC 0.2 (tests/unit/test_stats_power.py by hand); "No use of force" is its
+    # mirror (1 - y), the same 0.2. Weighted mean 0.2, on 8 answers.
+    table = from_records(rows("s1", "US", "RU", F, F, F, N) + rows("s2", "US", "RU", F, N, N, N), **BASE)
+    icc, answered = scenario_icc(table)
+    assert icc == pytest.approx(0.2) and answered == 8
+    assert np.isnan(scenario_icc(empty_table())[0])
