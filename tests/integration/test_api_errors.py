@@ -115,7 +115,7 @@ def test_every_operation_documents_its_errors(client, operator):
     schema = client.get(reverse("api-schema"), {"format": "json"}).json()
     operations = {f"{method.upper()} {path}": operation for path, item in schema["paths"].items()
                   for method, operation in item.items()}
-    assert len(operations) == 14  # the 12 before the models' profiles, and their two
+    assert len(operations) == 16  # the 12 before the models' profiles, their two, the grid and two runs compared
     for name, operation in operations.items():
         assert {"401", "403"} <= set(operation["responses"]), name
     assert {"400", "404", "409"} <= set(operations["POST /api/runs/{id}/cancel/"]["responses"])
@@ -125,6 +125,8 @@ def test_every_operation_documents_its_errors(client, operator):
     assert "400" in operations["GET /api/analysis/"]["responses"]
     assert "404" in operations["GET /api/profiles/{name}/"]["responses"]
     assert "400" in operations["GET /api/profiles/compare/"]["responses"]  # an unknown name there is a 400
+    assert "400" in operations["GET /api/answers/grid/"]["responses"]
+    assert "400" in operations["GET /api/answers/compare/"]["responses"]
     assert schema["components"]["securitySchemes"]["tokenAuth"] == {
         "type": "http", "scheme": "bearer", "bearerFormat": "cfpd_ followed by 40 characters",
         "description": "A personal API token (console: API tokens, or `manage.py api_token create`)."}
