@@ -38,12 +38,13 @@ import io
 import math
 import os
 import re
-import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import numpy as np
+
+from . import npz_members
 
 FREE, RANK = "free", "rank"
 KINDS = (FREE, RANK)
@@ -349,7 +350,7 @@ def read_answers(relative: str, text: str, samples: int) -> tuple[dict[int, list
     return (None, flaws) if flaws else (answers, [])
 
 
-def read_inconsistencies(relative: str, data: bytes, samples: int, kind: str = FREE
+def read_inconsistencies(relative: str, data: bytes | Path, samples: int, kind: str = FREE
                          ) -> tuple[dict[int, list[float]] | None, list[str], list[str]]:
     """({move: pair values}, flaws, unscored) of one run's npz (`move<m>` for a free run,
     `kendall_move<m>` for a rank run; other arrays are not read): None and every flaw
@@ -357,40 +358,36 @@ def read_inconsistencies(relative: str, data: bytes, samples: int, kind: str = F
     pairs = pair_count(samples)
     if pairs == 0:
         return None, [f"{relative}: {samples} sample(s) make no pair to score: remove the file"], []
+    # Each member's declared size and .npy header are judged before it is inflated, and
+    # only the arrays named here are read (npz_members: a small archive may expand to GBs).
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
-        return None, [f"{relative}: not a readable npz archive ({str(error)[:120]}): write it with numpy.savez"], []
+        archive, members = npz_members.open_archive(data)
+    except npz_members.ArchiveError as error:
+        return None, [f"{relative}: not a readable npz archive ({error}): write it with numpy.savez"], []
     flaws, values, unscored = [], {}, []
-    for move in MOVES:
-        name = SCORE_ARRAY[kind].format(move=move)
-        if name not in arrays:
-            present = ", ".join(sorted(arrays)[:10]) or "none"
-            flaws.append(f"{relative}: no array {name} (the archive has: {present}): add it")
-            continue
-        array = arrays[name]
-        if array.ndim != 1:
-            flaws.append(f"{relative}: {name} has shape {array.shape}; write one value per pair i < j (a flat array)")
-            continue
-        if not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
-            flaws.append(f"{relative}: {name} holds {array.dtype} values, not real numbers")
-            continue
-        if len(array) != pairs:
-            flaws.append(f"{relative}: {name} has {len(array)} values where {samples} samples make {pairs} pairs "
-                         "(n(n-1)/2)")
-            continue
-        numbers = array.astype(float)
-        infinite, missing = np.flatnonzero(np.isinf(numbers)), np.flatnonzero(np.isnan(numbers))
-        if len(infinite):
-            flaws.append(f"{relative}: {name} value(s) {_positions(infinite)} of {pairs} are infinite")
-            continue
-        if len(missing):
-            # The release's own mean of such a move is NaN (EVALS.ipynb takes m.mean()).
-            unscored.append(f"{relative}: {name} value(s) {_positions(missing)} of {pairs} are NaN (the release's own "
-                            f"mean is NaN): move {move} of this run gets no imported score")
-            continue
-        values[move] = [float(value) for value in numbers]
+    with archive:
+        for move in MOVES:
+            name = SCORE_ARRAY[kind].format(move=move)
+            if name not in members:
+                present = ", ".join(sorted(members)[:10]) or "none"
+                flaws.append(f"{relative}: no array {name} (the archive has: {present}): add it")
+                continue
+            array, problem = npz_members.read_flat(archive, members[name], pairs,
+                                                   f"{samples} samples make {pairs} pairs (n(n-1)/2)")
+            if problem:
+                flaws.append(f"{relative}: {problem}")
+                continue
+            numbers = array.astype(float)
+            infinite, missing = np.flatnonzero(np.isinf(numbers)), np.flatnonzero(np.isnan(numbers))
+            if len(infinite):
+                flaws.append(f"{relative}: {name} value(s) {_positions(infinite)} of {pairs} are infinite")
+                continue
+            if len(missing):
+                # The release's own mean of such a move is NaN (EVALS.ipynb takes m.mean()).
+                unscored.append(f"{relative}: {name} value(s) {_positions(missing)} of {pairs} are NaN (the release's "
+                                f"own mean is NaN): move {move} of this run gets no imported score")
+                continue
+            values[move] = [float(value) for value in numbers]
     return (None, flaws, []) if flaws else (values, [], unscored)
 
 
@@ -629,9 +626,9 @@ def read_release(directory: str | os.PathLike, chats: str | os.PathLike | None =
         answers, problems = (None, [problem]) if problem else read_answers(path.relative, text, path.samples)
         inconsistencies = None
         if archive is not None and answers is not None:
-            data, problem = _read_bytes(root, archive)
-            inconsistencies, archive_problems, unscored = ((None, [problem], []) if problem else
-                                                           read_inconsistencies(archive, data, path.samples, path.kind))
+            # The archive's path, not its bytes: only the members a run needs are read.
+            inconsistencies, archive_problems, unscored = read_inconsistencies(archive, root / archive, path.samples,
+                                                                               path.kind)
             problems = problems + archive_problems
             release.notes += unscored
         if problems:

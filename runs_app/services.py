@@ -3,8 +3,6 @@ importing answers collected elsewhere. Views, commands, the API and tasks call t
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from decimal import Decimal
@@ -18,12 +16,12 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, launch_plan, llm, queueing, unit_rows
+from . import batching, launch_plan, llm, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
 from .selection import Selection, listed, read_family_keys
-from .signals import responses_imported, run_finished
+from .signals import run_finished
 
 
 class RunError(ValueError):
@@ -381,7 +379,11 @@ def budget_state(run: Run) -> dict | None:
 @transaction.atomic
 def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
     """Ask again only what is missing: every unit that is not done. A paused run (its
-    budget reached) continues only once the budget is raised above what it spent."""
+    budget reached) continues only once the budget is raised above what it spent.
+    The run's row is locked first, as `execution.finish_run_if_complete` locks it before
+    it counts the open units: a worker finishing the cancelled run's last unit cannot mark
+    it done between this making units pending and its commit."""
+    Run.objects.select_for_update().filter(pk=run.pk).values_list("pk").first()
     if run.llm_models.filter(is_external=True).exists():
         raise RunError(f"run {run.pk} holds imported answers; it cannot be resumed")
     changes = read_budget(budget_usd, budget_units)
@@ -544,81 +546,22 @@ def key_status(model: LLMModel) -> dict:
 
 # --- answers produced elsewhere ----------------------------------------------------
 
-IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]  # and an optional `condition` (a name)
+# Read as a stream in two passes, in bounded memory (issue 32): runs_app.response_import.
+IMPORT_COLUMNS = response_import.IMPORT_COLUMNS
+ResponseImport = response_import.ResponseImport
 
 
-@dataclass
-class ResponseImport:
-    run: Run | None
-    created: int
-    problems: list[str]
-
-
-def import_responses(text: str, benchmark_name: str | None = None, imported_by=None) -> ResponseImport:
+def import_responses(text: str, benchmark_name: str | None = None, imported_by=None,
+                     progress=None) -> ResponseImport:
     """Answers collected outside the tool, by the keys `export_questions` wrote. Atomic:
     any bad row and nothing is written. Unknown models become external models."""
-    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
-    missing = [c for c in IMPORT_COLUMNS if c not in (reader.fieldnames or [])]
-    if missing:
-        return ResponseImport(None, 0, [f"line 1: missing column(s) {', '.join(missing)}; the header must be "
-                                        + ", ".join(IMPORT_COLUMNS)])
-    rows, problems = [], []
-    for record in reader:
-        line = reader.line_num
-        key = (record.get("question_key") or "").strip()
-        model = (record.get("model") or "").strip()
-        try:
-            repeat = int((record.get("repeat") or "0").strip() or 0)
-            if repeat < 0:
-                raise ValueError
-        except ValueError:
-            problems.append(f"line {line}: repeat {record.get('repeat')!r} is not a whole number >= 0")
-            continue
-        if not key or not model:
-            problems.append(f"line {line}: question_key and model are required")
-            continue
-        rows.append((line, key, model, repeat, record.get("output") or "",
-                     (record.get("condition") or "").strip() or "default"))
-    questions = {q.key: q for q in Question.objects.filter(key__in={r[1] for r in rows}).select_related("benchmark")}
-    conditions = {c.name: c for c in Condition.objects.filter(name__in={r[5] for r in rows})}
-    seen = {}
-    for line, key, model, repeat, _, condition in rows:
-        if key not in questions:
-            problems.append(f"line {line}: no question with key {key!r} (keys are as export_questions writes them)")
-        if condition not in conditions:
-            problems.append(f"line {line}: no condition named {condition[:80]!r}")
-        unit = (key, model, condition, repeat)
-        if unit in seen:
-            shown = f"{key}, {model}, " + ("" if condition == "default" else f"condition {condition}, ")
-            problems.append(f"line {line}: ({shown}repeat {repeat}) repeats line {seen[unit]}")
-        seen.setdefault(unit, line)
-    benchmarks = {q.benchmark for q in questions.values()}
-    if len(benchmarks) > 1:
-        problems.append("the file mixes questions of several benchmarks: " + ", ".join(sorted(b.name for b in benchmarks)))
-    if problems or not rows:
-        return ResponseImport(None, 0, problems or ["the file has no answers"])
-    benchmark = benchmarks.pop()
-    with transaction.atomic():
-        models = {}
-        for name in sorted({r[2] for r in rows}):
-            existing = LLMModel.objects.filter(name=name).first()
-            models[name] = existing or LLMModel.objects.create(
-                name=name, is_external=True, answer_mode=LLMModel.AnswerMode.GENERATE,
-                notes="Created by import_responses: answers collected outside the tool; never called.")
-        run = create_run(Run.Kind.IMPORT, benchmark, models.values(), {conditions[r[5]] for r in rows},
-                         selection={"imported": True}, repeats=max(r[3] for r in rows) + 1,
-                         note="imported answers", launched_by=imported_by)
-        now = timezone.now()
-        Response.objects.bulk_create([
-            Response(run=run, question=questions[key], model=models[model], condition=conditions[condition],
-                     repeat=repeat, status=Response.Status.DONE, raw_output=output, resolved_model=model,
-                     option_order=list(range(questions[key].choice_count)), answered_at=now)
-            for _, key, model, repeat, output, condition in rows
-        ], batch_size=2000)
-        families.family(benchmark.family).mark_asked([q.pk for q in questions.values()])
-        # Coded in the same transaction: an import is whole, codes and review tasks included.
-        responses_imported.send(sender=Run, run_id=run.pk)
-    return ResponseImport(run, len(rows), [])
+    return response_import.import_text(text, create_run, imported_by=imported_by, progress=progress)
+
+
+def import_response_file(path, imported_by=None, progress=None) -> ResponseImport:
+    """The same from the file at `path`, read as a stream: memory does not grow with its
+    rows beyond a few integers each (TableError: not UTF-8 text; OSError: unreadable)."""
+    return response_import.import_file(path, create_run, imported_by=imported_by, progress=progress)
 
 
 def unknown_runs_and_models(runs, models) -> str:
