@@ -1,0 +1,259 @@
+"""The answers list read from the database: its filter read once from the query string
+(`cfpd_site.params`: a bad value is a BadParameter naming the field, answered with a 400),
+the answers a user may read narrowed by it, searched, sorted and paged by keyset
+(`answer_query`), and the CSV of the same list.
+
+Search: PostgreSQL's full-text search over the raw output (English stemming, the words of
+`websearch_to_tsquery`: words, "a phrase", -not, or), served by the GIN index
+explorer_app/migrations/0001 creates on the same expression; on SQLite, every word must
+appear in the output (case-insensitive containment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlencode
+
+from django.db import connection
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
+
+from analysis_app.params import check_known
+from benchmarks_app import families
+from benchmarks_app.models import Condition, Question
+from cfpd_site import params
+from cfpd_site.params import BadParameter
+from encoding_app.models import Source
+from runs_app.models import Response
+
+from . import answer_query, readers
+from .answer_query import SORTS, BadCursor
+
+STATUSES = tuple(Response.Status.values)
+CODES = tuple("ABCDEFGHIJ") + ("R", "X", "none")  # "none": answers without a code
+# Where a current code came from (encoding_app's sources; imports write "missing" and
+# "unresolved"), or "none" for no code.
+CODE_SOURCES = tuple(Source.values) + ("missing", "unresolved", "none")
+SEARCH_CONFIG = "english"  # the GIN index's configuration: the query must use the same
+MAX_SEARCH = 200
+CSV_LIMIT = 10_000
+
+
+@dataclass(frozen=True)
+class AnswerFilter:
+    runs: tuple[int, ...] = ()
+    models: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    code_sources: tuple[str, ...] = ()
+    questions: tuple[int, ...] = ()
+    family: tuple[tuple[str, str], ...] = ()  # (the family filter's parameter, its value)
+    search: str = ""
+    sort: str = answer_query.DEFAULT_SORT
+    cursor: str = ""
+
+    def pairs(self, **changed) -> list[tuple[str, object]]:
+        values = {"q": self.search, "run": self.runs, "model": self.models, "condition": self.conditions,
+                  "status": self.statuses, "code": self.codes, "source": self.code_sources,
+                  "question": self.questions, **{name: value for name, value in self.family},
+                  "sort": "" if self.sort == answer_query.DEFAULT_SORT else self.sort, "cursor": self.cursor}
+        values.update(changed)
+        return [(key, v) for key, value in values.items()
+                for v in (value if isinstance(value, tuple) else (value,)) if v not in ("", None)]
+
+    def query(self, **changed) -> str:
+        """The filter as a query string, with `changed` values (the pager's and sorts' links)."""
+        return urlencode(self.pairs(**changed))
+
+
+def _choice(values: tuple[str, ...], allowed: tuple[str, ...], name: str) -> tuple[str, ...]:
+    wrong = [v for v in values if v not in allowed]
+    if wrong:
+        raise BadParameter(name, f"must be one of {', '.join(allowed)}; got {', '.join(map(repr, wrong))}")
+    return values
+
+
+def read_filter(query) -> AnswerFilter:
+    """The list's filter from a query string (a QueryDict or DRF's query_params)."""
+    sort = params.text(query, "sort") or answer_query.DEFAULT_SORT
+    _choice((sort,), tuple(SORTS), "sort")
+    family = []
+    for offered in families.coding_filters():
+        value = params.text(query, offered.name, max_length=100)
+        if value:
+            known = {str(v) for v, _ in offered.choices()}
+            if value not in known:
+                raise BadParameter(offered.name, f"{value!r} is not a {offered.label.lower()} "
+                                                 f"(one of {', '.join(sorted(known)) or 'none yet'})")
+            family.append((offered.name, value))
+    found = AnswerFilter(
+        runs=params.integers(query, "run"), models=params.texts(query, "model", max_length=80),
+        conditions=params.texts(query, "condition", max_length=64),
+        statuses=_choice(params.texts(query, "status"), STATUSES, "status"),
+        codes=_choice(tuple(c.upper() if len(c) == 1 else c for c in params.texts(query, "code")), CODES, "code"),
+        code_sources=_choice(params.texts(query, "source"), CODE_SOURCES, "source"),
+        questions=params.integers(query, "question"), family=tuple(family),
+        search=params.text(query, "q", max_length=MAX_SEARCH), sort=sort,
+        cursor=params.text(query, "cursor", max_length=answer_query.MAX_CURSOR))
+    if found.cursor:
+        try:
+            answer_query.decode_cursor(found.cursor, SORTS[sort])
+        except BadCursor as error:
+            raise BadParameter("cursor", str(error)) from None
+    check_known(found.runs, found.models)
+    known = set(Condition.objects.filter(name__in=found.conditions).values_list("name", flat=True))
+    unknown = [c for c in found.conditions if c not in known]
+    if unknown:
+        raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
+    return found
+
+
+def searched(answers, words: str):
+    """Answers whose raw output matches `words` (see the module's docstring)."""
+    if not words:
+        return answers
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import SearchQuery, SearchVector
+
+        return answers.annotate(search=SearchVector("raw_output", config=SEARCH_CONFIG)).filter(
+            search=SearchQuery(words, config=SEARCH_CONFIG, search_type="websearch"))
+    for word in words.split():
+        word = word.strip('"')
+        if word and not word.startswith("-"):
+            answers = answers.filter(raw_output__icontains=word)
+    return answers
+
+
+def _codes(codes):
+    wanted = Q(code__in=[c for c in codes if c != "none"])
+    return wanted | Q(code="") if "none" in codes else wanted
+
+
+def _sources(sources):
+    wanted = Q(code_source__in=[s for s in sources if s != "none"])
+    return wanted | Q(code_source="") if "none" in sources else wanted
+
+
+def filtered(f: AnswerFilter, user):
+    """The answers `user` may read that `f` picks (judge units are no answers), unsorted."""
+    answers = Response.objects.answers()
+    allowed = readers.readable_benchmarks(user)
+    if allowed is readers.NOTHING:
+        return answers.none()
+    if allowed != readers.ALL:
+        answers = answers.filter(run__benchmark_id__in=sorted(allowed))
+    if f.runs:
+        answers = answers.filter(run_id__in=f.runs)
+    if f.models:
+        answers = answers.filter(model__name__in=f.models)
+    if f.conditions:
+        answers = answers.filter(condition__name__in=f.conditions)
+    if f.statuses:
+        answers = answers.filter(status__in=f.statuses)
+    if f.codes:
+        answers = answers.filter(_codes(f.codes))
+    if f.code_sources:
+        answers = answers.filter(_sources(f.code_sources))
+    if f.questions:
+        answers = answers.filter(question_id__in=f.questions)
+    offered = {o.name: o for o in families.coding_filters()}
+    for name, value in f.family:
+        answers = answers.filter(question__in=offered[name].questions(Question.objects.all(), value))
+    return searched(answers, f.search)
+
+
+SORT_VALUES = {"sort_question": F("question__key"), "sort_model": F("model__name"),
+               # an answer not timed (pending, imported) sorts as 0 ms: fastest
+               "sort_latency": Coalesce("latency_ms", Value(0))}
+ROW_FIELDS = ("id", "run_id", "question_id", "model_id", "condition_id", "repeat", "status", "raw_output", "code",
+              "code_source", "chosen_letter", "latency_ms", "cost", "cache_hit", "error_kind", "answered_at",
+              "question__key", "model__name", "condition__name", "run__benchmark__name")
+
+
+def _sorted(answers, sort):
+    if sort.field in SORT_VALUES:
+        answers = answers.annotate(**{sort.field: SORT_VALUES[sort.field]})
+    return answers
+
+
+def _order(sort, reverse: bool):
+    descending = sort.descending != reverse
+    fields = [sort.field, "id"] if sort.field != "id" else ["id"]
+    return [f"-{name}" if descending else name for name in fields]
+
+
+@dataclass
+class Page:
+    rows: list
+    sort: answer_query.Sort
+    next_cursor: str = ""
+    previous_cursor: str = ""
+    sorts: list = field(default_factory=list)
+
+
+def _value(row, sort):
+    return row.id if sort.field == "id" else getattr(row, sort.field)
+
+
+def page(f: AnswerFilter, user, size: int = answer_query.PAGE_SIZE) -> Page:
+    """One page of the list: the `size` answers after (or before) the cursor, with the
+    cursors of the pages on either side ("" where there is none)."""
+    sort = SORTS[f.sort]
+    answers = _sorted(filtered(f, user), sort)
+    direction, reverse = answer_query.AFTER, False
+    if f.cursor:
+        direction, value, row_id = answer_query.decode_cursor(f.cursor, sort)
+        lookup, reverse = answer_query.seek(sort, direction)
+        if sort.field == "id":
+            answers = answers.filter(**{f"id__{lookup}": row_id})
+        else:
+            answers = answers.filter(Q(**{f"{sort.field}__{lookup}": value})
+                                     | Q(**{sort.field: value, f"id__{lookup}": row_id}))
+    rows = list(answers.select_related("question", "model", "condition", "run__benchmark").only(*ROW_FIELDS)
+                .order_by(*_order(sort, reverse))[:size + 1])
+    more = len(rows) > size
+    rows = rows[:size]
+    if reverse:
+        rows.reverse()
+    found = Page(rows=rows, sort=sort)
+    if rows:
+        first, last = rows[0], rows[-1]
+        # Reading forward, a row beyond the page means a next page; a cursor means rows
+        # before. Reading backward (a "previous" link), the other way round.
+        has_next = more if not reverse else True
+        has_previous = bool(f.cursor) if not reverse else more
+        if has_next:
+            found.next_cursor = answer_query.encode_cursor(answer_query.AFTER, _value(last, sort), last.id)
+        if has_previous:
+            found.previous_cursor = answer_query.encode_cursor(answer_query.BEFORE, _value(first, sort), first.id)
+    return found
+
+
+def row_values(row) -> dict:
+    """One answer of the list as plain values (the page, the API and the CSV)."""
+    return {"id": row.id, "run": row.run_id, "benchmark": row.run.benchmark.name, "question": row.question.key,
+            "question_id": row.question_id, "model": row.model.name, "condition": row.condition.name,
+            "repeat": row.repeat, "status": row.status, "code": row.code, "code_source": row.code_source,
+            "chosen_letter": row.chosen_letter, "latency_ms": row.latency_ms,
+            "cost": float(row.cost) if row.cost is not None else None, "cache_hit": row.cache_hit,
+            "error_kind": row.error_kind, "answered_at": row.answered_at.isoformat() if row.answered_at else None,
+            "output": row.raw_output}
+
+
+CSV_COLUMNS = ("id", "run", "benchmark", "question", "model", "condition", "repeat", "status", "code", "code_source",
+               "chosen_letter", "latency_ms", "cost", "cache_hit", "error_kind", "answered_at", "output")
+
+
+def csv_rows(f: AnswerFilter, user, limit: int = CSV_LIMIT):
+    """The list's rows from its cursor on, in its order, `limit` at most: pages read by
+    keyset one after another (never the whole list in memory)."""
+    sent = 0
+    while sent < limit:
+        shown = page(f, user, size=min(1000, limit - sent))
+        for row in shown.rows:
+            yield row_values(row)
+        sent += len(shown.rows)
+        if not shown.next_cursor:
+            return
+        f = replace(f, cursor=shown.next_cursor)
