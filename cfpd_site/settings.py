@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "encoding_app",
     "analysis_app",
     "explorer_app",
+    "formats_app",
 ]
 
 MIDDLEWARE = [
