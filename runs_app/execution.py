@@ -173,18 +173,32 @@ def _give_back(response_id: int, token: str, **fields) -> bool:
 
 
 def finish_run_if_complete(run_id: int):
-    """Mark the run done once no unit is pending or running (a conditional update, so
-    concurrent workers finishing the last units agree). A cancelled run is finished
-    (its finished time written) once the last unit a worker had taken ends."""
-    open_units = Response.objects.filter(run_id=run_id, status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-    if not open_units.exists():
-        finished = Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
-            status=Run.Status.DONE, finished_at=timezone.now())
-        if finished:
-            run_finished.send_robust(sender=Run, run_id=run_id)
-        else:
-            Run.objects.filter(pk=run_id, status=Run.Status.CANCELLED, finished_at__isnull=True).update(
-                finished_at=timezone.now())
+    """Mark the run done once no unit is pending or running. A cancelled run is finished
+    (its finished time written) once the last unit a worker had taken ends.
+
+    The run's row is locked before its units are counted, and whatever makes units open
+    again (`services.resume_run`) locks it first too: counting and marking in two
+    statements without the lock let a resume commit in between (its units pending, the
+    run running again), and the run was marked done over its pending units, whose
+    messages then found a finished run and were dropped: the run stalled for good
+    (tests/integration/test_finish_race.py). On SQLite the transaction's IMMEDIATE
+    start is the lock."""
+    finished = False
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id).values("status", "finished_at").first()
+        if run is None:
+            return
+        open_units = Response.objects.filter(run_id=run_id,
+                                             status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+        if open_units.exists():
+            return
+        if run["status"] in (Run.Status.QUEUED, Run.Status.RUNNING):
+            Run.objects.filter(pk=run_id).update(status=Run.Status.DONE, finished_at=timezone.now())
+            finished = True
+        elif run["status"] == Run.Status.CANCELLED and run["finished_at"] is None:
+            Run.objects.filter(pk=run_id).update(finished_at=timezone.now())
+    if finished:
+        run_finished.send_robust(sender=Run, run_id=run_id)
 
 
 # ---------------------------------------------------------------- the one path of every unit
