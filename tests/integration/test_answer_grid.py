@@ -266,3 +266,19 @@ def test_the_run_page_links_to_its_grid_and_to_a_comparison(client, two_runs):
     assert f'href="/answers/grid/?run={run1.pk}"' in html and f'href="/answers/compare/?a={run1.pk}"' in html
     picker = client.get("/answers/compare/", {"a": run1.pk})
     assert [r.pk for r in picker.context["runs_b"]] == [run2.pk]  # B among the runs of the same benchmark
+
+
+def test_a_cell_opens_its_answer_or_the_list_of_its_answers(client, two_runs):
+    run1, _, questions = two_runs
+    _client(client, "ana", "analysts")
+    body = client.get("/api/answers/grid/", {"run": run1.pk}).json()
+    cells = {(row["question"], c["model"]): c for row in body["rows"] for c in row["cells"]}
+    one = cells[("hand-q0", "m1")]
+    assert one["url"] == f"/answers/{one['answer_id']}/"
+    assert client.get(one["url"]).status_code == 200
+    several = cells[("hand-q1", "m2")]  # two repeats
+    assert several["url"].startswith("/answers/?") and f"question={questions[1].pk}" in several["url"]
+    listed = client.get(several["url"])
+    assert listed.status_code == 200
+    ids = set(Response.objects.filter(run=run1, question=questions[1], model__name="m2").values_list("pk", flat=True))
+    assert {row["id"] for row in listed.context["rows"]} == ids and len(ids) == 2
