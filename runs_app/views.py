@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from benchmarks_app import families
 
-from . import services
+from . import sampling, services
 from .forms import LaunchForm
 from .models import LLMModel, Response, Run
 
@@ -282,7 +282,7 @@ def run_detail(request, pk):
                         False: "off"}[run.use_cache],
         "can_act": request.user.has_perm("runs_app.change_run"),
         "can_cancel": payload["can_cancel"], "can_resume": payload["can_resume"],
-        "budget": payload["budget"],
+        "budget": payload["budget"], "temperature_warnings": sampling.temperature_warnings(run),
     }
     return render(request, "runs_app/run_detail.html", context)
 
