@@ -169,16 +169,22 @@ def paired_difference(both: int, only_after: int, only_before: int, neither: int
     return difference, max(-1.0, difference - delta), min(1.0, difference + epsilon)
 
 
-def rates(pairs: list[Pair]) -> list[Rate]:
+def transitions(pairs: Iterable[Pair]) -> Counter:
+    """Every pair counted by its (code A, code B), kept codes included."""
+    return Counter(pair.change for pair in pairs)
+
+
+def rates(pairs: Iterable[Pair]) -> list[Rate]:
     """For every code either run gave in a matched pair: its share before and after and
-    the difference's interval, in code order."""
-    n = len(pairs)
-    codes = sorted({pair.a.code for pair in pairs} | {pair.b.code for pair in pairs}, key=code_rank)
+    the difference's interval, in code order (read off the pairs' transitions, once)."""
+    table = transitions(pairs)
+    n = sum(table.values())
+    codes = sorted({a for a, _ in table} | {b for _, b in table}, key=code_rank)
     found = []
     for code in codes:
-        both = sum(1 for p in pairs if p.a.code == code and p.b.code == code)
-        only_after = sum(1 for p in pairs if p.a.code != code and p.b.code == code)
-        only_before = sum(1 for p in pairs if p.a.code == code and p.b.code != code)
+        both = table[(code, code)]
+        only_after = sum(count for (a, b), count in table.items() if b == code and a != code)
+        only_before = sum(count for (a, b), count in table.items() if a == code and b != code)
         difference, low, high = paired_difference(both, only_after, only_before, n - both - only_after - only_before)
         found.append(Rate(code, (both + only_before) / n, (both + only_after) / n, difference, low, high, n))
     return found

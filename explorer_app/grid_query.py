@@ -12,6 +12,7 @@ shown."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -317,14 +318,13 @@ def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
     matching = comparison.match(_answers_of(f.a, f.models), _answers_of(f.b, f.models), f.ignore_condition)
     pairs = matching.pairs
     model_names = dict(LLMModel.objects.filter(pk__in={p.a.model for p in pairs}).values_list("pk", "name"))
+    matched_per_model = Counter(p.a.model for p in pairs)
     by_model = sorted(
-        ((model_names[model], sum(1 for p in pairs if p.a.model == model), sum(counts.values()),
+        ((model_names[model], matched_per_model[model], sum(counts.values()),
           comparison.sorted_changes(counts)) for model, counts in comparison.change_counts_by(pairs, "model").items()),
         key=lambda row: row[0])
     question_rows = comparison.change_counts_by(pairs, "question")
-    matched_per_question: dict = {}
-    for p in pairs:
-        matched_per_question[p.a.question] = matched_per_question.get(p.a.question, 0) + 1
+    matched_per_question = Counter(p.a.question for p in pairs)
     most_changed = sorted(((q, sum(c.values()), c) for q, c in question_rows.items() if c),
                           key=lambda row: (-row[1], row[0]))[:by_question_limit]
     keys = dict(Question.objects.filter(pk__in=[q for q, _, _ in most_changed]).values_list("pk", "key"))
@@ -352,9 +352,7 @@ def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
 
     counts = comparison.change_counts(pairs)
     codes = sorted({p.a.code for p in pairs} | {p.b.code for p in pairs}, key=comparison.code_rank)
-    table = {}
-    for p in pairs:
-        table[p.change] = table.get(p.change, 0) + 1
+    table = comparison.transitions(pairs)
     matrix = [(before, [table.get((before, after), 0) for after in codes]) for before in codes]
     return Compared(run_a=run_a, run_b=run_b, benchmark=run_a.benchmark, ignore_condition=f.ignore_condition,
                     matching=matching, conditions_a=_conditions(run_a), conditions_b=_conditions(run_b),

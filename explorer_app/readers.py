@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from encoding_app.models import Code, ReviewTask
+
 ALL = "all"
 NOTHING = None
 
@@ -28,7 +30,6 @@ def readable_benchmarks(user):
         return ALL
     if not user.has_perm(CODE):
         return NOTHING
-    from encoding_app.models import Code, ReviewTask
     coded = Code.objects.filter(coder=user).values_list("response__run__benchmark_id", flat=True)
     tasks = ReviewTask.objects.filter(Q(done_by=user) | Q(leased_by=user)).values_list(
         "response__run__benchmark_id", flat=True)
