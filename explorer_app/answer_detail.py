@@ -141,9 +141,21 @@ def judge_readings(response) -> list[dict]:
 
 
 def question_description(question) -> list[tuple[str, str]]:
-    """What the page says of the question beside its text: its benchmark and family."""
-    return [("Benchmark", question.benchmark.name), ("Family", families.label(question.benchmark.family)),
-            ("Kind", question.get_kind_display())]
+    """What the page says of the question beside its text: its benchmark, family and kind,
+    and the family's own fields of it where the family gives them (`sample_metadata`, e.g.
+    CFPD's domain and qualified actor; none for a family without that hook)."""
+    about = [("Benchmark", question.benchmark.name), ("Family", families.label(question.benchmark.family)),
+             ("Kind", question.get_kind_display())]
+    own = getattr(families, "sample_metadata", None)  # the registry's hook, where installed
+    try:
+        fields = own(question, question.benchmark.family) if own else {}
+    except Exception:  # a family's description must not take the answer's page down
+        fields = {}
+    for key, value in (fields or {}).items():
+        if value not in (None, "", [], {}):
+            shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+            about.append((str(key).replace("_", " ").capitalize(), shown))
+    return about
 
 
 def describe(response, user=None) -> dict:

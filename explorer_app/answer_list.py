@@ -196,9 +196,10 @@ def _value(row, sort):
     return row.id if sort.field == "id" else getattr(row, sort.field)
 
 
-def page(f: AnswerFilter, user, size: int = answer_query.PAGE_SIZE) -> Page:
+def page(f: AnswerFilter, user, size: int | None = None) -> Page:
     """One page of the list: the `size` answers after (or before) the cursor, with the
     cursors of the pages on either side ("" where there is none)."""
+    size = size or answer_query.PAGE_SIZE
     sort = SORTS[f.sort]
     answers = _sorted(filtered(f, user), sort)
     direction, reverse = answer_query.AFTER, False
