@@ -10,6 +10,9 @@ from analysis_app.tables import csv_response, display_rows
 from cfpd_site.params import flag
 from cfpd_site.param_errors import bad_parameter
 
+from runs_app import sampling
+from runs_app.models import Run
+
 from . import dashboard, dashboard_params, queries
 from .models import GroupScore
 from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
@@ -46,6 +49,16 @@ def _selected(request):
     return {key: request.GET.getlist(key) for key in ("model", "continuation")}
 
 
+def _temperature_warnings(board, most=20) -> list[str]:
+    """The shown runs' models whose samples above temperature 0 are all alike (their scores are
+    0 for that reason, not because the model is consistent); a few small queries per run."""
+    if board.per_run is None or board.per_run.empty:
+        return []
+    shown = sorted({int(run) for run in board.per_run["run"].dropna()})[:most]
+    return [warning for run in Run.objects.filter(pk__in=shown).order_by("pk")
+            for warning in sampling.temperature_warnings(run)]
+
+
 @permission_required(VIEW, raise_exception=True)
 def crisis_page(request):
     try:
@@ -63,7 +76,7 @@ def crisis_page(request):
     return render(request, "crisis_app/dashboard.html", {
         "board": board, "panels": panels, "filters": filters, "options": options, "query": query,
         "move": filters.moves[0] if filters.moves else None, "selected": _selected(request),
-        "top_groups": top_groups, "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
+        "top_groups": top_groups, "temperature_warnings": _temperature_warnings(board), "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
                                            for v in values], **_choices(filters)})
 
 

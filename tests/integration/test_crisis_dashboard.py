@@ -344,3 +344,18 @@ def test_the_endpoint_is_in_the_openapi_schema(analyst_client):
     operation = schema["paths"]["/api/analysis/crisis/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"benchmark", "scorer", "model", "move", "continuation",
                                                             "group"}
+
+
+def test_a_server_that_ignores_the_temperature_is_named_above_the_scores(scores, analyst_client):
+    # Run G: model-b's three samples at temperature 1 are word for word alike for three questions, so
+    # their inconsistency is 0 because the server decoded greedily, not because the model is consistent.
+    run = Run.objects.create(benchmark=scores["benchmark"], status="done", repeats=3, note="run G")
+    bert = Scorer.objects.get(name="bertscore-minilm")
+    same = [answer_text("Hold.")] * 3
+    for variant in ("explicit", "anonymised", "paraphrase"):
+        scored_group(run, scores["models"][1], variant, 1.0, [0.0, 0.0, 0.0], scorer=bert, texts=same)
+    page = analyst_client.get("/analysis/crisis/").content.decode()
+    assert page.count("data-temperature-warning") == 1
+    assert "model-b: at temperature 1, each of the 3 questions checked got 3 identical answers" in page
+    Response.objects.filter(run=run, repeat=2).update(raw_output="Strike.")  # samples that differ: no warning
+    assert "data-temperature-warning" not in analyst_client.get("/analysis/crisis/?fresh=1").content.decode()
