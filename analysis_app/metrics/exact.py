@@ -69,6 +69,28 @@ def sign_flip_test(differences, rng: np.random.Generator | None = None, iteratio
     return SignFlip(float(p), "monte carlo", iterations, float(np.sqrt(p * (1 - p) / iterations)))
 
 
+def sign_flip_tests(differences, rng: np.random.Generator, iterations: int = 100_000,
+                    exact_limit: int = EXACT_LIMIT) -> list[SignFlip]:
+    """`sign_flip_test` of each column of `differences` (rows: the pairs): exact where the
+    column has at most `exact_limit` non-zero differences; the other columns share one
+    matrix of `iterations` random sign patterns (a zero difference adds nothing under
+    either sign, so the zeros need no dropping there)."""
+    d = np.asarray(differences, dtype=float).reshape(len(differences), -1)
+    if not np.isfinite(d).all():
+        raise ValueError("differences must be finite")
+    nonzero = (d != 0).sum(axis=0)
+    results: list[SignFlip | None] = [sign_flip_test(d[:, j]) if nonzero[j] <= exact_limit else None
+                                      for j in range(d.shape[1])]
+    sampled = [j for j, result in enumerate(results) if result is None]
+    if sampled:
+        signs = rng.integers(0, 2, size=(iterations, d.shape[0])) * 2.0 - 1.0
+        statistics = signs @ d[:, sampled]
+        for column, j in enumerate(sampled):
+            p = (_at_least(statistics[:, column], d[:, j].sum()) + 1) / (iterations + 1)
+            results[j] = SignFlip(float(p), "monte carlo", iterations, float(np.sqrt(p * (1 - p) / iterations)))
+    return results
+
+
 @dataclass(frozen=True)
 class Discordant:
     left_only: int  # b: pairs where left has the code and right has not

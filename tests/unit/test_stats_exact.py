@@ -105,3 +105,15 @@ def test_adjusted_p_values_are_never_below_raw_and_keep_their_order(p):
     assert (bh >= p - 1e-12).all() and (holm >= bh - 1e-12).all() and (bh <= 1).all()
     order = np.argsort(p, kind="stable")
     assert (np.diff(bh[order]) >= -1e-12).all() and (np.diff(holm[order]) >= -1e-12).all()
+
+
+def test_columns_are_tested_exactly_or_with_shared_random_patterns():
+    from analysis_app.metrics.exact import sign_flip_tests
+    rng = np.random.default_rng(3)
+    few = np.r_[[1.0, 2.0, 3.0], np.zeros(22)]  # 3 non-zero: exact 0.25
+    many = rng.normal(0.5, 1, 25)  # 25 non-zero: Monte Carlo
+    exact, sampled = sign_flip_tests(np.c_[few, many], np.random.default_rng(1), iterations=20_000)
+    assert (exact.p_value, exact.method) == (0.25, "exact")
+    assert sampled.method == "monte carlo" and sampled.patterns == 20_000
+    alone = sign_flip_test(many, np.random.default_rng(9), iterations=20_000)
+    assert abs(sampled.p_value - alone.p_value) < 4 * np.hypot(sampled.mc_se, alone.mc_se)

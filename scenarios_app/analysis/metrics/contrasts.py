@@ -48,7 +48,7 @@ import pandas as pd
 
 from analysis_app.metrics.bootstrap import group_rng
 from analysis_app.metrics.clustered import cluster_bootstrap_ci, clustered_se
-from analysis_app.metrics.exact import discordant_pairs_test, sign_flip_test
+from analysis_app.metrics.exact import discordant_pairs_test, sign_flip_tests
 from analysis_app.metrics.multiplicity import NAMES, adjust_p_values
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
@@ -66,7 +66,7 @@ CELL = ["scenario", "qualified_actor", "opposing_actor"]
 
 
 def paired_figures(left: np.ndarray, right: np.ndarray, scenarios: np.ndarray, iterations: int, seed: int,
-                   key: tuple) -> dict:
+                   key: tuple, patterns: int = MONTE_CARLO_PATTERNS) -> dict:
     """The figures of d = left - right per column (rows: the shared scenarios, columns: the
     categories, rates in [0, 1]), as lists, in points."""
     d = left - right
@@ -76,14 +76,13 @@ def paired_figures(left: np.ndarray, right: np.ndarray, scenarios: np.ndarray, i
     tests = group_rng(seed, ("sign-flip",) + key)
     p_values, methods = [], []
     # One answer per model and scenario (every rate 0 or 1): two codes per pair.
-    two_codes = bool(np.isin(left, (0.0, 1.0)).all() and np.isin(right, (0.0, 1.0)).all())
-    for column in range(d.shape[1]):
-        if two_codes:
+    if np.isin(left, (0.0, 1.0)).all() and np.isin(right, (0.0, 1.0)).all():
+        for column in range(d.shape[1]):
             result = discordant_pairs_test(left[:, column] == 1, right[:, column] == 1)
             p_values.append(result.p_value)
             methods.append(f"exact McNemar ({result.left_only} vs {result.right_only} discordant)")
-        else:
-            flip = sign_flip_test(d[:, column], tests, MONTE_CARLO_PATTERNS)
+    else:
+        for flip in sign_flip_tests(d, tests, patterns):
             p_values.append(flip.p_value)
             methods.append(flip.describe())
     return {"estimate": list(100 * d.mean(axis=0)), "ci_low": list(100 * np.atleast_1d(low)),
@@ -114,7 +113,8 @@ def actor_pairs(present: Sequence[str], actors: Sequence[str] | None) -> list[tu
 
 
 def actor_contrasts(df: pd.DataFrame, actors: Sequence[str] | None = tuple(FOCUS_ACTORS),
-                    categories: CategorySets | None = None, iterations: int = 2000, seed: int = 0) -> pd.DataFrame:
+                    categories: CategorySets | None = None, iterations: int = 2000, seed: int = 0,
+                    patterns: int = MONTE_CARLO_PATTERNS) -> pd.DataFrame:
     """Within-scenario differences between qualified actors, per model (unadjusted; see `adjust`)."""
     sets = category_sets(df, categories)
     subset = df if actors is None else df[df["qualified_actor"].isin(list(actors))]
@@ -133,7 +133,7 @@ def actor_contrasts(df: pd.DataFrame, actors: Sequence[str] | None = tuple(FOCUS
                 continue
             key = ("actor", model, domain, int(choice_count), left, right)
             figures = paired_figures(a.loc[shared].to_numpy(dtype=float), b.loc[shared].to_numpy(dtype=float),
-                                     shared.to_numpy(dtype=object), iterations, seed, key)
+                                     shared.to_numpy(dtype=object), iterations, seed, key, patterns)
             _collect(rows, figures, kind="actor", model=model, domain=domain, choice_count=int(choice_count),
                      category=list(table.columns), left=left, right=right)
     return _frame(rows)
@@ -151,7 +151,7 @@ def shared_questions(df: pd.DataFrame, left: str, right: str) -> pd.DataFrame:
 
 
 def model_contrasts(df: pd.DataFrame, models: Sequence[str] | None = None, categories: CategorySets | None = None,
-                    iterations: int = 2000, seed: int = 0) -> pd.DataFrame:
+                    iterations: int = 2000, seed: int = 0, patterns: int = MONTE_CARLO_PATTERNS) -> pd.DataFrame:
     """Paired differences between models over shared questions (unadjusted; see `adjust`)."""
     sets = category_sets(df, categories)
     present = sorted(set(answers(df)["model"]))
@@ -167,7 +167,7 @@ def model_contrasts(df: pd.DataFrame, models: Sequence[str] | None = None, categ
             shared = a.index.intersection(b.index).sort_values()
             key = ("model", left, right, domain, int(choice_count))
             figures = paired_figures(a.loc[shared].to_numpy(dtype=float), b.loc[shared].to_numpy(dtype=float),
-                                     shared.to_numpy(dtype=object), iterations, seed, key)
+                                     shared.to_numpy(dtype=object), iterations, seed, key, patterns)
             _collect(rows, figures, kind="model", model="", domain=domain, choice_count=int(choice_count),
                      category=list(table.columns), left=left, right=right)
     return _frame(rows)
@@ -183,16 +183,18 @@ def adjust(frame: pd.DataFrame, method: str = "bh", alpha: float = 0.05) -> pd.D
 
 def contrasts(df: pd.DataFrame, kind: str = "actor", actors: Sequence[str] | None = tuple(FOCUS_ACTORS),
               models: Sequence[str] | None = None, categories: CategorySets | None = None, iterations: int = 2000,
-              seed: int = 0, method: str = "bh", alpha: float = 0.05) -> pd.DataFrame:
-    """Actor or model contrasts (or "both"), adjusted as one family; sorted for reading."""
+              seed: int = 0, method: str = "bh", alpha: float = 0.05,
+              patterns: int = MONTE_CARLO_PATTERNS) -> pd.DataFrame:
+    """Actor or model contrasts (or "both"), adjusted as one family; sorted for reading.
+    `patterns`: Monte Carlo sign patterns where enumeration is too long (the page uses fewer)."""
     if kind not in ("actor", "model", "both"):
         raise ValueError(f"kind must be actor, model or both, not {kind!r}")
     parts = []
     if kind in ("actor", "both"):
         actor_rows = df if models is None else df[df["model"].isin(list(models))]
-        parts.append(actor_contrasts(actor_rows, actors, categories, iterations, seed))
+        parts.append(actor_contrasts(actor_rows, actors, categories, iterations, seed, patterns))
     if kind in ("model", "both"):
-        parts.append(model_contrasts(df, models, categories, iterations, seed))
+        parts.append(model_contrasts(df, models, categories, iterations, seed, patterns))
     parts = [part for part in parts if not part.empty]
     if not parts:
         return empty_frame(COLUMNS)
@@ -201,12 +203,13 @@ def contrasts(df: pd.DataFrame, kind: str = "actor", actors: Sequence[str] | Non
                              ignore_index=True)
 
 
-def method_note(method: str = "bh", iterations: int = 2000) -> str:
+def method_note(method: str = "bh", iterations: int = 2000, patterns: int = MONTE_CARLO_PATTERNS) -> str:
     """The methods, in words, for a page or a file's header."""
     return (f"Estimates: mean over scenarios of the within-scenario difference of normalised rates, in points, "
             f"left minus right. 95 % intervals: cluster bootstrap over scenarios ({iterations} resamples, percentile). "
             f"SE: clustered (Miller 2024). p: sign-flip permutation test, exact by enumeration with up to "
-            f"20 non-zero differences (exact McNemar when every difference is -1, 0 or 1), Monte Carlo otherwise. "
+            f"20 non-zero differences (exact McNemar when every rate is 0 or 1), Monte Carlo ({patterns} patterns, its "
+            f"error in the method column) otherwise. "
             f"Adjusted: {NAMES[method]} across all contrasts shown.")
 
 
