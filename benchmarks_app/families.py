@@ -60,6 +60,9 @@ registers a fourth). What the core shows of a family comes through these hooks:
   messages and answer before the follow-up's own turn.
 - `mark_asked(question_ids)` (optional) is called in the transaction that creates a
   run's units or imports answers: CFPD freezes the scenario versions asked.
+- `sample_metadata(question)` (optional) returns the family's own fields of a question
+  as plain JSON values ({"domain": …, "qualified_actor": …}), carried by the exported
+  formats (an Inspect sample's metadata, a dataset's columns); by default none.
 No Django import here: families hand in plain callables.
 """
 
@@ -134,6 +137,7 @@ class Family:
     stats: Callable[[Any], BenchmarkStats] | None = None
     rank_prompt: Callable[..., tuple[str, list[str]]] | None = None
     follow_ups: Callable[[Any], list[int]] | None = None
+    sample_metadata: Callable[[Any], dict[str, Any]] | None = None
 
     @property
     def asks_every_condition(self) -> bool:
@@ -264,3 +268,12 @@ def plain_messages(text: str, system_prompt: str = "") -> list[dict[str, str]]:
     """A question without options, as any family may ask one: the text as the user turn."""
     messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
     return messages + [{"role": "user", "content": text}]
+
+
+def sample_metadata(question, family_name: str) -> dict[str, Any]:
+    """The family's own fields of a question (`Family.sample_metadata`); {} for a family
+    without that hook or not installed."""
+    found = _registry.get(family_name)
+    if found is None or found.sample_metadata is None:
+        return {}
+    return dict(found.sample_metadata(question))

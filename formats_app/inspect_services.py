@@ -1,0 +1,195 @@
+"""Inspect AI eval logs, both ways, on the database: a run's answers written as Inspect
+logs (one per model), and an Inspect log's answers imported as a run through the same
+path as `import_responses` (runs_app.services.import_responses: its checks, one atomic
+write, `responses_imported` and so the encoder and the reviewers' queue), then given the
+messages, usage and time the log carries."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from benchmarks_app import families
+from benchmarks_app.models import Benchmark, Question
+from encoding_app.models import Code
+from runs_app import services as run_services
+from runs_app.models import LLMModel, Response, Run
+
+from . import inspect_log
+from .inspect_log import Answer, LogError
+
+MAX_REPEATS = 1000  # as import_responses: no run repeats a question a thousand times
+_STATUS = {Run.Status.DONE: "success", Run.Status.CANCELLED: "cancelled"}  # others: "started"
+
+
+class ExportError(ValueError):
+    pass
+
+
+def _answer(response: Response, code: Code | None) -> Answer:
+    question = response.question
+    order = list(response.option_order or range(len(question.options or [])))
+    texts = question.option_texts() if question.options else []
+    choices = [texts[i] for i in order if i < len(texts)] if texts else None
+    code_metadata = {}
+    if code is not None:
+        code_metadata = {"source": code.source, "rule": code.rule, "confidence": code.confidence,
+                         "reason": code.note or code.rule or code.source,
+                         "coded_at": code.created_at.isoformat() if code.created_at else None}
+    metadata = {"run": response.run_id, "model": response.model.name, "resolved_model": response.resolved_model,
+                "option_order": order, "chosen_letter": response.chosen_letter or None,
+                "status": response.status, "response_id": response.pk,
+                **families.sample_metadata(question, question.benchmark.family)}
+    return Answer(
+        question_key=question.key, condition=response.condition.name, repeat=response.repeat,
+        messages=response.messages or [], output=response.raw_output, choices=choices,
+        finish_reason=response.finish_reason, prompt_tokens=response.prompt_tokens,
+        completion_tokens=response.completion_tokens, latency_ms=response.latency_ms,
+        answered_at=response.answered_at,
+        error=response.error_message or ("failed" if response.status == Response.Status.FAILED else ""),
+        code=response.code, presented_letter=(code.presented_letter if code else "") or response.chosen_letter,
+        code_metadata=code_metadata, metadata=metadata)
+
+
+def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel, dict]]:
+    """(model, Inspect log as a dict) for each model of the run (or the one named): the
+    answered and failed units; units never asked are left out (the log's metadata counts them)."""
+    models = list(run.llm_models.order_by("name"))
+    if model_name is not None:
+        models = [m for m in models if m.name == model_name]
+        if not models:
+            names = ", ".join(run.llm_models.order_by("name").values_list("name", flat=True)) or "none"
+            raise ExportError(f"run {run.pk} has no model {model_name!r} (its models: {names})")
+    logs = []
+    for model in models:
+        responses = list(Response.objects.answers().filter(run=run, model=model)
+                         .filter(status__in=[Response.Status.DONE, Response.Status.FAILED])
+                         .select_related("question__benchmark", "condition", "model")
+                         .order_by("question__key", "condition__name", "repeat"))
+        codes = {c.response_id: c for c in Code.objects.filter(response__in=[r.pk for r in responses],
+                                                                 is_current=True)} if responses else {}
+        answers = [_answer(r, codes.get(r.pk)) for r in responses]
+        not_asked = Response.objects.filter(run=run, model=model).exclude(
+            status__in=[Response.Status.DONE, Response.Status.FAILED]).count()
+        log = inspect_log.build_log(
+            task=run.benchmark.name, model=model.litellm_model or model.name, answers=answers, run_id=run.pk,
+            created=run.created_at, started=run.started_at, finished=run.finished_at,
+            status=_STATUS.get(run.status, "started"), repeats=run.repeats,
+            metadata={"benchmark": run.benchmark.name, "family": run.benchmark.family, "run_kind": run.kind,
+                      "model_name": model.name, "conditions": sorted(run.conditions.values_list("name", flat=True)),
+                      "units_not_answered": not_asked, "note": run.note})
+        logs.append((model, log))
+    return logs
+
+
+def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None) -> list[Path]:
+    """Write the run's logs: to `out` itself when there is one log (one model, or the one
+    named), else into the folder `out`, one `run-N-MODEL.json` per model."""
+    logs = inspect_logs(run, model_name)
+    out = Path(out)
+    if len(logs) == 1 and out.suffix == ".json":
+        targets = [out]
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        targets = [out / f"run-{run.pk}-{model.name}.json" for model, _ in logs]
+    for target, (_, log) in zip(targets, logs):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "w", encoding="utf-8") as handle:
+            json.dump(log, handle, ensure_ascii=False)
+    return targets
+
+
+# --- import ----------------------------------------------------------------------------
+
+@dataclass
+class InspectImport:
+    run: Run | None
+    created: int
+    problems: list[str]
+    skipped: list[str] = field(default_factory=list)
+    model: str = ""
+
+
+def _answers_csv(answers) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["question_key", "model", "repeat", "condition", "output"])
+    for answer in answers:
+        writer.writerow([answer.question_key, answer.model, answer.repeat, answer.condition, answer.output])
+    return out.getvalue()
+
+
+def _checks(answers, benchmark_name: str | None) -> list[str]:
+    problems = [f"{a.sample}: epoch {a.repeat + 1} is beyond {MAX_REPEATS}" for a in answers
+                if a.repeat >= MAX_REPEATS]
+    if benchmark_name is not None:
+        benchmark = Benchmark.objects.filter(name=benchmark_name).first()
+        if benchmark is None:
+            return problems + [f"no benchmark named {benchmark_name!r}"]
+        keys = sorted({a.question_key for a in answers})
+        elsewhere = set()
+        for start in range(0, len(keys), 2000):
+            elsewhere |= set(Question.objects.filter(key__in=keys[start:start + 2000])
+                             .exclude(benchmark=benchmark).values_list("key", flat=True))
+        problems += [f"{a.sample}: question {a.question_key!r} is not in benchmark {benchmark_name}"
+                     for a in answers if a.question_key in elsewhere]
+    return problems
+
+
+def import_inspect_log(path: str | Path, benchmark_name: str | None = None, imported_by=None,
+                       progress=None) -> InspectImport:
+    """An Inspect eval log's answers as an imported run of the benchmark their questions
+    belong to (the sample's metadata.question_key, else its id, is the question's key;
+    its epoch - 1 the repeat; metadata.condition the condition, else default). Atomic:
+    any problem and nothing is written; samples that ended in an error carry no answer and
+    are skipped, named. The model is registered as an external model under a slug of
+    Inspect's model name ('openai-api/fake/fake' -> 'openai-api-fake-fake')."""
+    try:
+        log = inspect_log.read_log(path)
+    except LogError as exc:
+        return InspectImport(None, 0, [f"file: {exc}"])
+    answers = log.answers
+    model = inspect_log.model_slug(log.model, LLMModel._meta.get_field("name").max_length)
+    for answer in answers:
+        answer.model = model
+    problems = log.problems + _checks(answers, benchmark_name)
+    if problems:
+        return InspectImport(None, 0, problems, log.skipped, model)
+    if not answers:
+        return InspectImport(None, 0, ["file: the log has no answered samples"], log.skipped, model)
+
+    def sample_of(match: re.Match) -> str:
+        index = int(match.group(1)) - 2  # line 1 is the CSV's header
+        return answers[index].sample if 0 <= index < len(answers) else match.group(0)
+
+    with transaction.atomic():
+        result = run_services.import_responses(_answers_csv(answers), imported_by=imported_by, progress=progress)
+        if result.run is None:
+            return InspectImport(None, 0, [re.sub(r"^line (\d+)", sample_of, p) for p in result.problems],
+                                 log.skipped, model)
+        _add_what_the_log_carries(result.run, answers, log.model)
+    return InspectImport(result.run, result.created, [], log.skipped, model)
+
+
+def _add_what_the_log_carries(run: Run, answers, inspect_model: str) -> None:
+    """The messages sent, token usage, time and stop reason of each imported answer, and
+    Inspect's own model name as the resolved model (the CSV path carries none of these)."""
+    by_unit = {(a.question_key, a.condition, a.repeat): a for a in answers}
+    responses = list(Response.objects.filter(run=run).select_related("question", "condition"))
+    for response in responses:
+        answer = by_unit[(response.question.key, response.condition.name, response.repeat)]
+        response.messages = answer.messages
+        response.prompt_tokens, response.completion_tokens = answer.prompt_tokens, answer.completion_tokens
+        response.latency_ms = answer.latency_ms
+        response.finish_reason = (answer.finish_reason or "")[:40]
+        response.resolved_model = inspect_model[:200]
+    Response.objects.bulk_update(responses, ["messages", "prompt_tokens", "completion_tokens", "latency_ms",
+                                             "finish_reason", "resolved_model"], batch_size=2000)
+    run.note = f"imported from an Inspect eval log ({inspect_model})"[:200]
+    run.save(update_fields=["note"])

@@ -1,0 +1,32 @@
+"""`export_inspect_log --run N --out PATH [--model NAME]`: a run's answers as Inspect AI eval logs."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from formats_app.inspect_services import ExportError, write_inspect_logs
+from runs_app.models import Run
+
+
+class Command(BaseCommand):
+    help = ("Write a run's answers as Inspect AI eval logs (JSON, log version 2), which Inspect's read_eval_log "
+            "reads and `inspect view` shows: one sample per answer (its messages, output, usage and time), the "
+            "answer's code as the score 'code' (its source and rule in the score's metadata), condition, repeat "
+            "(epoch) and the family's fields as metadata. One log per model: PATH itself when PATH ends in .json "
+            "and there is one log (one model, or --model), otherwise the folder PATH with run-N-MODEL.json each.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--run", type=int, required=True, help="the run's number")
+        parser.add_argument("--out", required=True, help="a .json file, or a folder")
+        parser.add_argument("--model", help="only this model's answers (its registered name)")
+
+    def handle(self, *args, run, out, model, **options):
+        found = Run.objects.select_related("benchmark").filter(pk=run).first()
+        if found is None:
+            raise CommandError(f"no run {run}")
+        try:
+            paths = write_inspect_logs(found, out, model)
+        except ExportError as exc:
+            raise CommandError(str(exc)) from None
+        except OSError as exc:
+            raise CommandError(f"{out}: {exc.strerror}") from None
+        for path in paths:
+            self.stdout.write(f"wrote {path} ({path.stat().st_size:,} bytes)")

@@ -1,0 +1,93 @@
+"""formats_app.inspect_log: Inspect eval logs written and read without Inspect (pure)."""
+
+import json
+import re
+import zipfile
+from datetime import datetime, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from formats_app.inspect_log import Answer, LogError, build_log, build_sample, model_slug, read_log
+
+WHEN = datetime(2026, 11, 25, 12, 0, 10, tzinfo=timezone.utc)
+
+
+def answer(**changes):
+    fields = dict(question_key="t/q1", condition="default", repeat=1,
+                  messages=[{"role": "user", "content": "Q?"}], output="B: strike", choices=["Talk", "Strike"],
+                  finish_reason="length", prompt_tokens=12, completion_tokens=3, latency_ms=2500, answered_at=WHEN,
+                  code="B", presented_letter="B", code_metadata={"source": "rule", "reason": "leading-letter"})
+    fields.update(changes)
+    return Answer(**fields)
+
+
+def test_a_sample_carries_the_answer_its_code_usage_and_time():
+    sample = build_sample(answer(), "m/x", several_conditions=False)
+    assert (sample["id"], sample["epoch"]) == ("t/q1", 2)  # repeat 1 is Inspect's second epoch
+    assert sample["messages"][-1] == {"role": "assistant", "content": "B: strike", "source": "generate", "model": "m/x"}
+    assert sample["output"]["choices"][0]["stop_reason"] == "max_tokens"  # OpenAI's "length"
+    assert sample["output"]["usage"] == {"input_tokens": 12, "output_tokens": 3, "total_tokens": 15}
+    assert sample["output"]["time"] == 2.5
+    assert sample["started_at"] == "2026-11-25T12:00:07.500000+00:00"  # 12:00:10 minus 2.5 s
+    assert sample["scores"]["code"] == {"value": "B", "answer": "B", "explanation": "leading-letter",
+                                        "metadata": {"source": "rule", "reason": "leading-letter"}}
+    assert sample["metadata"]["condition"] == "default" and sample["choices"] == ["Talk", "Strike"]
+
+
+def test_an_uncoded_or_failed_answer_has_no_score_and_a_failure_its_error():
+    failed = build_sample(answer(code="", error="timed out", output=""), "m/x", several_conditions=True)
+    assert "scores" not in failed and failed["error"]["message"] == "timed out"
+    assert failed["output"]["choices"] == [] and failed["id"] == "t/q1@default"
+
+
+def test_the_logs_metrics_are_the_shares_of_each_code():
+    answers = [answer(code="A"), answer(code="A", repeat=2), answer(code="R", repeat=3), answer(code="", repeat=4)]
+    log = build_log(task="t", model="m/x", answers=answers, run_id=7, created=WHEN, started=WHEN, finished=WHEN,
+                    repeats=5)
+    metrics = log["results"]["scores"][0]["metrics"]
+    # 3 coded answers: A twice (2/3), R once (1/3); the uncoded one counts in unscored_samples.
+    assert metrics["coded"]["value"] == 3
+    assert metrics["share_A"]["value"] == pytest.approx(0.666667) and metrics["share_R"]["value"] == pytest.approx(
+        0.333333)
+    assert log["results"]["scores"][0]["unscored_samples"] == 1
+    assert log["stats"]["model_usage"]["m/x"] == {"input_tokens": 48, "output_tokens": 12, "total_tokens": 60}
+    assert log["eval"]["dataset"]["sample_ids"] == ["t/q1"] and log["eval"]["config"]["epochs"] == 5
+
+
+def test_a_written_log_reads_back(tmp_path):
+    log = build_log(task="t", model="openai/gpt-x", answers=[answer(), answer(condition="hawk", repeat=0)],
+                    run_id=1, created=WHEN, started=WHEN, finished=WHEN)
+    (tmp_path / "a.json").write_text(json.dumps(log))
+    read = read_log(tmp_path / "a.json")
+    assert read.model == "openai/gpt-x" and not read.problems
+    assert [(a.question_key, a.condition, a.repeat, a.output, a.finish_reason, a.latency_ms) for a in read.answers] \
+        == [("t/q1", "default", 1, "B: strike", "length", 2500), ("t/q1", "hawk", 0, "B: strike", "length", 2500)]
+    assert read.answers[0].messages == [{"role": "user", "content": "Q?"}]
+
+
+def test_an_eval_archive_with_attachments_reads(tmp_path):
+    header = {"eval": {"task": "mc", "model": "m/x"}}
+    sample = {"id": "t/q2", "epoch": 1, "input": "attachment://abc",
+              "messages": [{"role": "user", "content": "attachment://abc"}, {"role": "assistant", "content": "A"}],
+              "output": {"completion": "A"}, "attachments": {"abc": "The long prompt"}}
+    with zipfile.ZipFile(tmp_path / "x.eval", "w") as archive:
+        archive.writestr("header.json", json.dumps(header))
+        archive.writestr("samples/t/q2_epoch_1.json", json.dumps(sample))
+    read = read_log(tmp_path / "x.eval")
+    assert [(a.question_key, a.output, a.messages) for a in read.answers] == [
+        ("t/q2", "A", [{"role": "user", "content": "The long prompt"}])]
+
+
+def test_a_zip_that_is_no_eval_log_is_refused(tmp_path):
+    with zipfile.ZipFile(tmp_path / "x.eval", "w") as archive:
+        archive.writestr("other.txt", "hello")
+    with pytest.raises(LogError, match="without header.json"):
+        read_log(tmp_path / "x.eval")
+
+
+@given(st.text(max_size=200))
+def test_a_model_slug_is_always_a_registrable_name(name):
+    slug = model_slug(name)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,80}", slug)
