@@ -19,7 +19,7 @@ from encoding_app.letters import presented_letter
 from encoding_app.models import Code, JudgeRequest, ReviewTask
 from runs_app.models import Response
 
-from . import answer_query
+from . import answer_query, readers
 
 CODE_LABELS = {"R": "R (refusal)", "X": "X (invalid: no option, no refusal)"}
 
@@ -158,8 +158,29 @@ def question_description(question) -> list[tuple[str, str]]:
     return about
 
 
+def codes_hidden(response, user) -> bool:
+    """Whether `user` holds an open blind task on this answer (a second coding or an audit
+    leased to them): until they code it, the page hides every code, as the coding page does."""
+    if user is None or readers.readable_benchmarks(user) == readers.ALL:
+        return False
+    return ReviewTask.objects.filter(response=response, leased_by=user, status=ReviewTask.Status.OPEN,
+                                     purpose__in=[ReviewTask.Purpose.SECOND, ReviewTask.Purpose.AUDIT]).exists()
+
+
+def _hide_codes(described: dict) -> dict:
+    described.update(code="", code_shown="", code_source="", codes=[], tasks=[], judges=[], codes_hidden=True)
+    return described
+
+
 def describe(response, user=None) -> dict:
-    """The answer's page as plain values (the template and the API print the same)."""
+    """The answer's page as plain values (the template and the API print the same); the
+    codes left out for a reviewer coding it blind (`codes_hidden`)."""
+    if codes_hidden(response, user):
+        return _hide_codes(_describe(response, user))
+    return _describe(response, user)
+
+
+def _describe(response, user) -> dict:
     options = presented_options(response)
     letters = "".join(o["letter"] for o in options)
     for name, stored in (("logprob", response.option_logprobs), ("rank_score", response.option_mean_logprobs)):
@@ -201,7 +222,7 @@ def describe(response, user=None) -> dict:
         "error_message": response.error_message, "cache_hit": response.cache_hit,
         "created_at": response.created_at.isoformat() if response.created_at else None,
         "answered_at": response.answered_at.isoformat() if response.answered_at else None,
-        "previous": response.previous_id, "follow_ups": follow_ups,
+        "previous": response.previous_id, "follow_ups": follow_ups, "codes_hidden": False,
         "links": {"run": _url("run-detail", run.pk), "question": question_url,
                   "benchmark": _url("benchmark-detail", run.benchmark.name),
                   "profile": _url("model-profile", response.model.name),

@@ -23,7 +23,7 @@ from benchmarks_app import families
 from benchmarks_app.models import Condition, Question
 from cfpd_site import params
 from cfpd_site.params import BadParameter
-from encoding_app.models import Source
+from encoding_app.models import ReviewTask, Source
 from runs_app.models import Response
 
 from . import answer_query, readers
@@ -217,6 +217,7 @@ def page(f: AnswerFilter, user, size: int | None = None) -> Page:
     rows = rows[:size]
     if reverse:
         rows.reverse()
+    _hide_blind_codes(rows, user)
     found = Page(rows=rows, sort=sort)
     if rows:
         first, last = rows[0], rows[-1]
@@ -229,6 +230,19 @@ def page(f: AnswerFilter, user, size: int | None = None) -> Page:
         if has_previous:
             found.previous_cursor = answer_query.encode_cursor(answer_query.BEFORE, _value(first, sort), first.id)
     return found
+
+
+def _hide_blind_codes(rows, user) -> None:
+    """A reviewer coding an answer blind (a second coding or audit leased to them) sees no
+    code on it here either, as on its page."""
+    if not rows or readers.readable_benchmarks(user) == readers.ALL:
+        return
+    blind = set(ReviewTask.objects.filter(
+        response_id__in=[r.id for r in rows], leased_by=user, status=ReviewTask.Status.OPEN,
+        purpose__in=[ReviewTask.Purpose.SECOND, ReviewTask.Purpose.AUDIT]).values_list("response_id", flat=True))
+    for row in rows:
+        if row.id in blind:
+            row.code, row.code_source = "", ""
 
 
 def row_values(row) -> dict:

@@ -130,6 +130,7 @@ class AnswerDetailSerializer(serializers.Serializer):
     previous = serializers.IntegerField(allow_null=True)
     follow_ups = serializers.ListField(child=serializers.IntegerField())
     links = serializers.DictField(child=serializers.CharField(allow_blank=True))
+    codes_hidden = serializers.BooleanField(help_text="The codes are left out: you code this answer blind.")
 
 
 def _bad(error: BadParameter):

@@ -86,7 +86,7 @@ def latest_rows(run):
             .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
                   "answered_at", "error_kind", "question__key", "model__name")
             .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
-    return [{"question": r.question.key, "model": r.model.name, "repeat": r.repeat, "status": r.status,
+    return [{"id": r.pk, "question": r.question.key, "model": r.model.name, "repeat": r.repeat, "status": r.status,
              "status_label": r.get_status_display(), "letter": r.chosen_letter or "",
              "output": Truncator(r.raw_output).chars(120), "latency_ms": r.latency_ms, "cache_hit": r.cache_hit}
             for r in rows]

@@ -99,9 +99,18 @@
     td.appendChild(code);
   }
 
+  var answerUrl = box.getAttribute("data-answer-url");  // /answers/0/ for readers of answers
+
   function latestRow(r) {
     var tr = document.createElement("tr");
-    cell(tr, r.question, "key");
+    if (answerUrl && r.id) {
+      var link = document.createElement("a");
+      link.href = answerUrl.replace("/0/", "/" + encodeURIComponent(r.id) + "/");
+      link.textContent = r.question;
+      cell(tr, "", "key").appendChild(link);
+    } else {
+      cell(tr, r.question, "key");
+    }
     modelCell(tr, r.model);
     cell(tr, String(r.repeat), "num");
     var status = cell(tr, "");

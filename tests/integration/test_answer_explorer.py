@@ -350,3 +350,34 @@ def test_the_condition_filter_uses_names(client, answers):
     other = Condition.objects.create(name="persona-x", label="Persona X")
     Response.objects.filter(pk=answers["refusal"].pk).update(condition=other)
     assert _ids(client.get("/api/answers/", {"condition": "persona-x"})) == [answers["refusal"].pk]
+
+
+def test_a_reviewer_coding_an_answer_blind_sees_no_code_on_it(client, answers):
+    from django.utils import timezone
+
+    blind = create_user_with_role("bea", PASSWORD, role="reviewers")[0]
+    a = answers["scripted"]
+    ReviewTask.objects.create(response=a, purpose="second", status="open", leased_by=blind,
+                              lease_expires_at=timezone.now())
+    client.force_login(blind)
+    page = client.get(f"/answers/{a.pk}/")
+    assert page.status_code == 200 and page.context["a"]["codes"] == []
+    assert 'id="answer-codes-hidden"' in page.content.decode() and 'id="answer-code">hidden' in page.content.decode()
+    api = client.get(f"/api/answers/{a.pk}/").json()
+    assert api["codes_hidden"] is True and api["code"] == "" and api["codes"] == []
+    row = next(r for r in client.get("/api/answers/").json()["results"] if r["id"] == a.pk)
+    assert row["code"] == "" and row["code_source"] == ""
+    # an analyst sees it as ever
+    _login(client, "ana", "analysts")
+    assert client.get(f"/api/answers/{a.pk}/").json()["code"] == "A"
+
+
+def test_the_run_page_and_the_coding_overview_link_their_answers(client, answers):
+    _login(client, "olga", "operators")
+    a = answers["scripted"]
+    html = client.get(f"/runs/{answers['run1'].pk}/").content.decode()
+    assert f'href="/answers/{a.pk}/"' in html and f'href="/answers/?run={answers["run1"].pk}"' in html
+    assert 'data-answer-url="/answers/0/"' in html
+    client.force_login(answers["reviewer"])
+    overview = client.get("/encoding/").content.decode()
+    assert f'href="/answers/{a.pk}/"' in overview  # its done audit
