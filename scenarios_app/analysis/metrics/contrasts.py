@@ -142,12 +142,10 @@ def actor_contrasts(df: pd.DataFrame, actors: Sequence[str] | None = tuple(FOCUS
 def shared_questions(df: pd.DataFrame, left: str, right: str) -> pd.DataFrame:
     """The two models' rows on the questions (scenario, qualified, opposing actor) both answered."""
     answered = answers(df)
-    cells = [set(map(tuple, answered.loc[answered["model"] == model, CELL].drop_duplicates().to_numpy()))
-             for model in (left, right)]
-    both = cells[0] & cells[1]
+    cells = [answered.loc[answered["model"] == model, CELL].drop_duplicates() for model in (left, right)]
+    both = pd.MultiIndex.from_frame(cells[0].merge(cells[1], on=CELL))
     rows = df[df["model"].isin([left, right])]
-    keep = pd.Series([tuple(cell) in both for cell in rows[CELL].to_numpy()], index=rows.index, dtype=bool)
-    return rows[keep]
+    return rows[pd.MultiIndex.from_frame(rows[CELL]).isin(both)]
 
 
 def model_contrasts(df: pd.DataFrame, models: Sequence[str] | None = None, categories: CategorySets | None = None,
@@ -195,6 +193,11 @@ def contrasts(df: pd.DataFrame, kind: str = "actor", actors: Sequence[str] | Non
         parts.append(actor_contrasts(actor_rows, actors, categories, iterations, seed, patterns))
     if kind in ("model", "both"):
         parts.append(model_contrasts(df, models, categories, iterations, seed, patterns))
+    return one_family(parts, method, alpha)
+
+
+def one_family(parts: Sequence[pd.DataFrame], method: str = "bh", alpha: float = 0.05) -> pd.DataFrame:
+    """Contrast tables adjusted together as one family, sorted for reading."""
     parts = [part for part in parts if not part.empty]
     if not parts:
         return empty_frame(COLUMNS)
