@@ -230,13 +230,21 @@ CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a tr
 CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)
 CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)
 CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives the model's timeout
-CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 30)  # how often an active run re-queues stalled units
+CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 15)  # how often each worker's watcher looks at the active runs
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
 # Units of one model sent in one message and asked together (runs_app.batch_execution): at
 # most this many, and at most half the model's concurrency, so that two workers share it.
 CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)
 CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its model's slot before it is re-queued
+# Issue 32, services failing under a run (runs_app.infra, runs_app.watcher): seconds between
+# tries of a unit held up by Redis or the database; how long a worker holding answers keeps
+# trying to write them; a model whose server refuses connections is paused this many
+# seconds at a time, and its refusals count as attempts only once they have lasted this long.
+CFPD_SERVICE_RETRY = envint("CFPD_SERVICE_RETRY", 5)
+CFPD_WRITE_PATIENCE = envint("CFPD_WRITE_PATIENCE", 120)
+CFPD_CONNECTION_PAUSE = envint("CFPD_CONNECTION_PAUSE", 5)
+CFPD_CONNECTION_PATIENCE = envint("CFPD_CONNECTION_PATIENCE", 600)
 # Launch limits (runs_app.launch_plan): the form, the API and run_benchmark refuse more.
 CFPD_MAX_REPEATS = envint("CFPD_MAX_REPEATS", 50)
 CFPD_MAX_UNITS_PER_RUN = envint("CFPD_MAX_UNITS_PER_RUN", 200_000)

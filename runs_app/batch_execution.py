@@ -17,7 +17,7 @@ import asyncio
 from django.conf import settings
 
 from . import batching, event_loop, llm
-from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute
+from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, set_infra
 from .limits import LimitBusy, aslot, get_limiter
 from .models import LLMModel, Response, Run
 
@@ -27,9 +27,9 @@ def asked_alone(model: LLMModel, run: Run) -> bool:
     return batching.asked_alone(model.is_bundled, model.answer_mode, run.budget_usd, run.budget_units)
 
 
-def execute_batch(response_ids: list[int]) -> list[tuple[int, Outcome]]:
+def execute_batch(response_ids: list[int], token: str | None = None) -> list[tuple[int, Outcome]]:
     """Ask the units; what the task should do next for each (retry and requeue with a
-    countdown; anything else is finished)."""
+    countdown; anything else is finished). `token`: see `execution.claim`."""
     responses = list(Response.objects.select_related(*UNIT_FIELDS).filter(pk__in=response_ids).order_by("pk"))
     outcomes: dict[int, Outcome] = {pk: Outcome("skipped") for pk in response_ids}
     together = []
@@ -37,11 +37,11 @@ def execute_batch(response_ids: list[int]) -> list[tuple[int, Outcome]]:
         if response.model.is_external:
             continue
         if asked_alone(response.model, response.run):
-            outcomes[response.pk] = execute(response.pk)
+            outcomes[response.pk] = execute(response.pk, token)
         else:
             together.append(response)
     if together:
-        outcomes.update(ask_units(together, ask_together))
+        outcomes.update(ask_units(together, ask_together, token))
     return list(outcomes.items())
 
 
@@ -65,4 +65,7 @@ async def _ask_one(limiter, unit: Unit):
     except llm.LLMError as error:
         unit.error = error
     except Exception as exc:  # noqa: BLE001 — anything else a provider library raises
-        unit.error = llm.classify(exc)
+        # The limiter's Redis unreachable is no answer of the provider's: the unit waits
+        # for it (it had gone through llm.classify as a permanent error, issue 32).
+        if unit.result is None and not set_infra(unit, exc):
+            unit.error = llm.classify(exc)

@@ -11,7 +11,9 @@ for each unit, so the tasks stay a few lines and this stays testable without a b
 from __future__ import annotations
 
 import json
+import logging
 import random
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,14 +22,14 @@ from decimal import Decimal
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Case, Count, F, Q, Sum, When
 from django.utils import timezone
 
 from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import llm, local_provider, queueing
+from . import health, infra, llm, local_provider, queueing
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -223,24 +225,27 @@ class Unit:
     error: llm.LLMError | None = None
     busy: LimitBusy | None = None
     cache_hit: bool = False
+    infra: str | None = None  # a service failed around its call (infra.service_of): not the unit's failure
 
 
-def execute(response_id: int) -> Outcome:
+def execute(response_id: int, token: str | None = None) -> Outcome:
     """One unit asked alone: a batch of one, asked in this thread (a bundled model is
     computed here, a rank-mode unit scored here, a budgeted run's unit checked before its
     call). What the task should do next."""
     response = Response.objects.select_related(*UNIT_FIELDS).filter(pk=response_id).first()
     if response is None or response.model.is_external:
         return Outcome("skipped")
-    return ask_units([response], ask_in_turn).get(response_id, Outcome("skipped"))
+    return ask_units([response], ask_in_turn, token).get(response_id, Outcome("skipped"))
 
 
-def ask_units(responses: list[Response], ask) -> dict[int, Outcome]:
+def ask_units(responses: list[Response], ask, token: str | None = None) -> dict[int, Outcome]:
     """Every unit's path, alone or in a batch: claim the units in one update; give back,
     unasked, those of a run whose budget is spent; build the requests; answer from the
     cache; `ask(units)` the rest with no database connection held; write every result with
-    `write_answers`. Outcomes of the units taken (one another worker holds is not here)."""
-    token, taken = claim(responses)
+    `write_answers`. Outcomes of the units taken (one another worker holds is not here).
+    `token`: the claim's, given by a task retried after a service failed, so that it
+    takes back the units it held (see `claim`)."""
+    token, taken = claim(responses, token)
     outcomes: dict[int, Outcome] = {}
     for response in taken:
         if over_budget(response.run):
@@ -277,19 +282,23 @@ def _held(ids: list[int], token: str):
     return Response.objects.filter(pk__in=ids, claim_token=token)
 
 
-def claim(responses: list[Response]) -> tuple[str, list[Response]]:
+def claim(responses: list[Response], token: str | None = None) -> tuple[str, list[Response]]:
     """Take the units that are pending, or running under a lease that ran out (their
     worker died), in one update; the claim's token and the units taken, with their
-    attempts counted. A unit not taken is another worker's, or finished."""
-    token = uuid.uuid4().hex
+    attempts counted. A unit not taken is another worker's, or finished. With the
+    `token` of an earlier claim (a task retried after a service failed under it), the
+    units still under that claim are taken back, their attempt not counted again."""
+    token = token or uuid.uuid4().hex
     now = timezone.now()
     # Its units may wait for a slot under this claim, so the claim covers that wait too.
     lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
     ids = [r.pk for r in responses]
     Response.objects.filter(pk__in=ids).filter(
-        Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)).filter(
+        Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)
+        | Q(status=Response.Status.RUNNING, claim_token=token)).filter(
         of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
-        status=Response.Status.RUNNING, claim_token=token, attempts=F("attempts") + 1,
+        status=Response.Status.RUNNING, claim_token=token,
+        attempts=Case(When(claim_token=token, then=F("attempts")), default=F("attempts") + 1),
         lease_expires_at=now + timedelta(seconds=lease))
     attempts = dict(_held(ids, token).values_list("pk", "attempts"))
     taken = []
@@ -337,6 +346,22 @@ def ask_in_turn(units: list[Unit]):
             unit.busy = busy
         except llm.LLMError as error:
             unit.error = error
+        except Exception as exc:  # the limiter's Redis: never the unit's failure
+            if unit.result is None and not set_infra(unit, exc):
+                raise
+
+
+def set_infra(unit: Unit, exc: Exception) -> bool:
+    """Mark the unit as held up by a service (reported to this process's health), if
+    `exc` is an infrastructure failure; whether it was."""
+    service = infra.service_of(exc)
+    if service is None:
+        return False
+    unit.infra = service
+    health.report(service)
+    logging.getLogger(__name__).warning("unit %s: %s unreachable (%s); queued again", unit.response.pk,
+                                        infra.LABELS[service], exc)
+    return True
 
 
 def _answer_row(unit: Unit, now) -> Response:
@@ -357,6 +382,29 @@ def _failed_row(unit: Unit, now) -> Response:
     for name, value in fields.items():
         setattr(row, name, value)
     return row
+
+
+def _connection_refused(unit: Unit) -> float | None:
+    """A unit whose model's server could not be reached (connection refused, reset, no
+    route): the model's calls are paused (every worker's) for CFPD_CONNECTION_PAUSE
+    seconds, and while its server has been refusing for less than
+    CFPD_CONNECTION_PATIENCE seconds the attempt is not counted; the unit goes back after
+    the pause. Seconds to wait, or None once the outage is older than that (the attempt
+    then counts like any transient error's)."""
+    if unit.error is None or unit.error.kind != "connection":
+        return None
+    model = unit.response.model
+    try:
+        limiter = get_limiter(settings.REDIS_URL)
+        pause = settings.CFPD_CONNECTION_PAUSE
+        refusing_for = limiter.refused(f"model-{model.pk}", pause, memory=max(60.0, 4 * pause))
+    except Exception as exc:  # the limiter's own service down: the unit waits for it instead
+        if not set_infra(unit, exc):
+            raise
+        return None
+    if refusing_for >= settings.CFPD_CONNECTION_PATIENCE:
+        return None
+    return pause * (1 + random.random())
 
 
 def _retry_wait(unit: Unit) -> float | None:
@@ -382,19 +430,25 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     now = timezone.now()
     outcomes: dict[int, Outcome] = {}
     answered = [u for u in units if u.result is not None]
-    retries = {u.response.pk: _retry_wait(u) for u in units if u.error is not None and u.result is None}
-    failed = [u for u in units if u.error is not None and u.result is None and retries[u.response.pk] is None]
-    follow_up_ids: list[int] = []
-    with transaction.atomic():
+    errors = [u for u in units if u.error is not None and u.result is None]
+    refused = {u.response.pk: wait for u in errors if (wait := _connection_refused(u)) is not None}
+    retries = {u.response.pk: _retry_wait(u) for u in errors if u.response.pk not in refused and u.infra is None}
+    failed = [u for u in errors if u.response.pk in retries and retries[u.response.pk] is None]
+
+    def write():
         held = set(_held([u.response.pk for u in units], token).select_for_update().filter(
             status=Response.Status.RUNNING).values_list("pk", flat=True))
-        answered = [u for u in answered if u.response.pk in held]
-        failed = [u for u in failed if u.response.pk in held]
-        _update_rows([_answer_row(u, now) for u in answered] + [_failed_row(u, now) for u in failed])
-        for unit in answered:
-            follow_up_ids += _create_follow_ups(unit.response)
-        if follow_up_ids:
-            queueing.enqueue(follow_up_ids)
+        infra.check_simulated_disk_full()
+        written = [u for u in answered if u.response.pk in held], [u for u in failed if u.response.pk in held]
+        _update_rows([_answer_row(u, now) for u in written[0]] + [_failed_row(u, now) for u in written[1]])
+        follow_ups: list[int] = []
+        for unit in written[0]:
+            follow_ups += _create_follow_ups(unit.response)
+        if follow_ups:
+            queueing.enqueue(follow_ups)
+        return written, follow_ups
+
+    (answered, failed), follow_up_ids = patiently(lambda: _atomically(write))
     if follow_up_ids:
         Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
                                 status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
@@ -408,12 +462,24 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
         outcomes[unit.response.pk] = Outcome("failed")
     for unit in units:
         pk = unit.response.pk
+        if unit.result is not None:
+            continue
         if unit.busy is not None:
             # Not the model's fault: back untouched (the attempt not counted).
             pending = _give_back(pk, token, attempts=F("attempts") - 1)
             outcomes[pk] = (Outcome("requeue", countdown=unit.busy.retry_in * (1 + random.random())) if pending
                             else Outcome("cancelled"))
-        elif unit.error is not None and unit.result is None and retries[pk] is not None:
+        elif unit.infra is not None:
+            # A service failed around the call (the limiter's Redis): not the unit's failure.
+            pending = _give_back(pk, token, attempts=F("attempts") - 1, enqueued_at=timezone.now())
+            outcomes[pk] = (Outcome("requeue", countdown=settings.CFPD_SERVICE_RETRY * (1 + random.random()))
+                            if pending else Outcome("cancelled"))
+        elif pk in refused:
+            # Its model's server refused the connection: paused, the attempt not counted.
+            pending = _give_back(pk, token, attempts=F("attempts") - 1, error_kind=unit.error.kind,
+                                 error_message=unit.error.message, enqueued_at=timezone.now(), **unit.record)
+            outcomes[pk] = Outcome("requeue", countdown=refused[pk]) if pending else Outcome("cancelled")
+        elif unit.error is not None and retries[pk] is not None:
             pending = _give_back(pk, token, error_kind=unit.error.kind, error_message=unit.error.message,
                                  enqueued_at=timezone.now(), **unit.record)
             outcomes[pk] = Outcome("retry", countdown=retries[pk]) if pending else Outcome("cancelled")
@@ -426,6 +492,38 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     for run in {u.response.run_id: u.response.run for u in answered + failed}.values():
         over_budget(run)
     return outcomes
+
+
+def _atomically(write):
+    with transaction.atomic():
+        return write()
+
+
+def patiently(write):
+    """`write()`, tried again while a service it needs is down (the database gone, its
+    disk full: `infra.service_of`), for up to CFPD_WRITE_PATIENCE seconds, waiting
+    0.5 s doubling to 5 s between tries (jittered): a worker holding answers keeps them
+    until the database takes them, rather than losing them and asking the provider
+    again. Each failure is reported to this process's health (the watcher tells the
+    run's page). Inside an enclosing transaction (a test's) it is tried once."""
+    delay, started = 0.5, time.monotonic()
+    while True:
+        try:
+            return write()
+        except Exception as exc:
+            service = infra.service_of(exc)
+            if (service is None or connection.in_atomic_block
+                    or time.monotonic() - started > settings.CFPD_WRITE_PATIENCE):
+                raise
+            health.report(service)
+            logging.getLogger(__name__).warning("writing answers: %s failed (%s); trying again",
+                                                infra.LABELS[service], exc)
+            try:
+                connection.close()  # a broken connection is not reused
+            except Exception:  # noqa: BLE001 — it was broken already
+                pass
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 5.0)
 
 
 def _update_rows(rows: list[Response]):

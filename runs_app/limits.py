@@ -57,6 +57,7 @@ class RedisLimiter:
         self.prefix = prefix
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._rate = self.redis.register_script(_RATE)
+        self._paused: dict[str, tuple[float, float]] = {}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -83,6 +84,30 @@ class RedisLimiter:
         self.redis.zremrangebyscore(key, "-inf", time.time())
         return self.redis.zcard(key)
 
+    def refused(self, model: str, pause: float, memory: float) -> float:
+        """The model's server refused a connection: pause its calls for `pause` seconds
+        (every worker's) and return since how many seconds it has been refusing (a stretch
+        of refusals with gaps under `memory` seconds is one outage)."""
+        now = time.time()
+        pipe = self.redis.pipeline()
+        pipe.set(f"{self.prefix}:{model}:down", now, nx=True, ex=max(1, int(memory)))
+        pipe.expire(f"{self.prefix}:{model}:down", max(1, int(memory)))
+        pipe.get(f"{self.prefix}:{model}:down")
+        pipe.set(f"{self.prefix}:{model}:paused", now + pause, px=max(1, int(pause * 1000)))
+        since = pipe.execute()[2]
+        self._paused[model] = (time.monotonic(), now + pause)
+        return now - float(since or now)
+
+    def paused_for(self, model: str) -> float:
+        """Seconds the model's calls are still paused (0: not paused). Redis is read at
+        most once a second per model and process: not a round trip per call."""
+        checked, until = self._paused.get(model, (-1.0, 0.0))
+        if time.monotonic() - checked >= 1.0:
+            value = self.redis.get(f"{self.prefix}:{model}:paused")
+            until = float(value) if value else 0.0
+            self._paused[model] = (time.monotonic(), until)
+        return max(0.0, until - time.time())
+
 
 class LocalLimiter:
     """The same contract within one process (the embedded default's single worker)."""
@@ -91,6 +116,8 @@ class LocalLimiter:
         self.lock = threading.Lock()
         self.holders: dict[str, dict[str, float]] = {}
         self.windows: dict[str, tuple[int, int]] = {}
+        self.down: dict[str, tuple[float, float]] = {}  # model -> (first, latest refusal)
+        self.pauses: dict[str, float] = {}  # model -> paused until
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -125,6 +152,20 @@ class LocalLimiter:
         with self.lock:
             return sum(1 for e in self.holders.get(model, {}).values() if e > now)
 
+    def refused(self, model: str, pause: float, memory: float) -> float:
+        now = time.time()
+        with self.lock:
+            since, last = self.down.get(model, (now, now))
+            if now - last > memory:
+                since = now
+            self.down[model] = (since, now)
+            self.pauses[model] = now + pause
+            return now - since
+
+    def paused_for(self, model: str) -> float:
+        with self.lock:
+            return max(0.0, self.pauses.get(model, 0.0) - time.time())
+
 
 @contextmanager
 def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
@@ -134,6 +175,7 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
     Waits up to `wait` seconds for a slot, then raises LimitBusy so the task can be
     re-queued instead of holding a worker thread.
     """
+    _check_pause(limiter, model)
     deadline = time.monotonic() + wait
     while True:
         token = limiter.try_acquire(model, limit, lease)
@@ -147,6 +189,14 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
         yield
     finally:
         limiter.release(model, token)
+
+
+def _check_pause(limiter, model: str):
+    """LimitBusy while the model's calls are paused (its server refused connections):
+    the unit goes back to the queue without an attempt counted."""
+    paused = limiter.paused_for(model)
+    if paused > 0:
+        raise LimitBusy(paused)
 
 
 def _spend_a_minute_call(limiter, model: str, per_minute: int | None):
@@ -199,6 +249,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
     behind it in one round trip (handing them the extra slots), and the call behind it
     takes its place at once; the others look again every `max_poll` seconds. Raises
     LimitBusy after `wait` seconds."""
+    _check_pause(limiter, model)
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
     waiting = _waiting_calls(model)

@@ -115,6 +115,10 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Written by services.watch_services alone: {"waiting": {service, since, units}} while the
+    # run waits on Redis, the database or its disk; the last recovery's time and units after.
+    service_wait = models.JSONField(default=dict, blank=True,
+                                    help_text="A service the run waits on (written by the workers' watchers).")
 
     objects = RunQuerySet.as_manager()
 

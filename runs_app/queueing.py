@@ -12,13 +12,15 @@ writing; a written answer's follow-up units are queued) ← services ← tasks, 
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from cfpd_site.celery import app
 
-from . import batching
+from . import batching, health, infra
 from .models import Response
 
 # The tasks' names (runs_app.tasks registers its tasks under them).
@@ -48,13 +50,41 @@ def send_batches(batches: list[list[int]]):
 
 
 def _send(batches: list[list[int]]):
-    """One message per batch, all through one producer (one broker connection)."""
-    with app.producer_or_acquire() as producer:
-        for batch in batches:
-            if len(batch) == 1:
-                publish(ASK, [batch[0]], producer=producer)
-            else:
-                publish(ASK_BATCH, [batch], producer=producer)
+    """One message per batch, all through one producer (one broker connection). When the
+    broker cannot take them (Redis down, the queue's disk full), the units of the batches
+    not sent are marked as never sent, for the watcher to send once the broker is back,
+    and the failure is reported to this process's health: never lost, and never an error
+    of the caller's (a written answer stays written)."""
+    sent = 0
+    try:
+        with app.producer_or_acquire() as producer:
+            for batch in batches:
+                if len(batch) == 1:
+                    publish(ASK, [batch[0]], producer=producer)
+                else:
+                    publish(ASK_BATCH, [batch], producer=producer)
+                sent += 1
+    except Exception as exc:
+        if not unsent(exc, [pk for batch in batches[sent:] for pk in batch]):
+            raise
+
+
+def unsent(exc: Exception, response_ids: list[int]) -> bool:
+    """If `exc` is the broker's failure: report it, mark the units as never sent (the
+    watcher sends them once the broker is back) and say so; else False."""
+    service = infra.service_of(exc)
+    if service is None:
+        return False
+    health.report(service)
+    logging.getLogger(__name__).warning("%d units not sent: %s unreachable (%s); the watcher sends them once it "
+                                        "is back", len(response_ids), infra.LABELS[service], exc)
+    try:
+        Response.objects.filter(pk__in=response_ids, status=Response.Status.PENDING).update(enqueued_at=None)
+    except Exception as db_exc:  # the database down too: the watcher sends every pending unit once both are back
+        if infra.service_of(db_exc) is None:
+            raise
+        health.report(infra.service_of(db_exc))
+    return True
 
 
 def publish(task: str, args: list, countdown: float | None = None, producer=None):
@@ -76,8 +106,13 @@ def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
 
 
 def ask_later(response_id: int, countdown: float):
-    """A unit to try again (a transient error's backoff, or its model's slots busy)."""
-    publish(ASK, [response_id], countdown=countdown)
+    """A unit to try again (a transient error's backoff, or its model's slots busy); if
+    the broker cannot take it, it is marked as never sent (see `unsent`)."""
+    try:
+        publish(ASK, [response_id], countdown=countdown)
+    except Exception as exc:
+        if not unsent(exc, [response_id]):
+            raise
 
 
 def sweep_later(run_id: int):

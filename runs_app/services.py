@@ -4,7 +4,7 @@ importing answers collected elsewhere. Views, commands, the API and tasks call t
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -586,3 +586,87 @@ def recover_active_runs() -> int:
         if active:
             queueing.sweep_later(run_id)
     return total
+
+
+# --- services failing under a run (issue 32): the watcher's writer -------------------
+
+BROKERS = ("redis", "queue")  # runs_app.infra.REDIS, QUEUE: an outage whose messages may be lost
+
+
+def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
+    """The one writer of `Run.service_wait`, called by each worker's watcher
+    (`runs_app.watcher`) every CFPD_SWEEP_SECONDS with the services it finds failing
+    (`down`: service -> since) and the outages it saw end since its last look (`ended`).
+    Each active run is taken under its row lock (skipped when another watcher holds
+    it; on SQLite the transaction's IMMEDIATE start serialises the watchers):
+
+    * while a service is down the run says which, since when and how many units wait
+      (pending or running), and nothing is sent;
+    * once none is, a run that waited on the broker, or whose broker outage this
+      watcher saw and no watcher has recovered since, has every pending unit sent again
+      (the broker may have lost them: no persistence, a send that failed), its notice
+      cleared and the recovery time kept, so that a second watcher does not send them
+      twice; after a database outage or a full disk the notice is cleared (the tasks
+      met it and were retried through the broker);
+    * then the run is swept (`sweep_run`: units whose worker died, never sent, passed by
+      the queue).
+    What it did: runs noted, units sent again after an outage, units swept."""
+    now = now or timezone.now()
+    ended = ended or {}
+    noted = requeued = swept = 0
+    unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
+                                                                        finished_at__isnull=True)
+    for run_id in list(Run.objects.filter(unfinished).values_list("pk", flat=True)):
+        with transaction.atomic():
+            run = Run.objects.select_for_update(skip_locked=True).filter(unfinished, pk=run_id).first()
+            if run is None:
+                continue
+            state = dict(run.service_wait or {})
+            waiting = state.get("waiting")
+            open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+            if down and run.status != Run.Status.CANCELLED:
+                service, since = min(down.items(), key=lambda item: item[1])
+                # An outage this watcher saw begin before the last recovery was that one.
+                recovered_at = state.get("recovered_at")
+                if waiting is None and recovered_at and since.isoformat() <= recovered_at:
+                    continue
+                notice = {"service": service, "since": since.isoformat(), "units": open_units.count()}
+                if waiting != notice:
+                    state["waiting"] = notice
+                    Run.objects.filter(pk=run.pk).update(service_wait=state)
+                    noted += 1
+                continue
+            lost_messages = (waiting is not None and waiting["service"] in BROKERS) or any(
+                service in BROKERS and since.isoformat() > (state.get("recovered_at") or "")
+                for service, since in ended.items())
+            if waiting is not None or lost_messages:
+                ids = []
+                if lost_messages:
+                    ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
+                    if ids:
+                        queueing.enqueue(ids)
+                state.pop("waiting", None)
+                state.update(recovered_at=now.isoformat(), requeued=len(ids),
+                             last=waiting or {"service": next(iter(ended), ""), "units": len(ids)})
+                Run.objects.filter(pk=run.pk).update(service_wait=state)
+                requeued += len(ids)
+            count, _ = sweep_run(run.pk)
+            swept += count
+    return {"noted": noted, "requeued": requeued, "swept": swept}
+
+
+def service_notice(run: Run) -> str:
+    """What the run page and the API say while the run waits on a service ("" when it
+    does not): "Redis unreachable since 12:04; 1,532 units will be queued again when it
+    returns"."""
+    waiting = (run.service_wait or {}).get("waiting")
+    if not waiting:
+        return ""
+    since = timezone.localtime(datetime.fromisoformat(waiting["since"])).strftime("%H:%M")
+    units = f"{waiting.get('units', 0):,} unit{'s' if waiting.get('units', 0) != 1 else ''}"
+    service = waiting.get("service")
+    if service == "disk_full":
+        return (f"The database's disk is full since {since}: no answer can be written; {units} will be asked "
+                f"again once it has room.")
+    label = {"redis": "Redis", "queue": "The queue folder", "database": "The database"}.get(service, service)
+    return f"{label} unreachable since {since}; {units} will be queued again when it returns."

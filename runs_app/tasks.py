@@ -3,40 +3,81 @@ by name from `queueing` (the names are its constants), which imports nothing of 
 
 import gc
 import logging
+import uuid
 
 from celery import shared_task
-from celery.signals import worker_init, worker_ready
+from celery.signals import worker_init, worker_ready, worker_shutdown
+from celery.utils.time import get_exponential_backoff_interval
+from django.conf import settings
 
-from . import batch_execution, execution, llm, queueing, services
+from . import batch_execution, execution, health, infra, llm, queueing, services, watcher
 
 
 @shared_task(name=queueing.ASK, bind=True, acks_late=True, max_retries=None, ignore_result=True)
-def ask(self, response_id: int):
+def ask(self, response_id: int, token: str | None = None):
     """One unit: ask one question of one model once. Idempotent (the row is claimed)."""
-    outcome = execution.execute(response_id)
-    if outcome.action == "retry":
-        # Celery's retry with the backoff `execution` computed (exponential, full
-        # jitter, capped, never sooner than Retry-After).
-        raise self.retry(countdown=outcome.countdown)
-    if outcome.action == "requeue":
+    token = token or uuid.uuid4().hex
+    with _retried_while_a_service_is_down(self, [response_id], token):
+        outcome = execution.execute(response_id, token)
+    if outcome.action in ("retry", "requeue"):
+        # The backoff `execution` computed (exponential, full jitter, capped, never
+        # sooner than Retry-After), sent through `queueing` (a broker that cannot take
+        # it leaves the unit to the watcher).
         queueing.ask_later(response_id, outcome.countdown)
 
 
-@shared_task(name=queueing.ASK_BATCH, acks_late=True, ignore_result=True)
-def ask_batch(response_ids: list[int]):
+@shared_task(name=queueing.ASK_BATCH, bind=True, acks_late=True, max_retries=None, ignore_result=True)
+def ask_batch(self, response_ids: list[int], token: str | None = None):
     """Units of one model, asked together (see `batch_execution`). Idempotent: each unit
     is claimed. A unit to try again later goes on alone, as `ask` retries."""
-    for response_id, outcome in batch_execution.execute_batch(response_ids):
+    token = token or uuid.uuid4().hex
+    with _retried_while_a_service_is_down(self, response_ids, token):
+        outcomes = batch_execution.execute_batch(response_ids, token)
+    for response_id, outcome in outcomes:
         if outcome.action in ("retry", "requeue"):
             queueing.ask_later(response_id, outcome.countdown)
 
 
+class _retried_while_a_service_is_down:
+    """A task that meets the database gone, its disk full or Redis down (`infra`) is sent
+    again with backoff (full jitter, capped at 60 s, no limit on tries: the units are not
+    at fault), carrying its claim's token so that it takes back the units it held; never
+    acknowledged and dropped. If the broker cannot take the retry either, the units are
+    the watcher's (their claim's lease runs out; pending ones are sent again once the
+    services are back)."""
+
+    def __init__(self, task, response_ids: list[int], token: str):
+        self.task, self.response_ids, self.token = task, response_ids, token
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, traceback):
+        service = infra.service_of(exc) if exc is not None else None
+        if service is None:
+            return False
+        health.report(service)
+        retries = self.task.request.retries or 0
+        countdown = get_exponential_backoff_interval(settings.CFPD_SERVICE_RETRY, min(retries, 6), 60,
+                                                     full_jitter=True) + 1
+        logging.getLogger(__name__).warning("units %s: %s failed (%s); the task is tried again in %.0f s",
+                                            self.response_ids[:5], infra.LABELS[service], exc, countdown)
+        args = [self.response_ids[0]] if self.task.name == queueing.ASK else [self.response_ids]
+        try:
+            self.task.retry(args=args, kwargs={"token": self.token}, countdown=countdown, exc=exc)
+        except Exception as retry_exc:  # noqa: BLE001
+            if type(retry_exc).__name__ == "Retry":
+                raise
+            queueing.unsent(retry_exc, self.response_ids)  # the broker down too: the watcher's
+            return True
+        return True
+
+
 @shared_task(name=queueing.SWEEP, ignore_result=True)
 def sweep(run_id: int):
-    """While a run is active: re-queue units a dead worker held; then check again later."""
-    _, active = services.sweep_run(run_id)
-    if active:
-        queueing.sweep_later(run_id)
+    """A run's sweep, once (messages sent before the watcher kept every worker's runs:
+    the watcher now looks at every active run every CFPD_SWEEP_SECONDS)."""
+    services.sweep_run(run_id)
 
 
 @worker_init.connect
@@ -57,7 +98,20 @@ def freeze_start_up_objects(**kwargs):
 
 @worker_ready.connect
 def recover_on_start(**kwargs):
-    """A worker that starts (or restarts after a crash) picks up what dead workers left."""
-    count = services.recover_active_runs()
+    """A worker that starts (or restarts after a crash) picks up what dead workers left,
+    and starts its watcher (`runs_app.watcher`)."""
+    try:
+        count = services.recover_active_runs()
+    except Exception as exc:  # a service down at start: the watcher recovers once it is back
+        if infra.service_of(exc) is None:
+            raise
+        health.report(infra.service_of(exc))
+        count = 0
     if count:
         logging.getLogger(__name__).warning("re-queued %d open units of active runs", count)
+    watcher.start()
+
+
+@worker_shutdown.connect
+def stop_watching(**kwargs):
+    watcher.stop()

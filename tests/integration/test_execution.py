@@ -182,8 +182,8 @@ def test_a_cached_answer_whose_row_was_not_written_reports_nothing_done(benchmar
     unit = second.responses.first()
     real_claim = execution.claim
 
-    def claimed_then_taken_over(responses):
-        token, taken = real_claim(responses)
+    def claimed_then_taken_over(responses, token=None):
+        token, taken = real_claim(responses, token)
         Response.objects.filter(pk__in=[r.pk for r in taken]).update(claim_token="another-worker")  # lease ran out
         return token, taken
 

@@ -1,0 +1,137 @@
+"""Each worker's watcher: a thread of the worker process that, every CFPD_SWEEP_SECONDS,
+looks at the services a run needs and at every active run, so that nothing is stranded.
+
+* It probes the database (a SELECT) and the broker (Redis: a PING; the embedded
+  default: the queue folder writable), and reads what the tasks of this process met
+  (`health`: a lost connection, a full disk).
+* While a service is down it writes so on the active runs (`services.watch_services`):
+  the run page and the API say "Redis unreachable since 12:04; 1,532 units will be
+  queued again when it returns".
+* Once every service answers, the runs that waited have every pending unit queued again
+  (the broker may have lost its messages, a send may have failed) and the notice
+  cleared, under the run's row lock, once: two watchers never queue a unit twice.
+* Then each active run is swept (`services.sweep_run`): units whose worker died, units
+  never sent, and units the queue has passed (the long-stop, CFPD_REQUEUE_AFTER).
+
+A thread, not a message that re-sends itself: a message is lost with a broker that
+loses its data, and a beat process is one more thing to run. It starts with its worker
+(tasks.recover_on_start), on the embedded default as on PostgreSQL + Redis, so a
+restarted worker watches again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from datetime import datetime, timezone
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from . import health, infra, services
+
+log = logging.getLogger(__name__)
+
+_thread: threading.Thread | None = None
+_stop = threading.Event()
+
+
+def start():
+    """Start this process's watcher (once)."""
+    global _thread
+    if _thread is not None and _thread.is_alive():
+        return
+    _stop.clear()
+    _thread = threading.Thread(target=_loop, name="cfpd-watcher", daemon=True)
+    _thread.start()
+
+
+def stop():
+    _stop.set()
+
+
+def _loop():
+    while not _stop.wait(settings.CFPD_SWEEP_SECONDS):
+        try:
+            tick()
+        except Exception:  # noqa: BLE001 — the watcher never dies; the next tick tries again
+            log.exception("watcher tick failed")
+        finally:
+            close_old_connections()
+
+
+def probe_database() -> Exception | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return None
+    except Exception as exc:  # noqa: BLE001
+        try:
+            connection.close()
+        except Exception:  # noqa: BLE001
+            pass
+        return exc
+
+
+_redis = None
+
+
+def probe_broker() -> Exception | None:
+    """Redis answers a PING; the embedded default's queue folder takes a file."""
+    global _redis
+    try:
+        if settings.REDIS_URL:
+            if _redis is None:
+                import redis
+
+                _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+            _redis.ping()
+        else:
+            path = settings.QUEUE_DIR / f".probe-{os.getpid()}"
+            path.write_bytes(b"1")
+            path.unlink()
+        return None
+    except Exception as exc:  # noqa: BLE001
+        return exc
+
+
+def tick(now: datetime | None = None) -> dict:
+    """One look: the services, then the runs. What it found and did (for tests and logs)."""
+    now = now or datetime.now(timezone.utc)
+    broker = infra.REDIS if settings.REDIS_URL else infra.QUEUE
+    database_error = probe_database()
+    if database_error is not None:
+        health.report(infra.service_of(database_error) or infra.DATABASE, now)
+        return {"down": health.down()}
+    broker_error = probe_broker()
+    if broker_error is not None:
+        health.report(infra.service_of(broker_error) or broker, now)
+    else:
+        health.clear(broker)
+    health.clear(infra.DATABASE)
+    # A full disk is known only from the writes that failed: over once none has for two looks.
+    if health.quiet_for(infra.DISK_FULL) > 2 * settings.CFPD_SWEEP_SECONDS:
+        health.clear(infra.DISK_FULL)
+    down = health.down()
+    result = services.watch_services(down, ended=_ended_since_last_tick(down), now=now)
+    return {"down": down, **result}
+
+
+_last_down: dict[str, datetime] = {}
+
+
+def _ended_since_last_tick(down: dict[str, datetime]) -> dict[str, datetime]:
+    """Outages this process saw that are over now (service -> since)."""
+    global _last_down
+    ended = {service: since for service, since in _last_down.items() if service not in down}
+    _last_down = dict(down)
+    return ended
+
+
+def reset():
+    """Forget what was seen (tests)."""
+    global _last_down
+    _last_down = {}
+    health.reset()
