@@ -23,7 +23,8 @@ from analysis_app import panels as shared
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import metrics, tally
+from . import contrast_figures, metrics, tally
+from .metrics import contrasts as contrast_metrics
 from .tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
 
 ITERATIONS = 1000
@@ -311,9 +312,10 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
 
 # What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
 # order the page shows the panels in.
-PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "robustness")
+PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "contrasts",
+          "flips", "robustness")
 ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
-         "refusals_by_country", "differences", "robustness")
+         "refusals_by_country", "differences", "contrasts", "flips", "robustness")
 
 
 def _then(first: Callable, function, *args, **kwargs):
@@ -428,6 +430,34 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
             "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + "."
             + no_refusals_note(refusals))
+    if "contrasts" in wanted:
+        # Actor contrasts within scenarios (the actors shown) and model contrasts over shared
+        # scenarios, adjusted as one family; fewer Monte Carlo sign patterns than the report.
+        family = contrast_metrics.one_family([
+            contrast_metrics.actor_contrasts(by_actor()[1], shown_actors, sets, iterations, seed, patterns=iterations),
+            contrast_metrics.model_contrasts(pooled, None, sets, iterations, seed, patterns=iterations)])
+        add("contrasts", "Contrasts: actors within scenarios, models on shared scenarios", family,
+            lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category)),
+            contrast_metrics.method_note("bh", iterations, iterations)
+            + " Actor contrasts: the same scenario asked with the left and the right state advised (pooled over "
+              "opponents); model contrasts: left and right models on the scenarios both answered (the "
+              "contrast_report command pairs them by question). The chart shows each domain's headline category, "
+              "or the category picked above; the table has every category and the method of each p-value.")
+    if "flips" in wanted:
+        dyads_all = tidy_counts(replace(filters, actors=tuple(shown_actors)), by_dyad=True)
+        if filters.focus_complete:
+            dyads_all = dyads_all[dyads_all["scenario"].isin(by_actor()[0])]
+        pairs = contrast_metrics.actor_flips(dyads_all, shown_actors)
+        summary = contrast_metrics.flip_summary(pairs)
+        compared = int(summary["compared"].sum()) if len(summary) else 0
+        add("flips", "Flip view: the modal answer changes with the advised state",
+            pairs[pairs["flipped"]].drop(columns="flipped").reset_index(drop=True),
+            lambda t: contrast_figures.flips_figure(summary),
+            f"Each row is a question pair that differs only in the advised state (same scenario, same opposing "
+            f"actor; {compared} pairs compared over {', '.join(shown_actors)}) whose modal answers (the category "
+            "chosen most often over runs and repeats; ties listed as “A / B”) share no category: the two answers "
+            "side by side, with their shares. The chart is the share of compared pairs that flip, per model."
+            + ("" if pairs["flipped"].any() else " No pair flips in this filter."))
     if "robustness" in wanted:
         complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),
