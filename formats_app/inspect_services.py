@@ -16,12 +16,13 @@ from pathlib import Path
 from django.db import transaction
 
 from benchmarks_app import families
-from benchmarks_app.models import Benchmark, Question
+from benchmarks_app.models import Benchmark, Condition, Question
+from benchmarks_app.services import current_questions, render_messages
 from encoding_app.models import Code
 from runs_app import services as run_services
 from runs_app.models import LLMModel, Response, Run
 
-from . import inspect_log
+from . import inspect_log, inspect_task
 from .inspect_log import Answer, LogError
 
 MAX_REPEATS = 1000  # as import_responses: no run repeats a question a thousand times
@@ -193,3 +194,52 @@ def _add_what_the_log_carries(run: Run, answers, inspect_model: str) -> None:
                                              "finish_reason", "resolved_model"], batch_size=2000)
     run.note = f"imported from an Inspect eval log ({inspect_model})"[:200]
     run.save(update_fields=["note"])
+
+
+# --- a benchmark as an Inspect task ----------------------------------------------------
+
+@dataclass
+class TaskExport:
+    dataset: Path
+    module: Path
+    questions: int
+    follow_ups_left_out: int
+
+
+def write_inspect_task(benchmark: Benchmark, out: str | Path, condition_name: str = "default") -> TaskExport:
+    """The benchmark's current questions as an Inspect task in the folder `out` (a
+    dataset file and a task module, formats_app.inspect_task). A question asked only as
+    a follow-up of another's answer (the free-form move 2) needs that answer in its
+    prompt, which a dataset cannot hold: left out, counted."""
+    condition = Condition.objects.filter(name=condition_name).first()
+    if condition is None:
+        names = ", ".join(Condition.objects.order_by("position", "name").values_list("name", flat=True))
+        raise ExportError(f"no condition named {condition_name!r} (conditions: {names})")
+    family = families.family(benchmark.family)
+    questions = list(current_questions(benchmark).select_related("benchmark").order_by("key"))
+    follow_ups = set()
+    if family.follow_ups is not None:
+        for question in questions:
+            follow_ups.update(family.follow_ups(question))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    dataset = out / inspect_task.DATASET_FILE
+    count = 0
+    with open(dataset, "w", encoding="utf-8") as handle:
+        for question in questions:
+            if question.pk in follow_ups or not family.applies(question, condition):
+                continue
+            order = list(range(len(question.options or [])))
+            messages = render_messages(question, order, condition)
+            metadata = {"question_key": question.key, "condition": condition.name, "benchmark": benchmark.name,
+                        "family": benchmark.family, "language": question.language,
+                        **families.sample_metadata(question, benchmark.family)}
+            handle.write(inspect_task.record(key=question.key, messages=messages, text=question.text,
+                                             choices=question.option_texts() if question.options else None,
+                                             metadata=metadata) + "\n")
+            count += 1
+    name, source = inspect_task.task_module(benchmark=benchmark.name, title=benchmark.title, count=count,
+                                            condition=condition.name)
+    module = out / name
+    module.write_text(source, encoding="utf-8")
+    return TaskExport(dataset, module, count, len(follow_ups & {q.pk for q in questions}))
