@@ -189,8 +189,8 @@ def _changes(listed):
 
 def comparison_payload(c) -> dict:
     return {"benchmark": c.benchmark.name, "run_a": c.run_a.pk, "run_b": c.run_b.pk,
-            "ignore_condition": c.ignore_condition, "matched": len(c.matching.pairs), "changed": c.changed_total,
-            "only_a": c.matching.only_a, "only_b": c.matching.only_b, "ambiguous": c.matching.ambiguous,
+            "ignore_condition": c.ignore_condition, "matched": c.matched, "changed": c.changed_total,
+            "only_a": c.only_a, "only_b": c.only_b, "ambiguous": c.ambiguous,
             "interval": INTERVAL, "changes": _changes(c.changes),
             "by_model": [{"model": name, "matched": matched, "changed": changed, "changes": _changes(listed)}
                          for name, matched, changed, listed in c.by_model],

@@ -5,10 +5,9 @@ answered with a 400).
 The grid counts in the database: one page of rows (questions, or question × condition)
 and one page of columns (models) is picked first, then the answers of those rows and
 models are grouped by (row, model, code, status) — a few thousand groups for a page,
-whatever the size of the runs. The comparison reads the two runs' answers as small
-tuples (id, question, model, condition, repeat, code) and pairs them in Python
-(`comparison.match`): no output text, which is read only for the page of changed answers
-shown."""
+whatever the size of the runs. The comparison matches and counts the two runs' answers in
+the database too (`compare_query`: the rule of `comparison.match` as one self-join) and
+reads the output text only for the page of changed answers shown."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from cfpd_site import params
 from cfpd_site.params import BadParameter
 from runs_app.models import LLMModel, Response, Run
 
-from . import comparison, grid, readers
+from . import compare_query, comparison, grid, readers
 
 ROWS_PER_PAGE = 50
 MODELS_PER_PAGE = 30
@@ -176,22 +175,24 @@ class Grid:
 def build_grid(f: GridFilter) -> Grid:
     runs, benchmark = one_benchmark(f.runs)
     answers = filtered_answers(f)
-    by = f.rows or (BY_CONDITION if answers.values("condition_id").distinct().count() > 1 else BY_QUESTION)
-    model_ids = list(answers.order_by().values_list("model_id", flat=True).distinct())
-    all_models = list(LLMModel.objects.filter(pk__in=model_ids).order_by("name"))
+    # Two passes over the runs' answers, whatever the page: which (model, condition) pairs
+    # occur (the columns, and whether rows need a condition), then every row's key in
+    # order (1,000 questions are 1,000 small tuples; the page is cut from them here).
+    pairs = list(answers.order_by().values_list("model_id", "condition_id").distinct())
+    by = f.rows or (BY_CONDITION if len({c for _, c in pairs}) > 1 else BY_QUESTION)
+    all_models = list(LLMModel.objects.filter(pk__in={m for m, _ in pairs}).order_by("name"))
     model_pages = grid.pages(len(all_models), MODELS_PER_PAGE)
     model_page = min(f.model_page, model_pages)
     models = all_models[(model_page - 1) * MODELS_PER_PAGE: model_page * MODELS_PER_PAGE]
 
     row_fields = ["question_id", "condition_id"] if by == BY_CONDITION else ["question_id"]
     ordering = ["question__key", "condition__position", "condition__name"] if by == BY_CONDITION else ["question__key"]
-    distinct_rows = answers.values(*row_fields).distinct()
-    total_rows = distinct_rows.order_by().count()
+    every_row = [tuple(r[k] for k in row_fields) for r in answers.values(*row_fields).distinct().order_by(*ordering)]
+    total_rows = len(every_row)
     pages = grid.pages(total_rows, ROWS_PER_PAGE)
     page = min(f.page, pages)
     start = (page - 1) * ROWS_PER_PAGE
-    page_rows = [tuple(r[k] for k in row_fields)
-                 for r in distinct_rows.order_by(*ordering)[start:start + ROWS_PER_PAGE]]
+    page_rows = every_row[start:start + ROWS_PER_PAGE]
 
     question_ids = sorted({r[0] for r in page_rows})
     questions = {q.pk: q for q in Question.objects.filter(pk__in=question_ids).only("key", "text")}
@@ -275,7 +276,10 @@ class Compared:
     run_b: Run
     benchmark: object
     ignore_condition: bool
-    matching: comparison.Matching
+    matched: int
+    only_a: int
+    only_b: int
+    ambiguous: int
     conditions_a: list[str]
     conditions_b: list[str]
     changes: list  # (from, to, n)
@@ -290,21 +294,21 @@ class Compared:
     matrix: list = field(default_factory=list)  # [(code before, [n per code after])]
 
 
-def _answers_of(run_id: int, models: tuple[str, ...]) -> list[comparison.Answer]:
-    answers = Response.objects.answers().filter(run_id=run_id)
-    if models:
-        answers = answers.filter(model__name__in=models)
-    return [comparison.Answer(*row) for row in answers.order_by().values_list(
-        "id", "question_id", "model_id", "condition_id", "repeat", "code")]
+def _changes_of(counts: Counter) -> tuple[int, int, list]:
+    """(matched, changed, [(from, to, n)] of the changes) from a Counter of transitions."""
+    changes = Counter({change: n for change, n in counts.items() if change[0] != change[1]})
+    return sum(counts.values()), sum(changes.values()), comparison.sorted_changes(changes)
 
 
-def _conditions(run) -> list[str]:
-    """The conditions a run asked under (an imported run names none: those of its answers)."""
-    return sorted(run.conditions.values_list("name", flat=True)) or sorted(
-        set(Response.objects.filter(run=run).order_by().values_list("condition__name", flat=True).distinct()))
+def _side(response) -> dict:
+    return {"id": response.pk, "condition": response.condition.name, "code": response.code,
+            "code_source": response.code_source, "status": response.status, "output": response.raw_output,
+            "url": answer_url(response.pk)}
 
 
 def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
+    """Matched and counted in the database (`compare_query`, the rule of `comparison.match`);
+    the rates and their intervals from the counts (`comparison.rates_from`)."""
     runs = {r.pk: r for r in Run.objects.filter(pk__in=[f.a, f.b]).select_related("benchmark")}
     run_a, run_b = runs[f.a], runs[f.b]
     for name, run in (("a", run_a), ("b", run_b)):
@@ -315,47 +319,44 @@ def compare(f: CompareFilter, by_question_limit: int = 50) -> Compared:
         raise BadParameter("b", f"run {run_b.pk} is of benchmark {run_b.benchmark.name}, run {run_a.pk} of "
                                 f"{run_a.benchmark.name}: only runs of one benchmark ask the same questions, "
                                 "so pick two runs of one benchmark")
-    matching = comparison.match(_answers_of(f.a, f.models), _answers_of(f.b, f.models), f.ignore_condition)
-    pairs = matching.pairs
-    model_names = dict(LLMModel.objects.filter(pk__in={p.a.model for p in pairs}).values_list("pk", "name"))
-    matched_per_model = Counter(p.a.model for p in pairs)
-    by_model = sorted(
-        ((model_names[model], matched_per_model[model], sum(counts.values()),
-          comparison.sorted_changes(counts)) for model, counts in comparison.change_counts_by(pairs, "model").items()),
-        key=lambda row: row[0])
-    question_rows = comparison.change_counts_by(pairs, "question")
-    matched_per_question = Counter(p.a.question for p in pairs)
-    most_changed = sorted(((q, sum(c.values()), c) for q, c in question_rows.items() if c),
-                          key=lambda row: (-row[1], row[0]))[:by_question_limit]
-    keys = dict(Question.objects.filter(pk__in=[q for q, _, _ in most_changed]).values_list("pk", "key"))
-    by_question = [(keys[q], q, matched_per_question[q], n, comparison.sorted_changes(c)) for q, n, c in most_changed]
+    model_ids = sorted(LLMModel.objects.filter(name__in=f.models).values_list("pk", flat=True)) if f.models else []
+    counted = compare_query.count_pairs(f.a, f.b, model_ids, f.ignore_condition)
+    model_names = dict(LLMModel.objects.filter(pk__in=list(counted.by_model)).values_list("pk", "name"))
+    by_model = sorted(((model_names[model], *_changes_of(counts)) for model, counts in counted.by_model.items()),
+                      key=lambda row: row[0])
+    questions = [(q, *_changes_of(counts)) for q, counts in counted.by_question.items()]
+    most_changed = sorted((row for row in questions if row[2]), key=lambda row: (-row[2], row[0]))[:by_question_limit]
+    keys = dict(Question.objects.filter(pk__in=[row[0] for row in most_changed]).values_list("pk", "key"))
+    by_question = [(keys[q], q, matched, changed, listed) for q, matched, changed, listed in most_changed]
 
-    changed = matching.changed
-    pages = grid.pages(len(changed), CHANGED_PER_PAGE)
+    changed_total = counted.changed
+    pages = grid.pages(changed_total, CHANGED_PER_PAGE)
     page = min(f.page, pages)
-    shown = changed[(page - 1) * CHANGED_PER_PAGE: page * CHANGED_PER_PAGE]
-    details = {r.pk: r for r in Response.objects.filter(pk__in=[i for p in shown for i in (p.a.id, p.b.id)])
+    shown = compare_query.changed_pairs(f.a, f.b, model_ids, f.ignore_condition,
+                                        offset=(page - 1) * CHANGED_PER_PAGE, limit=CHANGED_PER_PAGE)
+    details = {r.pk: r for r in Response.objects.filter(pk__in=[i for pair in shown for i in pair])
                .select_related("question", "model", "condition").only(
                    "raw_output", "status", "error_kind", "question__key", "question__text", "model__name",
                    "condition__name", "repeat", "code", "code_source")}
     changed_rows = []
-    for p in shown:
-        a, b = details[p.a.id], details[p.b.id]
-        changed_rows.append({
-            "question_id": a.question_id, "question": a.question.key, "question_text": a.question.text,
-            "model": a.model.name, "repeat": a.repeat,
-            "a": {"id": a.pk, "condition": a.condition.name, "code": a.code, "code_source": a.code_source,
-                  "status": a.status, "output": a.raw_output, "url": answer_url(a.pk)},
-            "b": {"id": b.pk, "condition": b.condition.name, "code": b.code, "code_source": b.code_source,
-                  "status": b.status, "output": b.raw_output, "url": answer_url(b.pk)}})
-        changed_rows[-1]["sides"] = [changed_rows[-1]["a"], changed_rows[-1]["b"]]
+    for a_id, b_id in shown:
+        a, b = details[a_id], details[b_id]
+        sides = [_side(a), _side(b)]
+        changed_rows.append({"question_id": a.question_id, "question": a.question.key,
+                             "question_text": a.question.text, "model": a.model.name, "repeat": a.repeat,
+                             "a": sides[0], "b": sides[1], "sides": sides})
 
-    counts = comparison.change_counts(pairs)
-    codes = sorted({p.a.code for p in pairs} | {p.b.code for p in pairs}, key=comparison.code_rank)
-    table = comparison.transitions(pairs)
+    table = counted.transitions
+    codes = sorted({a for a, _ in table} | {b for _, b in table}, key=comparison.code_rank)
     matrix = [(before, [table.get((before, after), 0) for after in codes]) for before in codes]
+    condition_names = dict(Condition.objects.values_list("pk", "name"))
+    conditions = compare_query.conditions_of([f.a, f.b])
     return Compared(run_a=run_a, run_b=run_b, benchmark=run_a.benchmark, ignore_condition=f.ignore_condition,
-                    matching=matching, conditions_a=_conditions(run_a), conditions_b=_conditions(run_b),
-                    changes=comparison.sorted_changes(counts), by_model=by_model, by_question=by_question,
-                    rates=comparison.rates(pairs), changed=changed_rows, changed_total=len(changed), page=page,
-                    pages=pages, codes=codes, matrix=matrix)
+                    matched=counted.matched, only_a=counted.only_a, only_b=counted.only_b,
+                    ambiguous=counted.ambiguous,
+                    conditions_a=sorted(condition_names[c] for c in conditions[f.a]),
+                    conditions_b=sorted(condition_names[c] for c in conditions[f.b]),
+                    changes=comparison.sorted_changes(Counter({k: n for k, n in table.items() if k[0] != k[1]})),
+                    by_model=by_model, by_question=by_question, rates=comparison.rates_from(table),
+                    changed=changed_rows, changed_total=changed_total, page=page, pages=pages, codes=codes,
+                    matrix=matrix)

@@ -282,3 +282,44 @@ def test_a_cell_opens_its_answer_or_the_list_of_its_answers(client, two_runs):
     assert listed.status_code == 200
     ids = set(Response.objects.filter(run=run1, question=questions[1], model__name="m2").values_list("pk", flat=True))
     assert {row["id"] for row in listed.context["rows"]} == ids and len(ids) == 2
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("ignore_condition", [False, True])
+def test_the_databases_matching_is_the_pure_rule(two_runs, seed, ignore_condition):
+    """compare_query counts in SQL what comparison.match pairs in Python, on random answers
+    (several conditions and repeats; some units asked in one run only)."""
+    import random
+    from collections import Counter
+
+    from explorer_app import compare_query, comparison
+
+    run1, run2, questions = two_runs
+    Response.objects.filter(run__in=[run1, run2]).delete()
+    strategy = Condition.objects.create(name=f"s{seed}", label="another")
+    conditions = [Condition.objects.get(name="default"), strategy]
+    models = list(LLMModel.objects.filter(name__in=["m1", "m2"]))
+    rng = random.Random(seed)
+    for run in (run1, run2):
+        for q in questions:
+            for model in models:
+                for condition in conditions:
+                    for repeat in range(2):
+                        if rng.random() < 0.7:
+                            Response.objects.create(run=run, question=q, model=model, condition=condition,
+                                                    repeat=repeat, status="done", code=rng.choice("ABR" + " "
+                                                                                                  ).strip())
+    pure = comparison.match(*[[comparison.Answer._make(row) for row in Response.objects.filter(run=run).values_list(
+        "id", "question_id", "model_id", "condition_id", "repeat", "code")] for run in (run1, run2)],
+        ignore_condition=ignore_condition)
+    counted = compare_query.count_pairs(run1.pk, run2.pk, (), ignore_condition)
+    assert counted.transitions == comparison.transitions(pure.pairs)
+    assert (counted.matched, counted.only_a, counted.only_b, counted.ambiguous) == (
+        len(pure.pairs), pure.only_a, pure.only_b, pure.ambiguous)
+    assert counted.by_question == {q: Counter((p.a.code, p.b.code) for p in pure.pairs if p.a.question == q)
+                                   for q in {p.a.question for p in pure.pairs}}
+    changed = [(p.a.id, p.b.id) for p in pure.changed]
+    assert compare_query.changed_pairs(run1.pk, run2.pk, (), ignore_condition, limit=1000) == changed
+    assert compare_query.changed_pairs(run1.pk, run2.pk, (), ignore_condition, offset=2, limit=3) == changed[2:5]
+    only_m1 = compare_query.count_pairs(run1.pk, run2.pk, [models[0].pk], ignore_condition)
+    assert only_m1.matched == sum(1 for p in pure.pairs if p.a.model == models[0].pk)
