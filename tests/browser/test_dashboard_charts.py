@@ -129,7 +129,7 @@ def test_every_chart_draws_data_and_every_panel_shows_its_note(page, live_server
     keys = [p["panel"] for p in panels]
     assert keys == ["panel-rates", "panel-actions", "panel-repeats", "panel-repeat_rates", "panel-countries",
                     "panel-heatmap", "panel-entropy", "panel-refusals", "panel-refusals_by_country",
-                    "panel-differences", "panel-robustness"]
+                    "panel-differences", "panel-contrasts", "panel-flips", "panel-robustness"]
     for panel in panels:
         assert panel["drawn"] == "1", panel["panel"]
         assert panel["traces"] and any(n > 0 for n in panel["points"]), f"{panel['panel']}: {panel['points']}"
