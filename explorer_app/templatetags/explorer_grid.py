@@ -30,4 +30,9 @@ def percent(value):
 
 @register.filter
 def signed_percent(value):
-    return "—" if value is None else f"{value * 100:+.1f}".replace("-", "−") + " pp"
+    if value is None:
+        return "—"
+    points = round(value * 100, 1)
+    if points == 0:  # no "−0.0" for a difference that rounds to nothing
+        return "0.0 pp"
+    return f"{points:+.1f}".replace("-", "−") + " pp"

@@ -197,3 +197,10 @@ def test_swapping_the_runs_mirrors_the_interval(both, after, before, neither):
     d, low, high = paired_difference(both, after, before, neither)
     d2, low2, high2 = paired_difference(both, before, after, neither)
     assert d2 == pytest.approx(-d) and low2 == pytest.approx(-high) and high2 == pytest.approx(-low)
+
+
+def test_percentages_as_the_comparison_prints_them():
+    from explorer_app.templatetags.explorer_grid import percent, signed_percent
+    assert (percent(1 / 3), percent(None)) == ("33.3 %", "—")
+    assert (signed_percent(0.125), signed_percent(-0.0004), signed_percent(-0.25)) == ("+12.5 pp", "0.0 pp",
+                                                                                       "−25.0 pp")
