@@ -26,16 +26,41 @@ INSTALL = (f".venv/bin/uv venv {FORMATS_VENV} && .venv/bin/uv pip install --pyth
            f"inspect-ai=={INSPECT_VERSION} openai==3.54.0 datasets=={DATASETS_VERSION}")
 
 
-def _has(module: str) -> bool:
-    if not PYTHON.exists():
+# Every Eval Ever's package (its validator) needs Python >= 3.12: an environment of its own
+# on pyenv's 3.12 where the machine has it.
+EEE_VENV = Path(os.environ.get("CFPD_EEE_VENV") or ROOT / "var" / "eee-venv")
+EEE_PYTHON = EEE_VENV / "bin" / "python"
+EEE_VERSION = "0.3.0"
+EEE_INSTALL = (f".venv/bin/uv venv {EEE_VENV} --python 3.12 && .venv/bin/uv pip install --python {EEE_PYTHON} "
+               f"every-eval-ever=={EEE_VERSION}")
+
+
+def _has(module: str, python: Path = PYTHON) -> bool:
+    if not python.exists():
         return False
-    return subprocess.run([str(PYTHON), "-c", f"import {module}"], capture_output=True).returncode == 0
+    return subprocess.run([str(python), "-c", f"import {module}"], capture_output=True).returncode == 0
 
 
 def need(module: str):
     """Skip the test unless the formats environment has `module` (inspect_ai, datasets)."""
+    if module == "every_eval_ever":
+        if not _has(module, EEE_PYTHON):
+            pytest.skip(f"every_eval_ever is not installed in {EEE_VENV} (create it with: {EEE_INSTALL})")
+        return
     if not _has(module):
         pytest.skip(f"{module} is not installed in {FORMATS_VENV} (create it with: {INSTALL})")
+
+
+def eee_validate(paths) -> tuple[int, list]:
+    """(exit code, JSON report) of Every Eval Ever's own validator (`eee-validate --format
+    json`) on the files: 0 clean, 1 errors, 2 warnings only."""
+    done = subprocess.run([str(EEE_PYTHON), "-m", "every_eval_ever.validate", *map(str, paths), "--format", "json"],
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=""))
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise AssertionError(f"exit {done.returncode}: {done.stdout[-2000:]}{done.stderr[-2000:]}") from None
+    return done.returncode, report
 
 
 def run_python(script: str, *args, env: dict | None = None, timeout: float = 300, cwd=None):
