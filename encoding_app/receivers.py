@@ -46,6 +46,9 @@ def _encode_or_queue(response_ids: list[int]):
                                   explanation="The automatic encoder failed on this answer (logged); code it yourself.")
 
 
+IMPORT_SLICE = 5000
+
+
 @receiver(responses_imported, dispatch_uid="encode-imported")
 def encode_imported(sender, run_id, **kwargs):
     # A run's answers coded together (as each alone): one by one took ~0.5 s a run of 40
@@ -55,5 +58,7 @@ def encode_imported(sender, run_id, **kwargs):
     with_options = {pk for pk, options in Question.objects.filter(pk__in={q for _, q in answers})
                     .values_list("pk", "options") if options}
     answers = [pk for pk, question_id in answers if question_id in with_options]
-    if answers:
-        services.encode_answers(answers)
+    # In slices: encode_answers holds its answers' rows, and an import may bring a million
+    # (issue 32: memory bounded whatever the file's size).
+    for start in range(0, len(answers), IMPORT_SLICE):
+        services.encode_answers(answers[start:start + IMPORT_SLICE])

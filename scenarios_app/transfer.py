@@ -8,17 +8,19 @@ nothing and reports each bad row with its line number.
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from benchmarks_app.text_files import open_text, stream_records
 from cfpd_site.csv_safety import SafeWriter
 
 from . import services
 from .notation import ActorSetText
 from .prompting import chat_messages, render_transcript
-from .table_format import TableError, TableRow, decode_text, read_table, write_table
+from .table_format import REQUIRED_COLUMNS, TableError, TableRow, decode_text, read_row, read_table, write_table
 from .validation import OptionSpec, Problem, ScenarioSpec, check_benchmark_name, check_key
 from .models import Benchmark, Question, Scenario
 
@@ -193,17 +195,7 @@ def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv
     known = services.known_actor_codes()
     seen_keys: dict[str, int] = {}
     for row in rows:
-        pairs, set_problems = services.resolve_actor_set(row.actor_set)
-        row.spec.dyads = pairs
-        row.problems += set_problems
-        if not any(problem.field.lower() == "key" for problem in row.problems):
-            row.problems += check_key(row.spec.key)
-        if not row.problems:
-            row.problems += services.validate_spec(row.spec, taxonomy, known)
-        if row.spec.key in seen_keys:
-            row.problems.append(Problem("Key", f"{row.spec.key!r} is also used on line {seen_keys[row.spec.key]}; "
-                                        "give each scenario its own key"))
-        seen_keys.setdefault(row.spec.key, row.line)
+        _check_row(row, taxonomy, known, seen_keys)
     if not report.ok:
         return report
     with transaction.atomic():
@@ -218,6 +210,126 @@ def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv
             else:
                 outcome = services.save_spec(benchmark, row.spec, author=author)
                 report.outcomes.append((row.line, row.spec.key, outcome.action))
+    return report
+
+
+def _check_row(row: TableRow, taxonomy, known: set[str], seen_keys: dict[str, int]) -> None:
+    """Every check of one row read from the file, added to its problems; its named actor
+    sets resolved into its dyads."""
+    pairs, set_problems = services.resolve_actor_set(row.actor_set)
+    row.spec.dyads = pairs
+    row.problems += set_problems
+    if not any(problem.field.lower() == "key" for problem in row.problems):
+        row.problems += check_key(row.spec.key)
+    if not row.problems:
+        row.problems += services.validate_spec(row.spec, taxonomy, known)
+    if seen_keys is not None:
+        if row.spec.key in seen_keys:
+            row.problems.append(Problem("Key", f"{row.spec.key!r} is also used on line {seen_keys[row.spec.key]}; "
+                                        "give each scenario its own key"))
+        seen_keys.setdefault(row.spec.key, row.line)
+
+
+# --- a Table 3 CSV of any size -------------------------------------------------------------
+
+@dataclass
+class StreamedImport:
+    """What `import_scenario_file` did: counts only; its lines went to `emit` as found."""
+
+    benchmark: str
+    dry_run: bool
+    rows: int = 0
+    bad: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad
+
+    def summary(self) -> str:
+        if not self.ok:
+            return (f"{self.bad} of {self.rows} rows have problems; nothing was imported "
+                    f"into {self.benchmark!r}. Fix the rows above and import again.")
+        done = ", ".join(f"{n} {action}" for action, n in sorted(self.counts.items())) or "nothing to do"
+        prefix = "dry run, nothing written" if self.dry_run else "imported"
+        return f"{prefix}: {self.rows} scenarios into {self.benchmark!r} ({done})"
+
+
+def _table_rows(stream, taxonomy):
+    """(line, TableRow) of a Table 3 CSV stream, one at a time (read_table's checks)."""
+    try:
+        columns, records = stream_records(stream)
+    except TableError as exc:
+        raise ImportFileError(str(exc)) from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise ImportFileError("line 1: missing column(s) " + ", ".join(missing)
+                              + "; the header must have " + ", ".join(REQUIRED_COLUMNS))
+    try:
+        for record in records:
+            row = read_row(record.line, record.cells, taxonomy)
+            shape = record.shape_problem(columns, REQUIRED_COLUMNS)
+            if shape:
+                row.problems.insert(0, Problem("row", shape))
+            yield row
+    except TableError as exc:
+        raise ImportFileError(str(exc)) from None
+
+
+def import_scenario_file(path, benchmark_name: str = "default", dry_run: bool = False, author=None,
+                         emit=None, progress=None) -> StreamedImport:
+    """`import_scenarios` for a Table 3 CSV of any size: the same checks, lines and summary,
+    one row in memory at a time. The file is read twice (checks; then, if every row is
+    sound, the writes in one transaction); the report's lines go to `emit(line, bad)` as
+    they are found (a bad row's problems at once; the inferences, kept in a temporary
+    file, only once the whole file is known to be sound, as `ImportReport.lines` orders
+    them). `progress(done, total, phase)` by bytes read. OSError when the file cannot be
+    opened; ImportFileError when it cannot be read as a table."""
+    emit = emit or (lambda line, bad: None)
+    name_problems = check_benchmark_name(benchmark_name)
+    if name_problems:
+        raise ImportFileError(f"--benchmark {benchmark_name!r}: {name_problems[0].message}")
+    taxonomy = services.taxonomy_from_db()
+    known = services.known_actor_codes()
+    report = StreamedImport(benchmark=benchmark_name, dry_run=dry_run)
+    seen_keys: dict[str, int] = {}
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as inferences:
+        with open_text(path) as stream:
+            for row in _table_rows(stream, taxonomy):
+                _check_row(row, taxonomy, known, seen_keys)
+                report.rows += 1
+                if row.problems:
+                    report.bad += 1
+                    for problem in row.problems:
+                        emit(f"line {row.line} ({row.spec.key}): {problem}", True)
+                elif not report.bad:
+                    for inference in row.inferences:
+                        inferences.write(f"line {row.line} ({row.spec.key}): inferred {inference}\n")
+                if progress and report.rows % 5000 == 0:
+                    progress(stream.bytes_read, stream.size, "checking")
+        if not report.ok:
+            return report
+        inferences.seek(0)
+        for line in inferences:
+            emit(line.rstrip("\n"), False)
+    del seen_keys
+    with transaction.atomic():
+        benchmark = Benchmark.objects.filter(name=benchmark_name).first()
+        if benchmark is None:
+            benchmark = Benchmark(name=benchmark_name, title=benchmark_name)
+            if not dry_run:
+                benchmark.save()
+        with open_text(path) as stream:
+            for n, row in enumerate(_table_rows(stream, taxonomy), start=1):
+                _check_row(row, taxonomy, known, None)  # resolves the actor sets again
+                if dry_run:
+                    action = _planned_action(benchmark, row.spec)
+                else:
+                    action = services.save_spec(benchmark, row.spec, author=author).action
+                report.counts[action] = report.counts.get(action, 0) + 1
+                emit(f"line {row.line} ({row.spec.key}): {'would be ' if dry_run else ''}{action}", False)
+                if progress and n % 500 == 0:
+                    progress(stream.bytes_read, stream.size, "dry run" if dry_run else "writing")
     return report
 
 

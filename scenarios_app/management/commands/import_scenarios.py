@@ -3,7 +3,11 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from scenarios_app.transfer import ImportFileError, default_author, detect_format, import_scenarios, read_text
+from benchmarks_app.progress import file_progress
+from benchmarks_app.text_files import TableError
+from scenarios_app.transfer import (
+    ImportFileError, default_author, detect_format, import_scenario_file, import_scenarios, read_text,
+)
 from scenarios_app.validation import check_benchmark_name
 
 
@@ -29,16 +33,31 @@ class Command(BaseCommand):
                 raise CommandError(f"--author {author!r}: no such user")
         else:
             user = default_author()
+        progress = file_progress(self.stderr, "scenarios")
         try:
-            text = read_text(path)
-            report = import_scenarios(text, benchmark, format or detect_format(path, text), dry_run=dry_run,
-                                      author=user)
+            if (format or detect_format(path, _opening(path))) == "csv":
+                # A CSV of any size: read as a stream, each line of the report written as found.
+                report = import_scenario_file(path, benchmark, dry_run=dry_run, author=user, progress=progress,
+                                              emit=lambda line, bad: self.stdout.write(f"{path}: {line}" if bad
+                                                                                       else line))
+            else:
+                text = read_text(path)
+                report = import_scenarios(text, benchmark, "json", dry_run=dry_run, author=user)
+                for line in report.lines():
+                    self.stdout.write(f"{path}: {line}" if not report.ok else line)
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
-        except ImportFileError as exc:
-            raise CommandError(f"{path}: {exc}") from None
-        for line in report.lines():
-            self.stdout.write(f"{path}: {line}" if not report.ok else line)
+        except (ImportFileError, TableError) as exc:
+            message = str(exc)
+            raise CommandError(f"{path}: {message}") from None
+        finally:
+            progress.close()
         if not report.ok:
             raise CommandError(report.summary())
         self.stdout.write(self.style.SUCCESS(report.summary()))
+
+
+def _opening(path: str) -> str:
+    """The file's first characters, for detect_format (OSError when it cannot be opened)."""
+    with open(path, "rb") as handle:
+        return handle.read(4096).decode("utf-8", "replace")
