@@ -203,10 +203,24 @@ async def acomplete(request: LLMRequest) -> LLMResult:
     return read_completion(request, response, int((time.perf_counter() - started) * 1000))
 
 
+def _mode_parameters(request: LLMRequest) -> str:
+    if request.mode != "choice":
+        return "the model's own parameters"
+    return {"grammar": "a grammar", "guided_choice": "guided_choice"}.get(request.strategy, "logprobs")
+
+
 def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult:
     """The answer of a chat completion as the request's mode reads it; LLMError
     ("malformed", transient) when it has not the expected shape, ("no_choice") when no
     option letter can be read in choice mode."""
+    if response is None or getattr(response, "choices", None) is None:
+        # LiteLLM returns nothing (not an error) when an OpenAI-compatible server refuses a
+        # parameter it does not know (seen: transformers serve's 422 to guided_choice and
+        # grammar); asking again gets the same refusal, so it is not retried.
+        raise LLMError("bad_request", "the server sent no answer to this request: it refused a parameter this "
+                                      f"answer mode sends ({_mode_parameters(request)}). Register the model in "
+                                      "generate mode (its answers are coded by the encoder), or serve it with a "
+                                      "server that takes these parameters (vLLM, llama.cpp)", transient=False)
     try:
         choice = response.choices[0]
         text = storable(choice.message.content or "")
@@ -222,7 +236,13 @@ def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult
         cost=_cost(request, response, prompt_tokens, completion_tokens),
     )
     if request.mode == "choice":
-        logprobs = option_logprobs(_top_logprobs(choice), request.letters)
+        top = _top_logprobs(choice)
+        if request.strategy == "logprobs" and not top:
+            raise LLMError("no_choice", f"the server sent no log-probabilities (it answered {text[:40]!r}): choice "
+                                          "mode reads the option letter from them. Register the model in generate "
+                                          "mode (its answers are coded by the encoder), or serve it with a server "
+                                          "that returns top log-probabilities (vLLM, llama.cpp)", transient=False)
+        logprobs = option_logprobs(top, request.letters)
         emitted = text.strip()[:1]
         if request.strategy != "logprobs" and emitted in request.letters:
             letter = emitted  # constrained decoding: the letter the server chose among the options
@@ -373,14 +393,28 @@ def score_continuations(request: LLMRequest, prompt: str, continuations: list[st
     litellm = _litellm()  # imported before the clock starts: the first import takes seconds
     started = time.perf_counter()
     try:
-        response = litellm.text_completion(**kwargs)
+        responses = [litellm.text_completion(**kwargs)]
     except Exception as exc:  # LiteLLM wraps provider errors in its own classes
-        raise classify(exc) from exc
+        error = classify(exc)
+        if error.kind != "bad_request" or len(continuations) == 1:
+            raise error from exc
+        # A server that takes one prompt string per request (transformers serve, and others)
+        # refuses the list with a 400: one request per continuation instead. A 400 to a single
+        # prompt is the server's real answer, and is raised.
+        responses = []
+        for one in kwargs["prompt"]:
+            try:
+                responses.append(litellm.text_completion(**{**kwargs, "prompt": one}))
+            except Exception as single:  # noqa: PERF203 — each continuation is its own request
+                raise classify(single) from single
     latency_ms = int((time.perf_counter() - started) * 1000)
+    response = responses[0]
     try:
-        choices = sorted(response.choices, key=lambda choice: _field(choice, "index") or 0)
-        usage = getattr(response, "usage", None)
-        prompt_tokens = _field(usage, "prompt_tokens") if usage is not None else None
+        choices = [choice for answer in responses
+                   for choice in sorted(answer.choices, key=lambda choice: _field(choice, "index") or 0)]
+        counted = [_field(getattr(answer, "usage", None), "prompt_tokens") if getattr(answer, "usage", None)
+                   else None for answer in responses]
+        prompt_tokens = None if any(count is None for count in counted) else sum(counted)
     except (AttributeError, TypeError) as exc:
         raise LLMError("malformed", f"unexpected response shape: {exc}", transient=True) from exc
     if len(choices) != len(continuations):

@@ -89,6 +89,8 @@ DEFAULTS = {
     "model_id": "fake",  # the one model GET /v1/models lists
     "word_logprobs": {},  # /v1/completions: a word's log-probability (bare word -> value <= 0); else sha1
     "echo_bos": "",  # /v1/completions: an echo starts with this unscored token, counted in later offsets (vLLM's <bos>)
+    "one_prompt_only": False,  # /v1/completions: a list of prompts is a 400, as at servers that take one string
+    "no_logprobs": False,  # chat: log-probabilities asked for are not sent (a server that ignores `logprobs`)
 }
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
@@ -216,6 +218,9 @@ def _validate(settings: dict) -> dict:
                     raise ValueError
             elif name in ("model_id", "echo_bos"):
                 value = str(value)
+            elif name in ("one_prompt_only", "no_logprobs"):
+                if not isinstance(value, bool):
+                    raise ValueError
             elif name == "word_logprobs":
                 if not isinstance(value, dict):
                     raise ValueError
@@ -385,8 +390,12 @@ def _read_completion(body) -> tuple[str, object]:
 
 
 async def _chat_completions(request: web.Request) -> web.StreamResponse:
-    return await _answer(request, _read_chat, lambda body, messages, state: _completion(body, messages),
-                         "the body must be JSON with a 'messages' list")
+    def answer(body, messages, state):
+        if state.settings["no_logprobs"]:
+            body = {key: value for key, value in body.items() if key not in ("logprobs", "top_logprobs")}
+        return _completion(body, messages)
+
+    return await _answer(request, _read_chat, answer, "the body must be JSON with a 'messages' list")
 
 
 async def _completions(request: web.Request) -> web.StreamResponse:
@@ -413,6 +422,9 @@ async def _answer(request: web.Request, read, make_answer, invalid: str) -> web.
             return _error(state, "invalid_request", 400, invalid, "invalid_request_error")
         if body.get("stream"):
             return _error(state, "invalid_request", 400, "the fake server does not support stream=true",
+                          "invalid_request_error")
+        if settings["one_prompt_only"] and isinstance(body.get("prompt"), list) and len(body["prompt"]) > 1:
+            return _error(state, "invalid_request", 400, "Input should be a valid string: 'prompt'",
                           "invalid_request_error")
 
         seen = state.per_prompt[key] = state.per_prompt.get(key, 0) + 1

@@ -91,7 +91,20 @@ def test_errors_are_sorted_as_complete_sorts_them(fake, monkeypatch, kind, error
     assert secret not in caught.value.message
     if kind == "429":
         assert caught.value.retry_after == 0.5
-    assert fake.stats()["total_requests"] == 1  # no retry inside LiteLLM: the engine retries
+    # No retry inside LiteLLM: the engine retries. A 400 to the list of prompts is tried once with the
+    # first prompt alone (a server that takes one string per request), whose 400 is then the answer.
+    assert fake.stats()["total_requests"] == (2 if kind == "400" else 1)
+
+
+def test_a_server_that_takes_one_prompt_per_request_is_asked_once_per_continuation(fake):
+    listed = llm.score_continuations(fake_request(fake), PROMPT, CLAIMANTS)
+    fake.reset_stats()
+    fake.configure(one_prompt_only=True)
+    single = llm.score_continuations(fake_request(fake), PROMPT, CLAIMANTS)
+    # The list is refused (400), then each of the 3 continuations is its own request: 1 + 3 requests.
+    assert fake.stats()["total_requests"] == 4
+    assert [s.logprob for s in single.scores] == [s.logprob for s in listed.scores]
+    assert single.winner == listed.winner and single.prompt_tokens == listed.prompt_tokens
 
 
 def test_a_timeout_is_transient(fake):
