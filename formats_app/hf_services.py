@@ -69,7 +69,7 @@ def questions_table(benchmark: Benchmark) -> pa.Table:
 
 
 def answers_table(run: Run) -> pa.Table:
-    rows, extras = [], []
+    rows, extras, family_fields = [], [], {}
     responses = (Response.objects.answers().filter(run=run).select_related("question", "model", "condition")
                  .order_by("model__name", "question__key", "condition__name", "repeat"))
     for response in responses.iterator(chunk_size=2000):
@@ -86,7 +86,9 @@ def answers_table(run: Run) -> pa.Table:
             "chosen_text": texts[index] if index is not None and index < len(texts) else None, "choices": texts,
             "prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens,
             "latency_ms": response.latency_ms, "answered_at": answered})
-        extras.append(families.sample_metadata(question, run.benchmark.family))
+        if question.pk not in family_fields:  # asked once per question, not per answer
+            family_fields[question.pk] = families.sample_metadata(question, run.benchmark.family)
+        extras.append(family_fields[question.pk])
     return _with_family_fields(rows, extras, ANSWER_COLUMNS)
 
 

@@ -33,7 +33,7 @@ class ExportError(ValueError):
     pass
 
 
-def _answer(response: Response, code: Code | None) -> Answer:
+def _answer(response: Response, code: Code | None, family_fields: dict) -> Answer:
     question = response.question
     order = list(response.option_order or range(len(question.options or [])))
     texts = question.option_texts() if question.options else []
@@ -46,7 +46,7 @@ def _answer(response: Response, code: Code | None) -> Answer:
     metadata = {"run": response.run_id, "model": response.model.name, "resolved_model": response.resolved_model,
                 "option_order": order, "chosen_letter": response.chosen_letter or None,
                 "status": response.status, "response_id": response.pk,
-                **families.sample_metadata(question, question.benchmark.family)}
+                **_family_fields(question, family_fields)}
     return Answer(
         question_key=question.key, condition=response.condition.name, repeat=response.repeat,
         messages=response.messages or [], output=response.raw_output, choices=choices,
@@ -58,6 +58,13 @@ def _answer(response: Response, code: Code | None) -> Answer:
         code_metadata=code_metadata, metadata=metadata)
 
 
+def _family_fields(question, cache: dict) -> dict:
+    """The family's fields of a question, asked once per question however many answers it has."""
+    if question.pk not in cache:
+        cache[question.pk] = families.sample_metadata(question, question.benchmark.family)
+    return cache[question.pk]
+
+
 def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel, dict]]:
     """(model, Inspect log as a dict) for each model of the run (or the one named): the
     answered and failed units; units never asked are left out (the log's metadata counts them)."""
@@ -67,7 +74,7 @@ def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel
         if not models:
             names = ", ".join(run.llm_models.order_by("name").values_list("name", flat=True)) or "none"
             raise ExportError(f"run {run.pk} has no model {model_name!r} (its models: {names})")
-    logs = []
+    logs, family_fields = [], {}
     for model in models:
         responses = list(Response.objects.answers().filter(run=run, model=model)
                          .filter(status__in=[Response.Status.DONE, Response.Status.FAILED])
@@ -75,7 +82,7 @@ def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel
                          .order_by("question__key", "condition__name", "repeat"))
         codes = {c.response_id: c for c in Code.objects.filter(response__in=[r.pk for r in responses],
                                                                  is_current=True)} if responses else {}
-        answers = [_answer(r, codes.get(r.pk)) for r in responses]
+        answers = [_answer(r, codes.get(r.pk), family_fields) for r in responses]
         not_asked = Response.objects.filter(run=run, model=model).exclude(
             status__in=[Response.Status.DONE, Response.Status.FAILED]).count()
         log = inspect_log.build_log(

@@ -96,6 +96,30 @@ def mark_asked(question_ids) -> None:
     services.freeze(Scenario.objects.filter(cfpd_questions__question_id__in=list(question_ids)).distinct())
 
 
+def sample_metadata(question) -> dict:
+    """CFPD's fields of a question for the exported formats (an Inspect sample's metadata,
+    a dataset's columns): scenario and version, variant, domain, comparison, the dyad, the
+    qualified actor and each option's category in canonical order."""
+    from .models import ScenarioQuestion
+
+    found = (ScenarioQuestion.objects.select_related("scenario__comparison", "domain", "actor_a", "actor_b",
+                                                     "qualified_actor").filter(question_id=question.pk).first())
+    if found is None:
+        return {}
+    return {"scenario": found.scenario.key, "scenario_version": found.scenario.version, "variant": found.variant,
+            "domain": found.domain.slug, "comparison": found.scenario.comparison.slug,
+            "actor_a": found.actor_a.code, "actor_b": found.actor_b.code,
+            "qualified_actor": found.qualified_actor.code,
+            "option_categories": [str(option.get("category", "")) for option in question.options or []]}
+
+
+def power(benchmark, question_ids, repeats, models) -> dict:
+    """The launch plan's power figures for the questions selected (`launch_power`)."""
+    from .launch_power import power_figures
+
+    return power_figures(benchmark, question_ids, repeats, models)
+
+
 def summary(benchmark) -> str:
     from django.template.loader import render_to_string
 
@@ -118,4 +142,4 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
-              mark_asked=mark_asked, summary=summary, stats=benchmark_stats)
+              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata)

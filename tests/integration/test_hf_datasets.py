@@ -54,6 +54,10 @@ def test_the_questions_load_with_their_features(benchmark, tmp_path):
     assert first["question_key"] == KEY_1 and first["choices"] == ["Withdraw and reopen talks with Russia",
                                                                    "Strike Russia's border posts"]
     assert first["choice_count"] == 2 and first["family"] == "cfpd"
+    # CFPD's own fields as columns (Family.sample_metadata), typed from their values.
+    assert (first["domain"], first["qualified_actor"], first["scenario_version"]) == ("escalation", "CN", 1)
+    assert features["scenario_version"]["dtype"] == "int64"
+    assert features["option_categories"] == {"feature": {"dtype": "string", "_type": "Value"}, "_type": "List"}
 
 
 def test_a_runs_answers_load_with_their_codes_and_come_back_as_a_run(benchmark, tmp_path):

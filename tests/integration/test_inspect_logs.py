@@ -80,6 +80,11 @@ def test_a_run_exported_is_read_back_by_inspects_own_reader(benchmark, tmp_path)
                                                                   is_current=True).source
     assert first["metadata"]["question_key"] == KEY_1 and first["metadata"]["condition"] == "default"
     assert first["metadata"]["repeat"] == 0 and first["usage"] == 10  # 7 prompt + 3 completion tokens
+    # The family's fields (Family.sample_metadata): CFPD's scenario, domain, dyad and categories.
+    assert {k: first["metadata"][k] for k in ("scenario", "domain", "actor_a", "actor_b", "qualified_actor",
+                                              "option_categories")} == {
+        "scenario": "esc-test", "domain": "escalation", "actor_a": "CN", "actor_b": "RU", "qualified_actor": "CN",
+        "option_categories": ["no-force", "use-of-force"]}
     assert samples[(KEY_1, 2)]["score"] == "A"
     # The refusal: coded R, or left to the reviewers (then no score).
     refusal = Response.objects.get(question__key=KEY_2)
