@@ -171,6 +171,8 @@ REDIS_URL = envstr("REDIS_URL")
 QUEUE_DIR = VAR_DIR / "queue"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
+    # kombu's Redis transport, with a channel that survives Redis going away (cfpd_site/redis_broker.py).
+    CELERY_BROKER_TRANSPORT = "cfpd_site.redis_broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 else:
     CELERY_BROKER_URL = "filesystem://localhost/"  # a host, or kombu warns at every connection
