@@ -214,6 +214,7 @@ class RunPlan:
     models: list[ModelPlan] = field(default_factory=list)
     token_method: str = "prompt tokens: rendered prompt characters / 4, rounded up per prompt; " \
                         "completion tokens: 1 per unit in choice mode, max_tokens in generate mode"
+    power: dict | None = None  # the family's power figures (`Family.power`), plain values; None without
 
 
 def plan_model(spec: ModelSpec, prompt_chars: list[int]) -> ModelPlan:

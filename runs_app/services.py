@@ -246,7 +246,12 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
             output_cost_per_token=output_price, price_source=source,
             latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
             latency_source="observed" if latency else "assumed"))
-    return launch_plan.plan_run(specs, prompt_chars)
+    plan = launch_plan.plan_run(specs, prompt_chars)
+    if family.power is not None and request.models and question_ids:
+        # Choice-mode models answer once: the fewest answers per question any model gives.
+        repeats = min(repeats_for(model, request.repeats) for model in request.models)
+        plan.power = family.power(request.benchmark, list(question_ids), repeats, len(request.models))
+    return plan
 
 
 def _prompt_chars(question: Question, condition: Condition, system_prompt: str) -> int:

@@ -113,6 +113,13 @@ def sample_metadata(question) -> dict:
             "option_categories": [str(option.get("category", "")) for option in question.options or []]}
 
 
+def power(benchmark, question_ids, repeats, models) -> dict:
+    """The launch plan's power figures for the questions selected (`launch_power`)."""
+    from .launch_power import power_figures
+
+    return power_figures(benchmark, question_ids, repeats, models)
+
+
 def summary(benchmark) -> str:
     from django.template.loader import render_to_string
 
@@ -135,4 +142,4 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
-              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, sample_metadata=sample_metadata)
+              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata)
