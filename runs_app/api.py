@@ -228,6 +228,10 @@ class PlanSerializer(serializers.Serializer):
     seconds = serializers.FloatField()
     token_method = serializers.CharField()
     models = ModelPlanSerializer(many=True)
+    power = serializers.JSONField(allow_null=True, required=False,
+                                  help_text="The family's power figures for the questions selected (CFPD: per domain "
+                                            "form, the headline interval's half-width and the power to detect a "
+                                            "10-point difference, the scenarios ±10 points need); null without.")
 
 
 def _bad(exc: params.BadParameter) -> serializers.ValidationError:
