@@ -2,8 +2,8 @@
 
 The house's way (import_free_runs): a tqdm bar on a terminal. Where stderr is no terminal
 (a log, a pipe, a CI job), a plain line at most every `every` seconds, so that a file
-that takes minutes says how far it is without flooding the log; a file read in a few
-seconds says nothing.
+that takes minutes says how far it is without flooding the log (and each new phase of
+it, once it has taken that long); a file read in a few seconds says nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ class FileProgress:
         self.stream, self.unit, self.every, self.clock = stream, unit, every, clock
         self.started = clock()
         self.last_line = self.started
+        self.phase: str | None = None
         self.bars: dict[str, object] = {}
         self.tty = hasattr(stream, "isatty") and stream.isatty()
 
@@ -27,9 +28,11 @@ class FileProgress:
             self._bar(done, total, phase)
             return
         now = self.clock()
-        if now - self.last_line < self.every:
+        # A new phase of a slow file is told at once (the rows are written, coding starts).
+        new_phase = phase != self.phase and now - self.started >= self.every
+        if now - self.last_line < self.every and not new_phase:
             return
-        self.last_line = now
+        self.last_line, self.phase = now, phase
         self.stream.write(self.line(done, total, phase, now - self.started) + "\n")
         if hasattr(self.stream, "flush"):
             self.stream.flush()

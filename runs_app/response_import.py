@@ -251,6 +251,8 @@ def _write(opened, summary, imported_by, progress: Progress | None, create_run) 
             insert.write(batch)
         families.family(benchmark.family).mark_asked([pk for pk, _, _ in questions.values()])
         # Coded in the same transaction: an import is whole, codes and review tasks included.
+        if progress:
+            progress(summary["rows"], None, "coding the answers")
         responses_imported.send(sender=Run, run_id=run.pk)
     return run
 

@@ -83,6 +83,8 @@ def test_progress_off_a_terminal_is_a_line_at_most_every_few_seconds():
     progress(50_000_000, 200_000_000, "checking")
     clock.now = 7
     progress(60_000_000, 200_000_000, "checking")  # 1 s after the last line: nothing
-    clock.now = 12
-    progress(120_000, None, "writing")
-    assert sink == ["checking: 25% (50.0 of 200.0 MB) after 6 s\n", "writing: 120,000 rows after 12 s\n"]
+    clock.now = 8
+    progress(120_000, None, "writing")  # a new phase, after more than 5 s: told at once
+    clock.now = 9
+    progress(130_000, None, "writing")
+    assert sink == ["checking: 25% (50.0 of 200.0 MB) after 6 s\n", "writing: 120,000 rows after 8 s\n"]
