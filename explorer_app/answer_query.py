@@ -31,7 +31,7 @@ class Sort:
     key: str
     field: str
     descending: bool
-    kind: str  # "int" or "text": what a cursor's value must be
+    kind: str  # "int" or "text": what a cursor's value must be (every order is "int" today)
     label: str
 
 
@@ -40,8 +40,11 @@ class Sort:
 SORTS = {s.key: s for s in (
     Sort("newest", "id", True, "int", "newest first"),
     Sort("oldest", "id", False, "int", "oldest first"),
-    Sort("question", "sort_question", False, "text", "question"),
-    Sort("model", "sort_model", False, "text", "model"),
+    # by the question's and the model's ids (the order they were created in), not their
+    # names: the answers' own indexes on question_id and model_id serve these at 2.66
+    # million answers, where a name would sort every answer across a join.
+    Sort("question", "question_id", False, "int", "by question"),
+    Sort("model", "model_id", False, "int", "by model"),
     Sort("slowest", "sort_latency", True, "int", "slowest first"),
     Sort("fastest", "sort_latency", False, "int", "fastest first"),
 )}

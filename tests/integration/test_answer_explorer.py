@@ -181,7 +181,11 @@ def test_search_finds_a_word_of_an_output(client, answers):
         assert found == {answers["scripted"].pk, answers["refusal"].pk, answers["elsewhere"].pk}
     else:
         assert found == {answers["scripted"].pk, answers["refusal"].pk}
-    assert _ids(client.get("/api/answers/", {"q": "waiting"})) == [answers["follow"].pk]
+    waiting = _ids(client.get("/api/answers/", {"q": "waiting"}))
+    if connection.vendor == "postgresql":  # stemmed: "waiting" finds "wait" too
+        assert waiting == [answers["follow"].pk, answers["scripted"].pk]
+    else:
+        assert waiting == [answers["follow"].pk]
     assert _ids(client.get("/api/answers/", {"q": "zebra"})) == []
     page = client.get("/answers/", {"q": "zebra"})
     assert page.status_code == 200 and "No answers match “zebra”" in page.content.decode()
@@ -190,7 +194,7 @@ def test_search_finds_a_word_of_an_output(client, answers):
 @pytest.mark.skipif("connection.vendor != 'postgresql'")
 def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, answers):
     _login(client, "ana", "analysts")
-    assert _ids(client.get("/api/answers/", {"q": '"should wait"'})) == [answers["scripted"].pk]
+    assert _ids(client.get("/api/answers/", {"q": '"escalation harms"'})) == [answers["scripted"].pk]
     assert _ids(client.get("/api/answers/", {"q": "escalation -recommend"})) == sorted(
         [answers["scripted"].pk, answers["elsewhere"].pk], reverse=True)
     with connection.cursor() as cursor:
@@ -221,7 +225,7 @@ def test_keyset_pages_walk_forward_and_back_without_repeats(client, answers, mon
     back = client.get(pages[2]["previous"]).json()  # the page before the last is the middle one
     assert [r["id"] for r in back["results"]] == all_ids[2:4]
     assert [r["id"] for r in client.get(back["previous"]).json()["results"]] == all_ids[:2]
-    # by question key, then id: hand-q0 ×3, hand-q1, other-q0
+    # by question (ids in creation order: hand-q0, hand-q1, other-q0), then answer id
     seen, _ = walk("question")
     keys = [Response.objects.get(pk=i).question.key for i in seen]
     assert keys == ["hand-q0", "hand-q0", "hand-q0", "hand-q1", "other-q0"] and len(set(seen)) == 5
