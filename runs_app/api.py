@@ -102,12 +102,19 @@ class RunSerializer(serializers.ModelSerializer):
                                                          "or whose user was deleted.")
     progress = serializers.SerializerMethodField()
     budget = serializers.SerializerMethodField()
+    service_notice = serializers.SerializerMethodField(
+        help_text="While the run waits on a service (Redis, the database, its disk), what and since when, e.g. "
+                  "'Redis unreachable since 12:04; 1,532 units will be queued again when it returns'; "
+                  "empty otherwise.")
 
     class Meta:
         model = Run
         fields = ["id", "benchmark", "models", "selection", "repeats", "system_prompt", "permute_options",
                   "use_cache", "status", "note", "launched_by", "created_at", "started_at", "finished_at", "progress",
-                  "budget"]
+                  "budget", "service_notice"]
+
+    def get_service_notice(self, run) -> str:
+        return services.service_notice(run)
 
     def _state(self, run) -> page_progress.RunState:
         """The run's counts, from the context (one query for a whole page: RunViewSet) or,

@@ -126,6 +126,19 @@ def _retry_after(exc) -> float | None:
         return None
 
 
+def _cannot_connect(exc: BaseException) -> bool:
+    """The provider's server could not be reached (refused, reset, no route): LiteLLM
+    reports OpenAI's APIConnectionError as an InternalServerError with status 500, the
+    cause kept in its chain (httpx.ConnectError, ConnectionRefusedError)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, (ConnectionRefusedError, ConnectionResetError)) or type(exc).__name__ in (
+                "APIConnectionError", "ConnectError"):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def classify(exc: Exception) -> LLMError:
     """Map a LiteLLM exception to an error kind and whether to retry."""
     # Redacted before it is cut, so that no key is left half-visible at the cut.
@@ -141,7 +154,7 @@ def classify(exc: Exception) -> LLMError:
         return LLMError("auth", message, transient=False)
     if isinstance(exc, (litellm.BadRequestError, litellm.NotFoundError, litellm.UnprocessableEntityError)):
         return LLMError("bad_request", message, transient=False)
-    if isinstance(exc, litellm.APIConnectionError):
+    if isinstance(exc, litellm.APIConnectionError) or _cannot_connect(exc):
         return LLMError("connection", message, transient=True)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError)) or (

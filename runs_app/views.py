@@ -132,6 +132,8 @@ def progress_payload(run, user):
         models=[{"name": model.name, **_progress_fields(services.progress(run, model))}
                 for model in run.llm_models.all()],
         budget=services.budget_state(run),
+        # A service the run waits on (Redis, the database, its disk), from the workers' watchers.
+        service_notice=services.service_notice(run),
         latest=latest_rows(run), errors=error_rows(run),
         **available_actions(run, state, user, external),
     )

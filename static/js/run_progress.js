@@ -45,6 +45,7 @@
       var name = el.getAttribute("data-field");
       if (Object.prototype.hasOwnProperty.call(data, name)) {
         el.textContent = format(data[name], el.getAttribute("data-format"), el.getAttribute("data-empty"));
+        if (el.hasAttribute("data-hide-empty")) { el.hidden = !data[name]; }
         if (el.hasAttribute("data-flag-nonzero")) { el.parentNode.classList.toggle("nonzero", data[name] > 0); }
       }
     }
