@@ -159,7 +159,7 @@ def plan(scenarios: int, questions_per_scenario: float, repeats: int, models: in
          alpha: float = 0.05, target_power: float = 0.8) -> Plan:
     """The planner's figures for one launch (see the module's docstring for the formulas)."""
     if icc is None or not math.isfinite(icc):
-        icc, icc_source = DEFAULT_ICC, f"assumed ({DEFAULT_ICC}: no earlier answers to estimate it from)"
+        icc, icc_source = DEFAULT_ICC, "assumed: no earlier answers to estimate it from"
     per_scenario = questions_per_scenario * repeats
     comparisons = max(1, models * (models - 1) // 2)
     se_diff = difference_se(scenarios, per_scenario, icc, rate)

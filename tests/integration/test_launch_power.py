@@ -82,4 +82,4 @@ def test_the_dry_run_and_the_form_show_them(client, benchmark):
     html = page.content.decode()
     assert 'id="launch-power-table"' in html and 'data-power-form="Escalation (2)"' in html
     assert "<td class=\"num\">57</td>" in html  # ± 56.58 points, rounded
-    assert "assumed (0.5" in html
+    assert "0.50 (assumed: no earlier answers" in html
