@@ -302,6 +302,11 @@ def _content_text(content: Any, attachments: dict) -> str:
     return ""
 
 
+def _role(message: dict) -> str:
+    role = message.get("role")
+    return role if isinstance(role, str) and role in _ROLES else "user"
+
+
 def _sent_messages(sample: dict, attachments: dict) -> list[dict]:
     """What the model was sent: the conversation before its last answer (a solver such
     as multiple_choice rewrites the input into its own prompt), else the sample's input."""
@@ -309,13 +314,13 @@ def _sent_messages(sample: dict, attachments: dict) -> list[dict]:
     if isinstance(conversation, list) and conversation and all(isinstance(m, dict) for m in conversation):
         last = max((i for i, m in enumerate(conversation) if m.get("role") == "assistant"), default=None)
         if last:
-            return [{"role": m.get("role", "user"), "content": _content_text(m.get("content"), attachments)}
+            return [{"role": _role(m), "content": _content_text(m.get("content"), attachments)}
                     for m in conversation[:last]]
     given = _resolve(sample.get("input"), attachments)
     if isinstance(given, str):
         return [{"role": "user", "content": given}]
     if isinstance(given, list):
-        return [{"role": m.get("role", "user"), "content": _content_text(m.get("content"), attachments)}
+        return [{"role": _role(m), "content": _content_text(m.get("content"), attachments)}
                 for m in given if isinstance(m, dict)]
     return []
 
@@ -325,8 +330,8 @@ def _output_text(sample: dict, attachments: dict) -> str:
     completion = _resolve(output.get("completion"), attachments)
     if isinstance(completion, str) and completion:
         return completion
-    choices = output.get("choices") or []
-    if choices and isinstance(choices[0], dict):
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         return _content_text((choices[0].get("message") or {}).get("content"), attachments)
     return ""
 
@@ -371,8 +376,8 @@ def read_log(path: str | Path) -> ImportedLog:
         output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
         usage = output.get("usage") if isinstance(output.get("usage"), dict) else {}
         seconds = output.get("time")
-        choices = output.get("choices") or [{}]
-        stop = choices[0].get("stop_reason", "") if isinstance(choices[0], dict) else ""
+        choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+        stop = choices[0].get("stop_reason", "") if choices and isinstance(choices[0], dict) else ""
         answers.append(ImportedAnswer(
             sample=name, question_key=key.strip(), model=model,
             condition=(condition.strip() if isinstance(condition, str) and condition.strip() else "default"),

@@ -69,5 +69,6 @@ def run_python(script: str, *args, env: dict | None = None, timeout: float = 300
                        HF_HUB_OFFLINE="1", **(env or {}))
     done = subprocess.run([str(PYTHON), "-c", script, *map(str, args)], capture_output=True, text=True,
                           env=environment, timeout=timeout, cwd=cwd)
-    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (f"exit {done.returncode}\nstdout:\n{done.stdout[-3000:]}\n"
+                                  f"stderr:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -6,7 +6,7 @@ import zipfile
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from formats_app.inspect_log import Answer, LogError, build_log, build_sample, model_slug, read_log
@@ -91,3 +91,30 @@ def test_a_zip_that_is_no_eval_log_is_refused(tmp_path):
 def test_a_model_slug_is_always_a_registrable_name(name):
     slug = model_slug(name)
     assert re.fullmatch(r"[A-Za-z0-9_-]{1,80}", slug)
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
+                                                                                 max_size=4), max_leaves=20)
+_sample = st.fixed_dictionaries({}, optional={
+    "id": _json | st.text(max_size=10), "epoch": _json | st.integers(1, 3),
+    "input": _json, "messages": _json, "metadata": _json, "error": _json,
+    "attachments": _json,
+    "output": st.fixed_dictionaries({}, optional={"completion": _json, "choices": _json, "usage": _json,
+                                                  "time": _json})})
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.fixed_dictionaries({"eval": st.fixed_dictionaries({"model": st.text(max_size=30)}),
+                              "samples": st.lists(_sample | _json, max_size=5)}))
+def test_any_json_log_is_read_or_refused_with_a_reason_never_a_crash(tmp_path_factory, log):
+    path = tmp_path_factory.mktemp("fuzz") / "log.json"
+    path.write_text(json.dumps(log))
+    try:
+        read = read_log(path)
+    except LogError:
+        return
+    for answer in read.answers:
+        assert isinstance(answer.output, str) and isinstance(answer.question_key, str) and answer.repeat >= 0
+        assert all(isinstance(m["content"], str) and m["role"] in {"system", "user", "assistant", "tool"}
+                   for m in answer.messages)

@@ -1,4 +1,5 @@
-"""`export_hf_dataset --benchmark B [--run N] --out DIR`: questions or a run's answers as a Hugging Face dataset folder."""
+"""`export_hf_dataset --benchmark B [--run N] --out DIR`: questions or a run's answers as a Hugging Face
+dataset folder."""
 
 from django.core.management.base import BaseCommand, CommandError
 

@@ -32,6 +32,7 @@ class Command(BaseCommand):
             for problem in result.problems:
                 self.stdout.write(f"{path}: {problem}")
             raise CommandError(f"{len(result.problems)} problem(s); nothing was imported")
+        skipped = f"; {len(result.skipped)} sample(s) skipped" if result.skipped else ""
         self.stdout.write(self.style.SUCCESS(
             f"imported {result.created} answers of {result.model} as run {result.run.pk} "
-            f"({result.run.benchmark.name})" + (f"; {len(result.skipped)} sample(s) skipped" if result.skipped else "")))
+            f"({result.run.benchmark.name}){skipped}"))
