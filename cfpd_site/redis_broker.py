@@ -12,10 +12,36 @@ visibility timeout, and their units are sent again by the workers' watchers mean
 (a unit is claimed once: a second message for it asks nothing twice).
 """
 
-from kombu.transport import redis
+from kombu.transport import redis, virtual
+
+
+class QoS(redis.QoS):
+    """Acknowledging (or giving back) a message of a channel already closed needs a pool
+    from its released connection: the same AttributeError, from a task that ends after
+    the consumer reconnected. The message is moot there (see above)."""
+
+    def ack(self, delivery_tag):
+        try:
+            super().ack(delivery_tag)
+        except AttributeError:
+            virtual.QoS.ack(self, delivery_tag)  # this process's bookkeeping only
+
+    def reject(self, delivery_tag, requeue=False):
+        try:
+            super().reject(delivery_tag, requeue=requeue)
+        except AttributeError:
+            virtual.QoS.ack(self, delivery_tag)
+
+    def restore_unacked(self, client=None):
+        try:
+            return super().restore_unacked(client)
+        except AttributeError:
+            return None
 
 
 class Channel(redis.Channel):
+    QoS = QoS
+
     def close(self):
         try:
             super().close()
