@@ -7,6 +7,7 @@ by the worker, so the file holds them rather than a 'computing' notice."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
@@ -40,6 +41,19 @@ def _read_static(url: str) -> str | None:
         return None
 
 
+def _map_assets(page: str) -> str:
+    """Maps draw on the site's country shapes (static/topojson), which plotly.js fetches
+    when it draws: given to it beforehand in `window.PlotlyGeoAssets`, where plotly.js looks
+    first, so that a map draws from the file alone."""
+    if "data-topojson" not in page:
+        return ""
+    folder = finders.find("topojson")
+    shapes = {path.stem: json.loads(path.read_text(encoding="utf-8"))
+              for path in sorted(Path(folder).glob("*.json"))} if folder else {}
+    text = json.dumps({"topojson": shapes}, separators=(",", ":")).replace("</", "<\\/")
+    return f"<script>window.PlotlyGeoAssets = {text};</script>"
+
+
 def render_report(url: str, username: str) -> str:
     """The page at `url` (path and query) as `username` sees it, self-contained."""
     user = get_user_model().objects.filter(username=username, is_active=True).first()
@@ -60,7 +74,8 @@ def render_report(url: str, username: str) -> str:
               f"Exported from CFPD Workbench: {escape(url)}, as {escape(username)} saw it on {stamp}. "
               "Links lead to the site and need an account.</p>")
     try:
-        return report_html.inline(response.content.decode(response.charset or "utf-8"), _read_static, banner)
+        page = response.content.decode(response.charset or "utf-8")
+        return report_html.inline(page, _read_static, banner + _map_assets(page))
     except report_html.MissingAsset as exc:
         raise ReportError(f"the page uses {exc} which is not one of the site's static files") from None
 

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from playwright.sync_api import expect
 
+from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401 (fixture)
 from tests.browser.test_dashboard_charts import CHART_POINTS, demo_like  # noqa: F401 (fixture)
 
 pytestmark = [
@@ -53,3 +54,20 @@ def test_a_reader_who_may_not_read_the_dashboard_gets_no_report(outsider, tmp_pa
     with pytest.raises(CommandError, match="no active user 'nobody'"):
         call_command("export_report", "--user", "nobody", "--out", tmp_path / "r.html", stderr=io.StringIO())
     assert not (tmp_path / "r.html").exists()
+
+
+def test_an_exported_territories_dashboard_draws_its_map_from_disk(page, analyst, answered_territories,  # noqa: F811
+                                                                   tmp_path):
+    call_command("export_report", "--page", "/analysis/territories/", "--url-query", "iterations=200",
+                 "--user", analyst.username, "--out", tmp_path / "territories.html", stdout=io.StringIO(),
+                 stderr=io.StringIO())
+    text = (tmp_path / "territories.html").read_text()
+    assert "window.PlotlyGeoAssets = {\"topojson\":{\"world_110m\":" in text  # the shapes, given beforehand
+    page.context.set_offline(True)
+    page.goto((tmp_path / "territories.html").as_uri())
+    expect(page.locator("#panel-map .chart")).to_have_attribute("data-drawn", "1")
+    expect(page.locator("#panel-map .chart .scattergeo .point").first).to_be_attached()
+    expect(page.locator("#panel-map .chart .countries path").first).to_be_attached()  # the shapes, from the file
+    assert page.problems == []
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.locator("#panel-map").screenshot(path=f"{SHOTS}/report-territories-map-offline.png")
