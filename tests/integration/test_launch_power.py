@@ -83,3 +83,17 @@ def test_the_dry_run_and_the_form_show_them(client, benchmark):
     assert 'id="launch-power-table"' in html and 'data-power-form="Escalation (2)"' in html
     assert "<td class=\"num\">57</td>" in html  # ± 56.58 points, rounded
     assert "0.50 (assumed: no earlier answers" in html
+
+
+def test_run_benchmark_dry_run_prints_them(benchmark):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("run_benchmark", "--benchmark", "t", "--models", "gen,pick", "--repeats", "2", "--dry-run",
+                 stdout=out, stderr=io.StringIO())
+    text = out.getvalue()
+    # Escalation (2): 2 scenarios, 3 answers each, ± 56.6 points, 65 scenarios for ±10
+    assert "interval ± points" in text and "56.6" in text and "65" in text
+    assert "intra-scenario correlation 0.50 (assumed: no earlier answers" in text

@@ -169,6 +169,15 @@ class Command(BaseCommand):
         self._table(header, rows)
         self.stdout.write(_plan_line(plan) + "; nothing was asked")
         self.stdout.write(f"estimates: {plan.token_method}")
+        power = plan.power or {}
+        if power.get("forms"):  # the family's precision and power figures (Family.power)
+            points = round(100 * power["difference"])
+            self._table(["domain", "options", "scenarios", "answers/scenario", "interval ± points",
+                         f"power ({points} points)", f"scenarios for ±{points}", "scenarios for 80% power"],
+                        [[f["domain"], f["choice_count"], f["scenarios"], f"{f['answers_per_scenario']:.1f}",
+                          f"{100 * f['half_width']:.1f}", f"{100 * f['power']:.0f}%", f["scenarios_for_half_width"],
+                          f["scenarios_for_power"]] for f in power["forms"]])
+            self.stdout.write(f"intra-scenario correlation {power['icc']:.2f} ({power['icc_source']}); {power['method']}")
 
     def _launch(self, o):
         request = self._read(o)
