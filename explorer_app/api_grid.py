@@ -29,7 +29,7 @@ def _check_runs(user, run_ids):
                                    "code: reviewers read the answers of the benchmarks they code")
 
 
-class CellSerializer(serializers.Serializer):
+class GridCellSerializer(serializers.Serializer):
     model = serializers.CharField()
     n = serializers.IntegerField(help_text="Answers in the cell (repeats, runs).")
     top = serializers.CharField(help_text="The label most of its answers have: a code (A … J, R, X) or uncoded, "
@@ -42,19 +42,19 @@ class CellSerializer(serializers.Serializer):
     url = serializers.CharField(allow_blank=True, help_text="The answer's page, or the list of the cell's answers.")
 
 
-class GridRowSerializer(serializers.Serializer):
+class AnswerGridRowSerializer(serializers.Serializer):
     question_id = serializers.IntegerField()
     question = serializers.CharField()
     condition = serializers.CharField(allow_blank=True, help_text="Empty when rows are questions.")
-    cells = CellSerializer(many=True, help_text="The cells that hold answers, in the order of `models`.")
+    cells = GridCellSerializer(many=True, help_text="The cells that hold answers, in the order of `models`.")
 
 
-class GridSerializer(serializers.Serializer):
+class AnswerGridSerializer(serializers.Serializer):
     benchmark = serializers.CharField()
     runs = serializers.ListField(child=serializers.IntegerField())
     rows_by = serializers.ChoiceField(choices=[grid_query.BY_QUESTION, grid_query.BY_CONDITION])
     models = serializers.ListField(child=serializers.CharField(), help_text="This page's models (columns).")
-    rows = GridRowSerializer(many=True)
+    rows = AnswerGridRowSerializer(many=True)
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
     total_rows = serializers.IntegerField()
@@ -93,7 +93,7 @@ class AnswerGridView(APIView):
             query("model_page", "integer", maximum=10**6,
                   description=f"Page of {grid_query.MODELS_PER_PAGE} models (columns)."),
         ],
-        responses={200: GridSerializer, **errors(400)},
+        responses={200: AnswerGridSerializer, **errors(400)},
         description="The models × questions grid of one run or several runs of one benchmark: one page of rows "
                     "(questions, or question × condition) and models, each cell the code its answers have most, "
                     "its share and every label's count, counted in the database. 400: no run, an unknown run, "
@@ -106,31 +106,31 @@ class AnswerGridView(APIView):
             built = grid_query.build_grid(f)
         except BadParameter as error:
             raise ValidationError({error.field: [error.reason]}) from None
-        return Response(GridSerializer(grid_payload(built)).data)
+        return Response(AnswerGridSerializer(grid_payload(built)).data)
 
 
-class ChangeSerializer(serializers.Serializer):
+class CodeChangeSerializer(serializers.Serializer):
     before = serializers.CharField(allow_blank=True, help_text="The code in run A; empty for none.")
     after = serializers.CharField(allow_blank=True, help_text="The code in run B; empty for none.")
     n = serializers.IntegerField()
 
 
-class ModelChangesSerializer(serializers.Serializer):
+class ModelCodeChangesSerializer(serializers.Serializer):
     model = serializers.CharField()
     matched = serializers.IntegerField()
     changed = serializers.IntegerField()
-    changes = ChangeSerializer(many=True)
+    changes = CodeChangeSerializer(many=True)
 
 
-class QuestionChangesSerializer(serializers.Serializer):
+class QuestionCodeChangesSerializer(serializers.Serializer):
     question_id = serializers.IntegerField()
     question = serializers.CharField()
     matched = serializers.IntegerField()
     changed = serializers.IntegerField()
-    changes = ChangeSerializer(many=True)
+    changes = CodeChangeSerializer(many=True)
 
 
-class RateSerializer(serializers.Serializer):
+class CodeRateSerializer(serializers.Serializer):
     code = serializers.CharField(allow_blank=True)
     before = serializers.FloatField()
     after = serializers.FloatField()
@@ -140,7 +140,7 @@ class RateSerializer(serializers.Serializer):
     n = serializers.IntegerField(help_text="Matched pairs.")
 
 
-class SideSerializer(serializers.Serializer):
+class ComparedAnswerSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     condition = serializers.CharField()
     code = serializers.CharField(allow_blank=True)
@@ -150,16 +150,16 @@ class SideSerializer(serializers.Serializer):
     url = serializers.CharField(allow_blank=True)
 
 
-class ChangedAnswerSerializer(serializers.Serializer):
+class ChangedAnswerPairSerializer(serializers.Serializer):
     question_id = serializers.IntegerField()
     question = serializers.CharField()
     model = serializers.CharField()
     repeat = serializers.IntegerField()
-    a = SideSerializer()
-    b = SideSerializer()
+    a = ComparedAnswerSerializer()
+    b = ComparedAnswerSerializer()
 
 
-class ComparisonSerializer(serializers.Serializer):
+class RunComparisonSerializer(serializers.Serializer):
     benchmark = serializers.CharField()
     run_a = serializers.IntegerField()
     run_b = serializers.IntegerField()
@@ -171,11 +171,11 @@ class ComparisonSerializer(serializers.Serializer):
     ambiguous = serializers.IntegerField(help_text="Answers left out when the condition is ignored: their run "
                                                    "asked the question of the model under several conditions.")
     interval = serializers.CharField()
-    changes = ChangeSerializer(many=True)
-    by_model = ModelChangesSerializer(many=True)
-    by_question = QuestionChangesSerializer(many=True, help_text="The 50 questions with most changes.")
-    rates = RateSerializer(many=True)
-    changed_answers = ChangedAnswerSerializer(many=True, help_text="This page of the changed answers.")
+    changes = CodeChangeSerializer(many=True)
+    by_model = ModelCodeChangesSerializer(many=True)
+    by_question = QuestionCodeChangesSerializer(many=True, help_text="The 50 questions with most changes.")
+    rates = CodeRateSerializer(many=True)
+    changed_answers = ChangedAnswerPairSerializer(many=True, help_text="This page of the changed answers.")
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
 
@@ -216,7 +216,7 @@ class AnswerCompareView(APIView):
             query("page", "integer", maximum=10**6,
                   description=f"Page of {grid_query.CHANGED_PER_PAGE} changed answers."),
         ],
-        responses={200: ComparisonSerializer, **errors(400)},
+        responses={200: RunComparisonSerializer, **errors(400)},
         description="Two runs of one benchmark compared answer by answer (matched by question, model, condition "
                     "and repeat, or without the condition): each change of code, overall, per model and per "
                     "question, the share of each code before and after with the difference's 95% interval "
@@ -230,4 +230,4 @@ class AnswerCompareView(APIView):
             compared = grid_query.compare(f)
         except BadParameter as error:
             raise ValidationError({error.field: [error.reason]}) from None
-        return Response(ComparisonSerializer(comparison_payload(compared)).data)
+        return Response(RunComparisonSerializer(comparison_payload(compared)).data)
