@@ -7,7 +7,7 @@ import re
 import string
 from dataclasses import dataclass
 
-from .choices import _LABEL_LETTER, _choices, _sentence_start
+from .choices import _LABEL_LETTER, _LABEL_WORDS as LABEL_WORDS, _choices, _sentence_start
 from .clauses import _Mention, _clause_end, _clause_start, _mentions, _negated
 from .conflicts import _ALSO_OPEN, _CORRECTION, _DISCLAIMER, _REFUSAL, _hedges
 from .letters import _LETTER, _OBJECT, _OPT, _is_option_letter
@@ -86,7 +86,11 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
         # continuing the prompt writes one (seen in the demo: "C: …\nD: …\n\nWhich of…\n\nA:").
         choices = [c for c in choices if not c.label_line
                    or (_alone_on_line(text, c.start) and not _empty_label(text, c.start))]
-    opening = re.match(r"\s*((?:[A-Z][\s,.;:/)|-]*){2,})$", text.split("\n", 1)[0])
+    first_line = text.split("\n", 1)[0]
+    opening = re.match(r"\s*((?:[A-Z][\s,.;:/)|-]*){2,})$", first_line)
+    # "ANSWER: B" (Inspect AI's multiple-choice template) is a label in capitals, not letters.
+    if opening and re.match(rf"\s*{LABEL_WORDS}\s*[:：]", first_line, re.I):
+        opening = None
     if opening and len(set(re.findall(r"[A-Z]", opening.group(1)))) >= 2 and \
             re.fullmatch(r"(?:[A-Z][\s,.;:/)|-]*)+", opening.group(1).strip()):
         return _unresolved("lists-options", f"The answer opens with the letters {opening.group(1).strip()} "

@@ -180,12 +180,9 @@ def test_a_log_written_by_inspects_write_eval_log_is_imported_and_errors_are_ski
     assert "skipped sample 't/esc-test.v1.CN-RU.full' epoch 3: rate limited" in report
     assert "imported 2 answers of anthropic-claude-x" in report and "1 sample(s) skipped" in report
     run = Run.objects.get()
-    assert sorted(run.responses.values_list("repeat", "raw_output", "code")) == [(0, "ANSWER: B", ""), (1, "A", "A")]
-    # Inspect's multiple_choice template asks for 'ANSWER: B'; the generic encoder reads the
-    # capitals of ANSWER as letters too, so that answer waits in the reviewers' queue, as any
-    # answer the encoder cannot read does.
-    task = ReviewTask.objects.get(response__repeat=0)
-    assert task.status == ReviewTask.Status.OPEN and "ANSWER: B" in task.explanation
+    # Inspect's multiple_choice template asks for 'ANSWER: B': the encoder reads it as a label.
+    assert sorted(run.responses.values_list("repeat", "raw_output", "code")) == [(0, "ANSWER: B", "B"), (1, "A", "A")]
+    assert not ReviewTask.objects.filter(response__run=run).exists()
 
 
 def write(tmp_path, log: dict):

@@ -182,3 +182,14 @@ def test_a_letter_alone_on_a_line_then_another_answer_is_two_answers():
     assert encode("B: Decline", four).code == "B"
     assert encode("A", four).code == "A"
     assert encode("A. Send a brigade, because it protects civilians.", four).code == "A"
+
+
+@pytest.mark.parametrize("text, code, rule", [
+    ("ANSWER: B", "B", "leading-letter"),  # Inspect AI's multiple_choice template: a label in capitals
+    ("FINAL ANSWER: A", "A", "final-answer"),
+    ("ANSWER: D", None, "letter-not-an-option"),  # of three options
+    ("A, B", None, "lists-options"),  # letters in capitals are still a list
+])
+def test_a_label_in_capitals_is_a_label_not_a_list_of_letters(text, code, rule):
+    found = encode(text, THREE)
+    assert (found.code, found.rule) == (code, rule)
