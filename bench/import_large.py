@@ -89,9 +89,9 @@ def run_measured(command: list[str], env: dict, limit_mb: int | None) -> dict:
     seconds = time.monotonic() - started
     match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     peak_kb = int(match.group(1)) if match else max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
-    stderr = re.sub(r"\n\s*Command being timed:.*", "", done.stderr, flags=re.S)
+    stderr = done.stderr.split("\tCommand being timed:")[0]
     return {"seconds": seconds, "peak_mb": peak_kb / 1024, "status": done.returncode,
-            "stdout_tail": done.stdout.strip().splitlines()[-3:], "stderr_tail": [line for line in stderr.strip().splitlines() if "Signals" not in line and "Page size" not in line and "Exit status" not in line][-3:]}
+            "stdout_tail": done.stdout.strip().splitlines()[-3:], "stderr_tail": [line for line in stderr.strip().splitlines() if not line.startswith("\t")][-3:]}
 
 
 def main():
