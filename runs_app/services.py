@@ -621,13 +621,22 @@ def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
     noted = requeued = swept = 0
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
-    for run_id in list(Run.objects.filter(unfinished).values_list("pk", flat=True)):
+    # A run that finished while it waited (its last units written once the disk had room)
+    # has its notice cleared too.
+    watched = unfinished | Q(service_wait__has_key="waiting")
+    for run_id in list(Run.objects.filter(watched).values_list("pk", flat=True)):
         with transaction.atomic():
-            run = Run.objects.select_for_update(skip_locked=True).filter(unfinished, pk=run_id).first()
+            run = Run.objects.select_for_update(skip_locked=True).filter(watched, pk=run_id).first()
             if run is None:
                 continue
             state = dict(run.service_wait or {})
             waiting = state.get("waiting")
+            if not Run.objects.filter(unfinished, pk=run.pk).exists():
+                if not down:
+                    state.pop("waiting", None)
+                    state.update(recovered_at=now.isoformat(), requeued=0, last=waiting)
+                    Run.objects.filter(pk=run.pk).update(service_wait=state)
+                continue
             open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
             if down and run.status != Run.Status.CANCELLED:
                 service, since = min(down.items(), key=lambda item: item[1])

@@ -54,6 +54,16 @@ def test_a_full_disk_says_so(run):
     assert services.service_notice(run) == ""
 
 
+def test_a_run_that_finished_while_it_waited_has_its_notice_cleared(run):
+    services.watch_services({"disk_full": SINCE})
+    run.responses.update(status="done")  # its last units written once the disk had room
+    Run.objects.filter(pk=run.pk).update(status="done")
+    assert services.watch_services({"disk_full": SINCE})["noted"] == 0
+    assert "waiting" in Run.objects.get(pk=run.pk).service_wait  # still full: still said
+    services.watch_services({})
+    assert services.service_notice(Run.objects.get(pk=run.pk)) == ""
+
+
 def test_the_api_gives_the_notice(run, client, admin_user):
     services.watch_services({"database": SINCE})
     client.force_login(admin_user)
