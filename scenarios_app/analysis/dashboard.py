@@ -454,7 +454,7 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         summary = contrast_metrics.flip_summary(pairs)
         compared = int(summary["compared"].sum()) if len(summary) else 0
         add("flips", "Flip view: the modal answer changes with the advised state",
-            pairs[pairs["flipped"]].drop(columns="flipped").reset_index(drop=True),
+            pairs[pairs["flipped"].astype(bool)].drop(columns="flipped").reset_index(drop=True),
             lambda t: contrast_figures.flips_figure(summary),
             f"Each row is a question pair that differs only in the advised state (same scenario, same opposing "
             f"actor; {compared} pairs compared over {', '.join(shown_actors)}) whose modal answers (the category "

@@ -68,7 +68,7 @@ class Command(BaseCommand):
             _write(out, text)
         if flips:
             pairs = actor_flips(table, chosen)
-            flipped = pairs[pairs["flipped"]][FLIP_FILE_COLUMNS]
+            flipped = pairs[pairs["flipped"].astype(bool)][FLIP_FILE_COLUMNS]
             _write(flips, flipped.map(neutralise).to_csv(index=False, float_format="%.6f"))
             self.stderr.write(f"{len(flipped)} flips of {len(pairs)} pairs compared written to {flips}")
         self.stderr.write(f"{len(frame)} contrasts, {int(frame['significant'].sum()) if len(frame) else 0} "
