@@ -116,7 +116,9 @@ def main():
         if args.which == "responses":
             keys = make_questions(max(args.rows // 10, 1))
             path = scratch / "answers.csv"
-            size = big_files.write_answers_csv(path, keys, args.rows, models=2, output="A" * args.output_bytes,
+            # An answer the encoder reads (a leading letter), padded to --output-bytes.
+            output = ("A. " + "I would negotiate, because escalation is costly. " * 100)[:max(args.output_bytes, 1)]
+            size = big_files.write_answers_csv(path, keys, args.rows, models=2, output=output,
                                                bad_every=args.bad_every)
             command = [*manage, "import_responses", str(path)]
         elif args.which == "scenarios":
