@@ -115,7 +115,8 @@ def test_every_operation_documents_its_errors(client, operator):
     schema = client.get(reverse("api-schema"), {"format": "json"}).json()
     operations = {f"{method.upper()} {path}": operation for path, item in schema["paths"].items()
                   for method, operation in item.items()}
-    assert len(operations) == 16  # the 12 before the models' profiles, their two, the grid and two runs compared
+    assert len(operations) == 18  # the 12 before the models' profiles, their two, the grid and two runs compared,
+    # the answers list and one answer
     for name, operation in operations.items():
         assert {"401", "403"} <= set(operation["responses"]), name
     assert {"400", "404", "409"} <= set(operations["POST /api/runs/{id}/cancel/"]["responses"])
@@ -124,6 +125,7 @@ def test_every_operation_documents_its_errors(client, operator):
     assert {"400", "404"} <= set(operations["GET /api/responses/"]["responses"])
     assert "400" in operations["GET /api/analysis/"]["responses"]
     assert "404" in operations["GET /api/profiles/{name}/"]["responses"]
+    assert "400" in operations["GET /api/answers/"]["responses"] and "404" in operations["GET /api/answers/{id}/"]["responses"]
     assert "400" in operations["GET /api/profiles/compare/"]["responses"]  # an unknown name there is a 400
     assert "400" in operations["GET /api/answers/grid/"]["responses"]
     assert "400" in operations["GET /api/answers/compare/"]["responses"]

@@ -42,7 +42,8 @@ def api_schema(db, token):
         "operations": [{"include-name": ["GET /api/analysis/", "GET /api/analysis/crisis/",
                                          "GET /api/analysis/territories/", "POST /api/runs/",
                                          "GET /api/profiles/compare/", "GET /api/profiles/{name}/",
-                                         "GET /api/answers/grid/", "GET /api/answers/compare/"],
+                                         "GET /api/answers/grid/", "GET /api/answers/compare/",
+                                         "GET /api/answers/"],
                         "checks": {"positive_data_acceptance": {"expected-statuses": [
                             "2xx", "400", "401", "403", "404", "409"]}}}]})
     # The WSGI app closes the database connection after each request, and with it the
