@@ -54,11 +54,20 @@ def encode_imported(sender, run_id, **kwargs):
     # A run's answers coded together (as each alone): one by one took ~0.5 s a run of 40
     # free-form answers, most of import_free_runs' time. Answers to questions without
     # options are not read at all (the encoder leaves them alone: "not-applicable").
-    answers = list(Response.objects.filter(run_id=run_id).order_by("pk").values_list("pk", "question_id"))
-    with_options = {pk for pk, options in Question.objects.filter(pk__in={q for _, q in answers})
-                    .values_list("pk", "options") if options}
-    answers = [pk for pk, question_id in answers if question_id in with_options]
-    # In slices: encode_answers holds its answers' rows, and an import may bring a million
-    # (issue 32: memory bounded whatever the file's size).
-    for start in range(0, len(answers), IMPORT_SLICE):
-        services.encode_answers(answers[start:start + IMPORT_SLICE])
+    # A slice at a time, read by key (an import may bring a million answers, and
+    # encode_answers holds its answers' rows: issue 32, memory bounded whatever the file).
+    has_options: dict[int, bool] = {}
+    last = 0
+    while True:
+        page = list(Response.objects.filter(run_id=run_id, pk__gt=last).order_by("pk")
+                    .values_list("pk", "question_id")[:IMPORT_SLICE])
+        unknown = {question_id for _, question_id in page if question_id not in has_options}
+        if unknown:
+            has_options.update((pk, bool(options)) for pk, options in Question.objects.filter(pk__in=unknown)
+                               .values_list("pk", "options"))
+        answers = [pk for pk, question_id in page if has_options.get(question_id)]
+        if answers:
+            services.encode_answers(answers)
+        if len(page) < IMPORT_SLICE:
+            break
+        last = page[-1][0]
