@@ -141,6 +141,7 @@ class AnswerListView(APIView):
     permission_classes = [IsAnswerReader]
 
     @extend_schema(
+        operation_id="answers_list",
         parameters=[
             query("q", max_length=answer_list.MAX_SEARCH,
                   description="Search the raw outputs: words (all of them), \"a phrase\", -word to leave out, or. "
