@@ -14,3 +14,10 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'cfpd_site.settings')
 
 application = get_wsgi_application()
+
+if os.environ.get("CFPD_WARM_START") == "1":
+    # Loaded once before gunicorn forks its workers (cfpd_site/gunicorn_conf.py): what a request
+    # would otherwise import on its first call, for seconds, is imported here.
+    from runs_app import llm
+
+    llm.warm_up()
