@@ -63,9 +63,10 @@ registers a fourth). What the core shows of a family comes through these hooks:
 - `sample_metadata(question)` (optional) returns the family's own fields of a question
   as plain JSON values ({"domain": …, "qualified_actor": …}), carried by the exported
   formats (an Inspect sample's metadata, a dataset's columns); by default none.
-- `power(benchmark, question_ids, repeats, models)` (optional) returns plain values the
-  launch plan shows beside its costs: the expected precision of the family's headline
-  figures and the power to detect a difference for the questions selected (CFPD: per
+- `power(benchmark, question_ids, repeats, models, difference=)` (optional) returns plain
+  values the launch plan shows beside its costs: the expected precision of the family's
+  headline figures and the power to detect a difference (a share: 0.10 for the operator's
+  10 points) for the questions selected (CFPD: per
   domain form, `scenarios_app.launch_power`); by default none.
 No Django import here: families hand in plain callables.
 """

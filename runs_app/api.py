@@ -184,6 +184,9 @@ class LaunchSerializer(serializers.Serializer):
     budget_units = serializers.IntegerField(required=False, allow_null=True, default=None,
                                             help_text="The run pauses once this many units are finished.")
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    difference = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=100,
+                                          help_text="Points: the difference between two models the plan's power "
+                                                    "figures are for (1 to 100; default 10).")
     dry_run = serializers.BooleanField(default=False, help_text="Return the plan (units, tokens, cost, time) "
                                                                 "and write nothing.")
 

@@ -83,6 +83,9 @@ class LaunchForm(forms.Form):
         required=False, label="Budget (units)", widget=_number(min=1, placeholder="none"),
         help_text="Optional: the run pauses once this many units are finished.")
     note = forms.CharField(required=False, help_text="Optional: what this run is for (200 characters).")
+    difference = forms.CharField(
+        required=False, label="Difference to detect (points)", widget=_number(min=1, max=100, placeholder="10"),
+        help_text="The plan's power figures: the chance to detect this difference between two models' rates.")
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")
@@ -114,7 +117,7 @@ class LaunchForm(forms.Form):
                 "conditions": list(data["conditions"]), "choice_counts": data["choice_counts"],
                 "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
-                "budget_units": data["budget_units"], "note": data["note"]})
+                "budget_units": data["budget_units"], "note": data["note"], "difference": data["difference"]})
         except services.LaunchInvalid as exc:
             self.add_launch_errors(exc)
         return data

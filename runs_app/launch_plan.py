@@ -64,6 +64,7 @@ class RunSettings:
     permute_options: bool
     budget_usd: Decimal | None
     budget_units: int | None
+    difference: int = 10  # points: the difference the plan's power figures are for
 
 
 def whole_number(value, name: str, minimum: int, maximum: int, errors: dict, required: bool = False,
@@ -146,11 +147,12 @@ def check_settings(data: dict, limits: Limits) -> RunSettings:
             counts.append(count)
     budget_usd = money(data.get("budget_usd"), "budget_usd", errors)
     budget_units = whole_number(data.get("budget_units"), "budget_units", 1, MAX_WHOLE, errors)
+    difference = whole_number(data.get("difference"), "difference", 1, 100, errors, default=10)
     if errors:
         raise LaunchInvalid(errors)
     return RunSettings(repeats=repeats, sample=sample, seed=seed, system_prompt=prompt, choice_counts=counts,
                        permute_options=bool(data.get("permute_options")), budget_usd=budget_usd,
-                       budget_units=budget_units)
+                       budget_units=budget_units, difference=difference)
 
 
 def check_units(units: int, limits: Limits):

@@ -99,6 +99,7 @@ class LaunchRequest:
     budget_usd: Decimal | None = None
     budget_units: int | None = None
     note: str = ""
+    difference: int = 10  # points: what the plan's power figures are for (`Family.power`)
 
 
 def read_launch(data: dict) -> LaunchRequest:
@@ -106,7 +107,8 @@ def read_launch(data: dict) -> LaunchRequest:
 
     `data` holds benchmark (a Benchmark or its name), models (LLMModel objects or names),
     repeats, sample, seed, choice_counts, the benchmark's family's own keys (CFPD: domains, qualified_actors),
-    conditions (Condition objects or names; none means the default), system_prompt, permute_options, use_cache, budget_usd, budget_units and note, as the
+    conditions (Condition objects or names; none means the default), system_prompt, permute_options, use_cache, budget_usd, budget_units, note and
+    difference (the points the plan's power figures are for, 1–100, default 10), as the
     caller had them (strings, numbers). Every problem is reported at once in
     LaunchInvalid.errors, keyed by field, with the limits of settings (CFPD_MAX_*)."""
     errors: dict[str, list[str]] = {}
@@ -156,7 +158,7 @@ def read_launch(data: dict) -> LaunchRequest:
                          repeats=checked.repeats,
                          system_prompt=checked.system_prompt, permute_options=checked.permute_options,
                          use_cache=use_cache, budget_usd=checked.budget_usd, budget_units=checked.budget_units,
-                         note=note)
+                         note=note, difference=checked.difference)
 
 
 def _conditions(wanted: list, errors: dict) -> list[Condition]:
@@ -250,7 +252,8 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     if family.power is not None and request.models and question_ids:
         # Choice-mode models answer once: the fewest answers per question any model gives.
         repeats = min(repeats_for(model, request.repeats) for model in request.models)
-        plan.power = family.power(request.benchmark, list(question_ids), repeats, len(request.models))
+        plan.power = family.power(request.benchmark, list(question_ids), repeats, len(request.models),
+                                  difference=request.difference / 100)
     return plan
 
 

@@ -113,11 +113,14 @@ def sample_metadata(question) -> dict:
             "option_categories": [str(option.get("category", "")) for option in question.options or []]}
 
 
-def power(benchmark, question_ids, repeats, models) -> dict:
-    """The launch plan's power figures for the questions selected (`launch_power`)."""
+def power(benchmark, question_ids, repeats, models, difference=None) -> dict:
+    """The launch plan's power figures for the questions selected (`launch_power`), for a
+    difference of `difference` (a share; the planner's default when None)."""
     from .launch_power import power_figures
 
-    return power_figures(benchmark, question_ids, repeats, models)
+    if difference is None:
+        return power_figures(benchmark, question_ids, repeats, models)
+    return power_figures(benchmark, question_ids, repeats, models, difference=difference)
 
 
 def summary(benchmark) -> str:

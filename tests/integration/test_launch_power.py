@@ -97,3 +97,39 @@ def test_run_benchmark_dry_run_prints_them(benchmark):
     # Escalation (2): 2 scenarios, 3 answers each, ± 56.6 points, 65 scenarios for ±10
     assert "interval ± points" in text and "56.6" in text and "65" in text
     assert "intra-scenario correlation 0.50 (assumed: no earlier answers" in text
+
+
+def test_the_operator_types_the_difference_and_a_bad_one_is_named(client, benchmark):
+    # D = 20 points: ±20 needs 1.959964^2 x 0.25 x 2 / (3 x 0.04) = 16.006 -> 17 scenarios (10 points: 65).
+    request = services.read_launch({"benchmark": benchmark, "models": ["gen", "pick"], "repeats": 2,
+                                    "difference": "20"})
+    power = services.plan_launch(request).power
+    assert power["difference"] == pytest.approx(0.20) and power["forms"][0]["scenarios_for_half_width"] == 17
+    create_user_with_role("olga", PASSWORD, role="operators")
+    assert client.login(username="olga", password=PASSWORD)
+    for bad in (0, -5, 101, "ten"):
+        response = client.post(reverse("api-run-list"), {"benchmark": "t", "models": ["gen"], "difference": bad,
+                                                         "dry_run": True}, content_type="application/json")
+        assert response.status_code == 400 and "difference" in response.json(), bad
+    models = list(LLMModel.objects.filter(name__in=["gen", "pick"]).values_list("pk", flat=True))
+    form = {"benchmark": benchmark.pk, "models": models, "repeats": "2", "qualified_actors": "", "sample": "",
+            "seed": "0", "system_prompt": "", "cache": "auto", "note": "", "budget_usd": "", "budget_units": "",
+            "step": "plan"}
+    html = client.post(reverse("run-launch"), {**form, "difference": "20"}).content.decode()
+    assert "Scenarios for ±20" in html and "power to detect a difference of 20 points" in html
+    html = client.post(reverse("run-launch"), {**form, "difference": "0"}).content.decode()
+    assert 'id="launch-plan"' not in html and "Must be from 1 to 100; got 0." in html
+
+
+def test_run_benchmark_takes_the_difference(benchmark):
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    out = io.StringIO()
+    call_command("run_benchmark", "--benchmark", "t", "--models", "gen,pick", "--repeats", "2", "--dry-run",
+                 "--difference", "20", stdout=out, stderr=io.StringIO())
+    assert "scenarios for ±20" in out.getvalue()
+    with pytest.raises(CommandError, match="--difference: "):
+        call_command("run_benchmark", "--benchmark", "t", "--models", "gen", "--dry-run", "--difference", "0",
+                     stdout=io.StringIO(), stderr=io.StringIO())

@@ -100,6 +100,8 @@ class Command(BaseCommand):
         parser.add_argument("--note", default="", help="A label shown on the run pages.")
         parser.add_argument("--budget-usd", help="Pause the run once its calls have cost this many US$.")
         parser.add_argument("--budget-units", help="Pause the run once this many units are finished.")
+        parser.add_argument("--difference", metavar="POINTS",
+                            help="The difference between two models the plan's power figures are for (default 10).")
         parser.add_argument("--dry-run", action="store_true",
                             help="Print the plan (units, estimated tokens, cost and time per model); ask nothing.")
         same = parser.add_mutually_exclusive_group()
@@ -149,7 +151,7 @@ class Command(BaseCommand):
                 "choice_counts": _split(o["choices"]),
                 "conditions": _split(o["conditions"]), "system_prompt": o["system_prompt"], "permute_options": o["permute"],
                 "use_cache": False if o["no_cache"] else None, "note": o["note"],
-                "budget_usd": o["budget_usd"], "budget_units": o["budget_units"]})
+                "budget_usd": o["budget_usd"], "budget_units": o["budget_units"], "difference": o["difference"]})
         except services.LaunchInvalid as exc:
             raise CommandError(_options_text(exc, o)) from None
 
