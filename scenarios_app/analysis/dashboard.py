@@ -445,7 +445,9 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
               "opponents); model contrasts: left and right models on the scenarios both answered (the "
               "contrast_report command pairs them by question). The chart shows each domain's headline category "
               "(or the one picked above) for contrasts over two scenarios or more (over one there is no interval), "
-              "smallest adjusted p first, at most 40; the table has every contrast and the method of each p-value.")
+              "smallest adjusted p first, at most 40; the table has every contrast and the method of each p-value."
+            + ("" if len(family) and len(contrast_figures.forest_rows(family, _headlines(family, board.category)))
+               else " No chart: no contrast in this filter rests on two scenarios or more (an interval needs two)."))
     if "flips" in wanted:
         dyads_all = tidy_counts(replace(filters, actors=tuple(shown_actors)), by_dyad=True)
         if filters.focus_complete:
@@ -460,7 +462,10 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             f"actor; {compared} pairs compared over {', '.join(shown_actors)}) whose modal answers (the category "
             "chosen most often over runs and repeats; ties listed as “A / B”) share no category: the two answers "
             "side by side, with their shares. The chart is the share of compared pairs that flip, per model."
-            + ("" if pairs["flipped"].any() else " No pair flips in this filter."))
+            + ("" if pairs["flipped"].astype(bool).any() else
+               " No chart: no question pair in this filter differs only in the advised state." if not compared else
+               " No chart: no pair flips in this filter (every model's answer keeps a category when only the "
+               "advised state changes)."))
     if "robustness" in wanted:
         complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),

@@ -67,9 +67,24 @@ def values(tmp: Path) -> dict[str, dict[str, str]]:
         "borderlines_report": {"PATH": str(tmp / "borderlines.csv")},
         "import_free_runs": {"DIR": str(ROOT / "tests/data/free_release")},
         "inconsistency_report": {"PATH": str(tmp / "inconsistency.csv")},
+        "contrast_report": {"PATH": str(tmp / "contrasts.csv")},
+        # A run number is known once the data is loaded: resolved then (see `resolved`).
+        "export_inspect_log": {"N": first_run, "PATH": str(tmp / "inspect-log.json")},
+        "export_hf_dataset": {"B": "demo", "DIR": str(tmp / "hf-dataset")},
+        "export_eval_records": {"N": first_run, "DIR": str(tmp / "eval-records")},
+        "export_report": {"NAME": "readme-analyst", "PATH": str(tmp / "report.html")},
         "add_user": {"NAME": "readme-user"},
         "api_token": {"USER": "readme-user", "TEXT": "readme-check"},  # the user add_user made in the row above it
     }
+
+
+def first_run() -> str:
+    """The first run of the demo's answers (load_synthetic_answers makes it)."""
+    return str(Run.objects.filter(benchmark__name="demo").order_by("pk").values_list("pk", flat=True).first())
+
+
+def resolved(args: list) -> list[str]:
+    return [arg() if callable(arg) else arg for arg in args]
 
 
 def argv(command: str, filled: dict[str, dict[str, str]]) -> list[str] | str:
@@ -147,6 +162,9 @@ def test_every_readme_command_runs_after_the_demo_data_is_loaded(tmp_path, monke
     with (tmp_path / "responses.csv").open("w", encoding="utf-8", newline="") as handle:
         csv.writer(handle).writerows([["question_key", "model", "repeat", "output"], [key, "readme-external", 0, "A"]])
 
+    from accounts.services import create_user_with_role
+
+    create_user_with_role("readme-analyst", "readme-analyst-password", role="analysts")  # export_report reads as it
     filled = values(tmp_path)
     ran, failures = [], {}
     for command in readme_commands(README.read_text(encoding="utf-8")):
@@ -154,6 +172,7 @@ def test_every_readme_command_runs_after_the_demo_data_is_loaded(tmp_path, monke
         if isinstance(args, str) and (args == "not a command" or args.startswith("skipped: ")):
             continue
         assert isinstance(args, list), f"{command}: {args}"
+        args = resolved(args)
         out = io.StringIO()
         try:
             call_command(*args, stdout=out, stderr=io.StringIO())
