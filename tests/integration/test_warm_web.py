@@ -37,7 +37,8 @@ def free_port():
 
 def test_gunicorn_with_the_products_settings_preloads_and_serves(tmp_path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("CFPD_WARM_START",)} | {
+    # Its own SQLite database in tmp_path (the embedded default): what is tested is gunicorn's start.
+    env = {k: v for k, v in os.environ.items() if k not in ("CFPD_WARM_START", "DATABASE_URL", "REDIS_URL")} | {
         "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_WORKERS": "1", "CFPD_VAR_DIR": str(tmp_path),
         "DJANGO_SETTINGS_MODULE": "cfpd_site.settings", "SECRET_KEY": "test-only-" + "k" * 50, "DEBUG": "1",
         "ALLOWED_HOSTS": "127.0.0.1", "CFPD_ENV_FILE": ""}
