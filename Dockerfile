@@ -17,4 +17,4 @@ RUN SECRET_KEY=build-only-placeholder python manage.py collectstatic --noinput
 RUN useradd --create-home --uid 1000 cfpd && mkdir -p /app/var /models && chown -R cfpd /app/var /models
 USER cfpd
 EXPOSE 8000
-CMD ["gunicorn", "cfpd_site.wsgi:application", "-c", "cfpd_site/gunicorn_conf.py"]
+CMD ["gunicorn", "cfpd_site.wsgi:application", "-c", "cfpd_site/gunicorn_conf.py", "--bind", "0.0.0.0:8000"]
