@@ -79,6 +79,26 @@ def texts(query, field: str, *, max_length: int = MAX_TEXT) -> tuple[str, ...]:
     return tuple(sorted({t for v in _values(query, field) if (t := _checked_text(v, field, max_length))}))
 
 
+def choices(query, field: str, allowed: tuple[str, ...], *, upper_letters: bool = False) -> tuple[str, ...]:
+    """Every value of a repeated parameter, each one of `allowed` (a 400 naming the others);
+    with `upper_letters` a one-letter value is read in capitals (code=b is B)."""
+    values = texts(query, field)
+    if upper_letters:
+        values = tuple(v.upper() if len(v) == 1 else v for v in values)
+    wrong = [v for v in values if v not in allowed]
+    if wrong:
+        raise BadParameter(field, f"must be one of {', '.join(allowed)}; got {', '.join(map(repr, wrong))}")
+    return values
+
+
+def choice(query, field: str, allowed: tuple[str, ...], *, default: str = "") -> str:
+    """One parameter that must be one of `allowed`; `default` when absent or blank."""
+    value = text(query, field)
+    if value and value not in allowed:
+        raise BadParameter(field, f"must be one of {', '.join(allowed)}; got {value!r}")
+    return value or default
+
+
 def flag(query, field: str) -> bool:
     """A checkbox: on for 1, on, true, yes; off when absent or anything else."""
     return (query.get(field) or "").strip().lower() in ("1", "on", "true", "yes")

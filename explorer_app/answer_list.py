@@ -18,19 +18,17 @@ from django.db import connection
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 
-from analysis_app.params import check_known
 from benchmarks_app import families
-from benchmarks_app.models import Condition, Question
+from benchmarks_app.models import Question
 from cfpd_site import params
 from cfpd_site.params import BadParameter
 from encoding_app.models import ReviewTask, Source
 from runs_app.models import Response
 
-from . import answer_query, readers
+from . import answer_query, filter_params, readers
+from .filter_params import CODES, STATUSES  # noqa: F401  (the pages' and API's choices)
 from .answer_query import SORTS, BadCursor
 
-STATUSES = tuple(Response.Status.values)
-CODES = tuple("ABCDEFGHIJ") + ("R", "X", "none")  # "none": answers without a code
 # Where a current code came from (encoding_app's sources; imports write "missing" and
 # "unresolved"), or "none" for no code.
 CODE_SOURCES = tuple(Source.values) + ("missing", "unresolved", "none")
@@ -68,17 +66,9 @@ class AnswerFilter:
         return urlencode(self.pairs(**changed))
 
 
-def _choice(values: tuple[str, ...], allowed: tuple[str, ...], name: str) -> tuple[str, ...]:
-    wrong = [v for v in values if v not in allowed]
-    if wrong:
-        raise BadParameter(name, f"must be one of {', '.join(allowed)}; got {', '.join(map(repr, wrong))}")
-    return values
-
-
 def read_filter(query) -> AnswerFilter:
     """The list's filter from a query string (a QueryDict or DRF's query_params)."""
-    sort = params.text(query, "sort") or answer_query.DEFAULT_SORT
-    _choice((sort,), tuple(SORTS), "sort")
+    sort = params.choice(query, "sort", tuple(SORTS), default=answer_query.DEFAULT_SORT)
     family = []
     for offered in families.coding_filters():
         value = params.text(query, offered.name, max_length=100)
@@ -88,12 +78,9 @@ def read_filter(query) -> AnswerFilter:
                 raise BadParameter(offered.name, f"{value!r} is not a {offered.label.lower()} "
                                                  f"(one of {', '.join(sorted(known)) or 'none yet'})")
             family.append((offered.name, value))
+    shared = filter_params.read_shared(query)  # runs, models, conditions, statuses, codes
     found = AnswerFilter(
-        runs=params.integers(query, "run"), models=params.texts(query, "model", max_length=80),
-        conditions=params.texts(query, "condition", max_length=64),
-        statuses=_choice(params.texts(query, "status"), STATUSES, "status"),
-        codes=_choice(tuple(c.upper() if len(c) == 1 else c for c in params.texts(query, "code")), CODES, "code"),
-        code_sources=_choice(params.texts(query, "source"), CODE_SOURCES, "source"),
+        **shared, code_sources=params.choices(query, "source", CODE_SOURCES),
         questions=params.integers(query, "question"), family=tuple(family),
         search=params.text(query, "q", max_length=MAX_SEARCH), sort=sort,
         cursor=params.text(query, "cursor", max_length=answer_query.MAX_CURSOR))
@@ -102,11 +89,6 @@ def read_filter(query) -> AnswerFilter:
             answer_query.decode_cursor(found.cursor, SORTS[sort])
         except BadCursor as error:
             raise BadParameter("cursor", str(error)) from None
-    check_known(found.runs, found.models)
-    known = set(Condition.objects.filter(name__in=found.conditions).values_list("name", flat=True))
-    unknown = [c for c in found.conditions if c not in known]
-    if unknown:
-        raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
     return found
 
 

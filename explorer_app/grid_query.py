@@ -24,14 +24,13 @@ from cfpd_site import params
 from cfpd_site.params import BadParameter
 from runs_app.models import LLMModel, Response, Run
 
-from . import compare_query, comparison, grid, readers
+from . import compare_query, comparison, filter_params, grid, readers
+from .filter_params import CODES, STATUSES  # noqa: F401  (the pages' and API's choices)
 
 ROWS_PER_PAGE = 50
 MODELS_PER_PAGE = 30
 CHANGED_PER_PAGE = 50
 MAX_RUNS = 20
-STATUSES = tuple(value for value, _ in Response.Status.choices)
-CODES = tuple("ABCDEFGHIJ") + ("R", "X", "none")  # "none": answers without a code
 BY_QUESTION, BY_CONDITION = "question", "condition"
 
 
@@ -82,33 +81,17 @@ class GridFilter:
         return urlencode(pairs)
 
 
-def _choice(values: tuple[str, ...], allowed: tuple[str, ...], field_name: str) -> tuple[str, ...]:
-    wrong = [v for v in values if v not in allowed]
-    if wrong:
-        raise BadParameter(field_name, f"must be one of {', '.join(allowed)}; got {', '.join(map(repr, wrong))}")
-    return values
-
-
 def read_grid_filter(query) -> GridFilter:
     runs = params.integers(query, "run")
     if not runs:
         raise BadParameter("run", "is needed: pick a run (run=12), or several runs of one benchmark")
     if len(runs) > MAX_RUNS:
         raise BadParameter("run", f"at most {MAX_RUNS} runs at once; {len(runs)} given")
-    rows = params.text(query, "rows")
-    _choice((rows,) if rows else (), (BY_QUESTION, BY_CONDITION), "rows")
     found = GridFilter(
-        runs=runs, models=params.texts(query, "model", max_length=80),
-        conditions=params.texts(query, "condition", max_length=64),
-        statuses=_choice(params.texts(query, "status"), STATUSES, "status"),
-        codes=_choice(tuple(c.upper() if len(c) == 1 else c for c in params.texts(query, "code")), CODES, "code"),
-        rows=rows, page=params.integer(query, "page", default=1, minimum=1, maximum=10**6),
+        **filter_params.read_shared(query),  # runs, models, conditions, statuses, codes
+        rows=params.choice(query, "rows", (BY_QUESTION, BY_CONDITION)),
+        page=params.integer(query, "page", default=1, minimum=1, maximum=10**6),
         model_page=params.integer(query, "model_page", default=1, minimum=1, maximum=10**6))
-    check_known(found.runs, found.models)
-    known = set(Condition.objects.filter(name__in=found.conditions).values_list("name", flat=True))
-    unknown = [c for c in found.conditions if c not in known]
-    if unknown:
-        raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
     return found
 
 

@@ -1,0 +1,32 @@
+"""The filters the answers list and the grid share, read from a query string once.
+
+Runs, models, conditions, statuses and codes mean the same on both pages: read here, each
+value checked (a 400 naming the parameter), the runs, models and conditions looked up.
+"""
+from __future__ import annotations
+
+from analysis_app.params import check_known
+from benchmarks_app.models import Condition
+from cfpd_site import params
+from cfpd_site.params import BadParameter
+from runs_app.models import Response
+
+STATUSES = tuple(Response.Status.values)
+CODES = tuple("ABCDEFGHIJ") + ("R", "X", "none")  # "none": answers without a code
+
+
+def read_shared(query) -> dict:
+    """`runs`, `models`, `conditions`, `statuses` and `codes` from the query, checked."""
+    found = {
+        "runs": params.integers(query, "run"),
+        "models": params.texts(query, "model", max_length=80),
+        "conditions": params.texts(query, "condition", max_length=64),
+        "statuses": params.choices(query, "status", STATUSES),
+        "codes": params.choices(query, "code", CODES, upper_letters=True),
+    }
+    check_known(found["runs"], found["models"])
+    known = set(Condition.objects.filter(name__in=found["conditions"]).values_list("name", flat=True))
+    unknown = [c for c in found["conditions"] if c not in known]
+    if unknown:
+        raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
+    return found
