@@ -21,6 +21,7 @@ restarted worker watches again.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -46,10 +47,15 @@ def start():
     _stop.clear()
     _thread = threading.Thread(target=_loop, name="cfpd-watcher", daemon=True)
     _thread.start()
+    atexit.register(stop)  # a process that ends without the worker's shutdown signal
 
 
-def stop():
+def stop(timeout: float = 10.0):
+    """Stop the watcher and wait for a tick under way to end (its worker is shutting down:
+    a tick cut off by the interpreter's exit would only log a failure)."""
     _stop.set()
+    if _thread is not None and _thread.is_alive() and _thread is not threading.current_thread():
+        _thread.join(timeout)
 
 
 def _loop():
@@ -57,6 +63,8 @@ def _loop():
         try:
             tick()
         except Exception:  # noqa: BLE001 — the watcher never dies; the next tick tries again
+            if _stop.is_set():  # stopping: the connections may already be closed under it
+                break
             log.exception("watcher tick failed")
         finally:
             close_old_connections()

@@ -122,3 +122,29 @@ def test_refusals_count_once_the_outage_outlasts_the_patience(run, settings, lim
     assert {outcome.action for outcome in outcomes.values()} == {"failed"}
     assert set(run.responses.values_list("status", "error_kind")) == {("failed", "connection")}
     assert Run.objects.get(pk=run.pk).status == "done"
+
+
+def test_stopping_waits_for_the_tick_under_way_and_logs_no_failure(monkeypatch, settings, caplog):
+    """A worker shutting down: the tick in progress ends before stop() returns, and a tick
+    that fails because its connections are being closed under it logs nothing."""
+    import threading
+
+    from runs_app import watcher
+
+    settings.CFPD_SWEEP_SECONDS = 0.01
+    entered, release = threading.Event(), threading.Event()
+
+    def tick():
+        entered.set()
+        release.wait(5)
+        raise RuntimeError("connection already closed")
+
+    monkeypatch.setattr(watcher, "tick", tick)
+    monkeypatch.setattr(watcher, "close_old_connections", lambda: None)
+    watcher.start()
+    assert entered.wait(5)
+    threading.Timer(0.2, release.set).start()  # the tick fails only once stop() has been asked
+    with caplog.at_level("ERROR", logger="runs_app.watcher"):
+        watcher.stop()
+    assert not watcher._thread.is_alive()
+    assert "watcher tick failed" not in caplog.text
