@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+import scale_db  # bench/ is sys.path[0] when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale")
@@ -61,43 +63,17 @@ CASES = {
 }
 
 
-def ensure_database(url):
-    import psycopg
-
-    admin_url, name = url.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}", file=sys.stderr)
-
-
 def setup(args):
-    if not os.environ["DATABASE_URL"].startswith("postgres"):
-        sys.exit("DATABASE_URL must point at PostgreSQL (this bench measures the COPY-loaded scale)")
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    out = sys.stderr if args.json else sys.stdout
+    scale_db.prepared(BENCHMARK, args.load, out)
     from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
 
-    executor = MigrationExecutor(connection)
-    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
-        print("migrating…", file=sys.stderr)
-        call_command("migrate", verbosity=0)
-    from benchmarks_app.models import Benchmark
-
-    if args.load or not Benchmark.objects.filter(name=BENCHMARK).exists():
-        call_command("load_synthetic_answers", benchmark=BENCHMARK, replace=True, seed=0,
-                     stdout=sys.stderr if args.json else sys.stdout)
     with connection.cursor() as cursor:
         started = time.perf_counter()
         cursor.execute("VACUUM (ANALYZE) runs_app_response")
         cursor.execute("SELECT count(*) FROM runs_app_response")
         answers = cursor.fetchone()[0]
-    print(f"VACUUM ANALYZE of the answers: {time.perf_counter() - started:.1f} s; {answers:,} answers",
-          file=sys.stderr if args.json else sys.stdout)
+    print(f"VACUUM ANALYZE of the answers: {time.perf_counter() - started:.1f} s; {answers:,} answers", file=out)
     return answers
 
 
@@ -120,17 +96,7 @@ def values_of(case):
 
 
 def client():
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    from accounts.services import create_user_with_role
-
-    user = get_user_model().objects.filter(username=ANALYST).first()
-    if user is None:
-        user, _ = create_user_with_role(ANALYST, "bench-answers-password-1", role="analysts")
-    browser = Client(SERVER_NAME="localhost")
-    browser.force_login(user)
-    return browser
+    return scale_db.signed_in_client(ANALYST)
 
 
 def measure_one(case, rounds):

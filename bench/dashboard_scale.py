@@ -43,6 +43,8 @@ from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
+import scale_db  # bench/ is sys.path[0] when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale")
@@ -55,37 +57,11 @@ BENCHMARK = "synthetic"
 ANALYST = "bench-analyst"
 
 
-def ensure_database(url):
-    import psycopg
-
-    admin_url, name = url.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-            print(f"created database {name}", file=sys.stderr)
-
-
 def setup(args):
-    if not os.environ["DATABASE_URL"].startswith("postgres"):
-        sys.exit("DATABASE_URL must point at PostgreSQL (this bench measures the COPY-loaded scale)")
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    loaded = scale_db.prepared(BENCHMARK, args.load, sys.stderr if args.json else sys.stdout,
+                               questions=args.questions, models=args.models, repeats=args.repeats)
     from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
 
-    executor = MigrationExecutor(connection)
-    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
-        print("migrating…", file=sys.stderr)
-        call_command("migrate", verbosity=0)
-    from scenarios_app.models import Benchmark
-
-    loaded = args.load or not Benchmark.objects.filter(name=BENCHMARK).exists()
-    if loaded:
-        call_command("load_synthetic_answers", questions=args.questions, models=args.models, repeats=args.repeats,
-                     seed=0, benchmark=BENCHMARK, replace=True, stdout=sys.stderr if args.json else sys.stdout)
     # Visibility map and statistics as autovacuum would leave them (this server may run
     # with autovacuum off). After a load FULL: --replace deletes and inserts 2.7 million
     # rows in one transaction, and the dead half would double every sequential scan.
@@ -166,17 +142,7 @@ def timed_runs(function, rounds):
 
 
 def analyst_client():
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    from accounts.services import create_user_with_role
-
-    user = get_user_model().objects.filter(username=ANALYST).first()
-    if user is None:
-        user, _ = create_user_with_role(ANALYST, "bench-analyst-password-1", role="analysts")
-    client = Client(SERVER_NAME="localhost")
-    client.force_login(user)
-    return client
+    return scale_db.signed_in_client(ANALYST)
 
 
 def get_ok(client, url):
