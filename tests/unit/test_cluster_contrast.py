@@ -1,0 +1,79 @@
+"""One paired contrast over clusters (analysis_app.metrics.cluster_contrast): hand-checked."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis_app.metrics.cluster_contrast import adjusted, cluster_means, clustered_difference
+
+
+def test_each_cluster_counts_once_and_the_figures_by_hand():
+    # X holds two differences (1, 0), Y one (1), Z three (0, 0, 0): cluster means 0.5, 1, 0
+    d = [1, 0, 1, 0, 0, 0]
+    clusters = ["X", "X", "Y", "Z", "Z", "Z"]
+    labels, means = cluster_means(d, clusters)
+    assert labels.tolist() == ["X", "Y", "Z"] and means.tolist() == [0.5, 1.0, 0.0]
+    figures = clustered_difference(d, clusters, 2000, np.random.default_rng(0))
+    # estimate (0.5 + 1 + 0) / 3 = 0.5 (the pooled mean would be 2 / 6 = 0.333)
+    assert figures["estimate"] == 0.5
+    # Miller with weights 1/size: residuals of the cluster means 0, 0.5, -0.5 -> sqrt(0.5) / 3 = 0.2357
+    assert figures["se_clustered"] == pytest.approx(math.sqrt(0.5) / 3)
+    # sign flips of the non-zero means 0.5, 1: sums ±1.5, ±0.5; |s| >= 1.5 in 2 of 4 -> p = 0.5, exact
+    assert (figures["p_value"], figures["p_method"]) == (0.5, "exact sign-flip (4 patterns)")
+    # a resample of three clusters has a mean in [0, 1]; all three Z (1/27 = 3.7 % > 2.5 %) -> low 0;
+    # all three Y (1/27) -> high 1
+    assert (figures["ci_low"], figures["ci_high"]) == (0.0, 1.0)
+    assert (figures["n_clusters"], figures["n_pairs"]) == (3, 6)
+
+
+def test_one_cluster_has_no_interval_but_a_p_value():
+    figures = clustered_difference([0.2, 0.4], ["only", "only"], 500, np.random.default_rng(1))
+    assert figures["estimate"] == pytest.approx(0.3)
+    assert math.isnan(figures["ci_low"]) and math.isnan(figures["ci_high"]) and math.isnan(figures["se_clustered"])
+    # one non-zero mean 0.3: patterns ±0.3, both as extreme -> p = 1
+    assert figures["p_value"] == 1.0
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="one entry per pair"):
+        clustered_difference([1, 2], ["a"], 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no paired"):
+        clustered_difference([], [], 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="finite"):
+        clustered_difference([np.nan], ["a"], 10, np.random.default_rng(0))
+
+
+def test_adjusted_by_hand():
+    frame = pd.DataFrame({"p_value": [0.01, 0.04, 0.03, 0.5]})
+    # BH, sorted 0.01, 0.03, 0.04, 0.5: 0.01*4/1 = 0.04, 0.03*4/2 = 0.06, 0.04*4/3 = 0.0533, 0.5*4/4 = 0.5,
+    # minimum from the top: 0.04, 0.0533, 0.0533, 0.5
+    bh = adjusted(frame, "bh")
+    assert bh["p_adjusted"].tolist() == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.5])
+    assert bh["significant"].tolist() == [True, False, False, False]
+    # Holm: 0.01*4 = 0.04, 0.03*3 = 0.09, 0.04*2 = 0.08 -> running max 0.09, 0.5*1 = 0.5
+    holm = adjusted(frame, "holm")
+    assert holm["p_adjusted"].tolist() == pytest.approx([0.04, 0.09, 0.09, 0.5])
+    with pytest.raises(ValueError, match="bh, holm"):
+        adjusted(frame, "bonferroni")
+    assert list(adjusted(frame.iloc[:0], "bh").columns) == ["p_value", "p_adjusted", "significant"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.floats(-1, 1)), min_size=2, max_size=30))
+def test_the_estimate_lies_in_its_interval_and_flipping_every_sign_mirrors_it(pairs):
+    clusters = [c for c, _ in pairs]
+    d = np.array([x for _, x in pairs])
+    if len(set(clusters)) < 2:
+        return
+    forward = clustered_difference(d, clusters, 400, np.random.default_rng(3))
+    backward = clustered_difference(-d, clusters, 400, np.random.default_rng(3))
+    assert forward["estimate"] == pytest.approx(-backward["estimate"], abs=1e-12)
+    assert forward["ci_low"] == pytest.approx(-backward["ci_high"], abs=1e-9)
+    assert forward["p_value"] == backward["p_value"]
+    assert forward["se_clustered"] == pytest.approx(backward["se_clustered"])
+    assert forward["ci_low"] - 1e-9 <= max(cluster_means(d, clusters)[1]) and \
+        forward["ci_high"] + 1e-9 >= min(cluster_means(d, clusters)[1])
