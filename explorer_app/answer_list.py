@@ -108,16 +108,6 @@ def searched(answers, words: str):
     return answers
 
 
-def _codes(codes):
-    wanted = Q(code__in=[c for c in codes if c != "none"])
-    return wanted | Q(code="") if "none" in codes else wanted
-
-
-def _sources(sources):
-    wanted = Q(code_source__in=[s for s in sources if s != "none"])
-    return wanted | Q(code_source="") if "none" in sources else wanted
-
-
 def filtered(f: AnswerFilter, user):
     """The answers `user` may read that `f` picks (judge units are no answers), unsorted."""
     answers = Response.objects.answers()
@@ -126,18 +116,9 @@ def filtered(f: AnswerFilter, user):
         return answers.none()
     if allowed != readers.ALL:
         answers = answers.filter(run__benchmark_id__in=sorted(allowed))
-    if f.runs:
-        answers = answers.filter(run_id__in=f.runs)
-    if f.models:
-        answers = answers.filter(model__name__in=f.models)
-    if f.conditions:
-        answers = answers.filter(condition__name__in=f.conditions)
-    if f.statuses:
-        answers = answers.filter(status__in=f.statuses)
-    if f.codes:
-        answers = answers.filter(_codes(f.codes))
+    answers = filter_params.apply_shared(answers, f)
     if f.code_sources:
-        answers = answers.filter(_sources(f.code_sources))
+        answers = answers.filter(filter_params.empty_or(f.code_sources, "code_source"))
     if f.questions:
         answers = answers.filter(question_id__in=f.questions)
     offered = {o.name: o for o in families.coding_filters()}

@@ -1,9 +1,11 @@
 """The filters the answers list and the grid share, read from a query string once.
 
 Runs, models, conditions, statuses and codes mean the same on both pages: read here, each
-value checked (a 400 naming the parameter), the runs, models and conditions looked up.
+value checked (a 400 naming the parameter), the runs, models and conditions looked up; and applied to answers the same way.
 """
 from __future__ import annotations
+
+from django.db.models import Q
 
 from analysis_app.params import check_known
 from benchmarks_app.models import Condition
@@ -30,3 +32,25 @@ def read_shared(query) -> dict:
     if unknown:
         raise BadParameter("condition", f"{', '.join(map(repr, unknown))} is not a condition")
     return found
+
+
+def apply_shared(answers, f):
+    """`answers` narrowed by the shared filters of `f` (any object with the attributes
+    `read_shared` gives: runs, models, conditions, statuses, codes)."""
+    if f.runs:
+        answers = answers.filter(run_id__in=f.runs)
+    if f.models:
+        answers = answers.filter(model__name__in=f.models)
+    if f.conditions:
+        answers = answers.filter(condition__name__in=f.conditions)
+    if f.statuses:
+        answers = answers.filter(status__in=f.statuses)
+    if f.codes:
+        answers = answers.filter(empty_or(f.codes, "code"))
+    return answers
+
+
+def empty_or(values, field: str) -> Q:
+    """`field` is one of `values`, where the value "none" stands for no value ("")."""
+    wanted = Q(**{f"{field}__in": [v for v in values if v != "none"]})
+    return wanted | Q(**{field: ""}) if "none" in values else wanted

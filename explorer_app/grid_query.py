@@ -112,17 +112,7 @@ def one_benchmark(run_ids) -> tuple[list[Run], object]:
 
 
 def filtered_answers(f: GridFilter):
-    answers = Response.objects.answers().filter(run_id__in=f.runs)
-    if f.models:
-        answers = answers.filter(model__name__in=f.models)
-    if f.conditions:
-        answers = answers.filter(condition__name__in=f.conditions)
-    if f.statuses:
-        answers = answers.filter(status__in=f.statuses)
-    if f.codes:
-        codes = [c for c in f.codes if c != "none"] + ([""] if "none" in f.codes else [])
-        answers = answers.filter(code__in=codes)
-    return answers
+    return filter_params.apply_shared(Response.objects.answers(), f)  # f.runs is never empty
 
 
 @dataclass
