@@ -68,6 +68,11 @@ registers a fourth). What the core shows of a family comes through these hooks:
   headline figures and the power to detect a difference (a share: 0.10 for the operator's
   10 points) for the questions selected (CFPD: per
   domain form, `scenarios_app.launch_power`); by default none.
+- `balance_groups(question_ids)` (optional) returns {question id: group key}: the questions
+  whose options are the same content, among which a balanced option order
+  (`Run.balanced_options`, `runs_app.option_design`) puts each option at each position
+  equally often (CFPD: a scenario's form, over its qualified-actor variants); by default
+  each question is its own group.
 No Django import here: families hand in plain callables.
 """
 
@@ -144,6 +149,7 @@ class Family:
     follow_ups: Callable[[Any], list[int]] | None = None
     sample_metadata: Callable[[Any], dict[str, Any]] | None = None
     power: Callable[[Any, list[int], int, int], dict[str, Any]] | None = None
+    balance_groups: Callable[[list[int]], dict[int, str]] | None = None
 
     @property
     def asks_every_condition(self) -> bool:

@@ -110,8 +110,8 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = ["id", "benchmark", "models", "selection", "repeats", "system_prompt", "permute_options",
-                  "use_cache", "status", "note", "launched_by", "created_at", "started_at", "finished_at", "progress",
-                  "budget", "service_notice"]
+                  "balanced_options", "use_cache", "status", "note", "launched_by", "created_at", "started_at",
+                  "finished_at", "progress", "budget", "service_notice"]
 
     def get_service_notice(self, run) -> str:
         return services.service_notice(run)
@@ -176,6 +176,10 @@ class LaunchSerializer(serializers.Serializer):
     sample = serializers.IntegerField(required=False, allow_null=True, default=None)
     seed = serializers.IntegerField(default=0, help_text="0 to 2147483647.")
     permute_options = serializers.BooleanField(default=False)
+    balanced_options = serializers.BooleanField(
+        default=False, help_text="The balanced option-order design: cyclic rotations dealt over each scenario's "
+                                 "units, so that each option is shown at each position equally often (within one); "
+                                 "wins over permute_options.")
     system_prompt = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False,
                                           help_text="At most CFPD_MAX_PROMPT_CHARS characters (20,000 by default).")
     use_cache = serializers.BooleanField(required=False, allow_null=True, default=None)

@@ -69,6 +69,11 @@ class LaunchForm(forms.Form):
     permute_options = forms.BooleanField(
         required=False, label="Permute option order",
         help_text="Shuffle the order of the options per unit (the order asked is stored with each response).")
+    balanced_options = forms.BooleanField(
+        required=False, label="Balance option order",
+        help_text="Rotate the options so that each one is shown at each position (A, B, C …) equally often per "
+                  "scenario, over its qualified actors, conditions and repeats (within one when the answers are not "
+                  "a multiple of the options); wins over the shuffle. The dashboard's Position bias panel reads it.")
     system_prompt = forms.CharField(
         required=False, label="System prompt override", strip=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -116,6 +121,7 @@ class LaunchForm(forms.Form):
                 "sample": data["sample"], "seed": data["seed"], **{key: data[key] for key in self.family_keys},
                 "conditions": list(data["conditions"]), "choice_counts": data["choice_counts"],
                 "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
+                "balanced_options": data["balanced_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
                 "budget_units": data["budget_units"], "note": data["note"], "difference": data["difference"]})
         except services.LaunchInvalid as exc:

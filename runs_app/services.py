@@ -16,7 +16,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, launch_plan, llm, queueing, response_import, unit_rows
+from . import batching, launch_plan, llm, option_design, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -95,6 +95,7 @@ class LaunchRequest:
     repeats: int = SAMPLING_REPEATS
     system_prompt: str = ""
     permute_options: bool = False
+    balanced_options: bool = False  # rotations: each option at each position equally often per balance group
     use_cache: bool | None = None
     budget_usd: Decimal | None = None
     budget_units: int | None = None
@@ -107,7 +108,9 @@ def read_launch(data: dict) -> LaunchRequest:
 
     `data` holds benchmark (a Benchmark or its name), models (LLMModel objects or names),
     repeats, sample, seed, choice_counts, the benchmark's family's own keys (CFPD: domains, qualified_actors),
-    conditions (Condition objects or names; none means the default), system_prompt, permute_options, use_cache, budget_usd, budget_units, note and
+    conditions (Condition objects or names; none means the default), system_prompt, permute_options,
+    balanced_options (the balanced option-order design; it wins over permute_options), use_cache,
+    budget_usd, budget_units, note and
     difference (the points the plan's power figures are for, 1–100, default 10), as the
     caller had them (strings, numbers). Every problem is reported at once in
     LaunchInvalid.errors, keyed by field, with the limits of settings (CFPD_MAX_*)."""
@@ -150,6 +153,9 @@ def read_launch(data: dict) -> LaunchRequest:
     use_cache = data.get("use_cache")
     if use_cache not in (None, True, False):
         errors["use_cache"] = ["must be true, false or null (auto)"]
+    balanced = data.get("balanced_options")
+    if balanced not in (None, True, False):
+        errors["balanced_options"] = ["must be true or false"]
     if errors:
         raise LaunchInvalid(errors)
     selection = Selection(choice_counts=checked.choice_counts, sample=checked.sample, seed=checked.seed,
@@ -157,7 +163,8 @@ def read_launch(data: dict) -> LaunchRequest:
     return LaunchRequest(benchmark=benchmark, models=models, selection=selection, conditions=conditions,
                          repeats=checked.repeats,
                          system_prompt=checked.system_prompt, permute_options=checked.permute_options,
-                         use_cache=use_cache, budget_usd=checked.budget_usd, budget_units=checked.budget_units,
+                         balanced_options=bool(balanced), use_cache=use_cache, budget_usd=checked.budget_usd,
+                         budget_units=checked.budget_units,
                          note=note, difference=checked.difference)
 
 
@@ -280,12 +287,13 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     selection = request.selection
     models = request.models
     conditions = conditions_of(request)
+    family = families.family(request.benchmark.family)
     run = create_run(Run.Kind.LAUNCH, request.benchmark, models, conditions, selection=selection.as_dict(),
                      repeats=request.repeats, note=request.note, launched_by=launched_by,
                      system_prompt=request.system_prompt, permute_options=request.permute_options,
+                     balanced_options=request.balanced_options and family.permutable,
                      permutation_seed=selection.seed, use_cache=request.use_cache, budget_usd=request.budget_usd,
                      budget_units=request.budget_units)
-    family = families.family(request.benchmark.family)
     permute = request.permute_options and family.permutable
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
     if family.asks_every_condition:  # three columns, not 20,000 question objects
@@ -294,13 +302,18 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     else:
         asked = [(q.pk, q.key, q.choice_count, [c for c in conditions if family.applies(q, c)])
                  for q in questions.iterator(chunk_size=5000)]
-    units = [
-        (pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed,
-                                         f"{key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID
-                                         else f"{key}/{m.pk}/{c.name}/{r}"))
-        for pk, key, choice_count, applying in asked for c in applying
-        for m in models for r in range(repeats_for(m, request.repeats))
-    ]
+    def unit_key(key, m, c, r):
+        return f"{key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID else f"{key}/{m.pk}/{c.name}/{r}"
+
+    if run.balanced_options:
+        orders = _balanced_orders(family, asked, models, request.repeats, selection.seed, unit_key)
+        units = [(pk, m.pk, c.pk, r, orders[pk, m.pk, c.pk, r])
+                 for pk, key, choice_count, applying in asked for c in applying
+                 for m in models for r in range(repeats_for(m, request.repeats))]
+    else:
+        units = [(pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed, unit_key(key, m, c, r)))
+                 for pk, key, choice_count, applying in asked for c in applying
+                 for m in models for r in range(repeats_for(m, request.repeats))]
     unit_rows.insert_units(run.pk, units, timezone.now())
     family.mark_asked(question_ids)
     # Marked as sent when written: the messages go once the transaction commits.
@@ -312,10 +325,33 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     return run
 
 
+def _balanced_orders(family: families.Family, asked, models, repeats: int, seed: int, unit_key) -> dict:
+    """{(question, model, condition, repeat): option order} under the balanced design: per
+    balance group of the family (CFPD: a scenario's form; by default a question alone) and
+    choice count, the cyclic rotations dealt over each model's units in turn
+    (`option_design.balanced_orders`)."""
+    groups = family.balance_groups([pk for pk, *_ in asked]) if family.balance_groups else {}
+    grouped: dict[tuple[str, int], list] = {}
+    for pk, key, choice_count, applying in asked:
+        grouped.setdefault((groups.get(pk, f"question {pk}"), choice_count), []).append((pk, key, applying))
+    orders = {}
+    for (group, count), questions in grouped.items():
+        questions.sort(key=lambda q: q[1])
+        blocks = [[(pk, m.pk, c.pk, r, unit_key(key, m, c, r)) for pk, key, applying in questions
+                   for c in applying for r in range(repeats_for(m, repeats))] for m in models]
+        dealt = option_design.balanced_orders(count, [[unit[-1] for unit in block] for block in blocks], seed,
+                                              f"{group}/{count}")
+        for block, block_orders in zip(blocks, dealt):
+            for unit, order in zip(block, block_orders):
+                orders[unit[:4]] = order
+    return orders
+
+
 def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
                repeats: int = SAMPLING_REPEATS, conditions: list | None = None,
                system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
-               launched_by=None, note: str = "", budget_usd=None, budget_units=None) -> Run:
+               launched_by=None, note: str = "", budget_usd=None, budget_units=None,
+               balanced_options: bool = False) -> Run:
     """`start_run` for callers holding objects (tests, scripts): read through `read_launch`
     like every other launch, so the same limits hold."""
     selection = selection or Selection()
@@ -324,7 +360,8 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
         "seed": selection.seed, **selection.family_keys, "choice_counts": selection.choice_counts,
         "conditions": list(conditions or []),
         "system_prompt": system_prompt,
-        "permute_options": permute_options, "use_cache": use_cache, "note": note,
+        "permute_options": permute_options, "balanced_options": balanced_options, "use_cache": use_cache,
+        "note": note,
         "budget_usd": budget_usd, "budget_units": budget_units})
     return start_run(request, launched_by=launched_by)
 

@@ -123,6 +123,17 @@ def power(benchmark, question_ids, repeats, models, difference=None) -> dict:
     return power_figures(benchmark, question_ids, repeats, models, difference=difference)
 
 
+def balance_groups(question_ids) -> dict[int, str]:
+    """A question's balance group is its scenario's form (scenario version and variant: the
+    no-middle variant offers other options): the balanced option order rotates the options
+    over the scenario's qualified-actor variants (and conditions and repeats)."""
+    from .models import ScenarioQuestion
+
+    rows = ScenarioQuestion.objects.filter(question_id__in=list(question_ids)).values_list(
+        "question_id", "scenario_id", "variant")
+    return {question_id: f"{scenario_id}:{variant}" for question_id, scenario_id, variant in rows}
+
+
 def summary(benchmark) -> str:
     from django.template.loader import render_to_string
 
@@ -145,4 +156,5 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
-              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata)
+              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
+              balance_groups=balance_groups)

@@ -20,7 +20,8 @@ def _split(values):
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
-OPTIONS = {"choice_counts": "--choices", "permute_options": "--permute", "use_cache": "--no-cache"}
+OPTIONS = {"choice_counts": "--choices", "permute_options": "--permute", "balanced_options": "--balanced",
+           "use_cache": "--no-cache"}
 # Shorter spellings of `--select KEY=…` for the installed families' keys they name (kept from
 # before `--select`, when the command knew CFPD's keys by name); a key no family reads is not offered.
 ALIASES = {"--domain": "domains", "--actors": "qualified_actors"}
@@ -90,6 +91,9 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, help="Ask a seeded random sample of this many questions.")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--permute", action="store_true", help="Shuffle option order per unit (stored).")
+        parser.add_argument("--balanced", action="store_true",
+                            help="Balanced option order: rotations dealt over each scenario's units, so that each "
+                                 "option is shown at each position equally often (within one); wins over --permute.")
         parser.add_argument("--system-prompt", default="", help="Replace the paper's A.4 system prompt.")
         parser.add_argument("--no-cache", action="store_true", help="Never reuse cached answers.")
         parser.add_argument("--resume", type=int, metavar="RUN", help="Ask only what run RUN is missing.")
@@ -150,6 +154,7 @@ class Command(BaseCommand):
                 "repeats": o["repeats"], "sample": o["sample"], "seed": o["seed"], **family_selection(o),
                 "choice_counts": _split(o["choices"]),
                 "conditions": _split(o["conditions"]), "system_prompt": o["system_prompt"], "permute_options": o["permute"],
+                "balanced_options": o["balanced"],
                 "use_cache": False if o["no_cache"] else None, "note": o["note"],
                 "budget_usd": o["budget_usd"], "budget_units": o["budget_units"], "difference": o["difference"]})
         except services.LaunchInvalid as exc:
@@ -212,7 +217,8 @@ class Command(BaseCommand):
     def _same_runs(self, benchmark, models, selection, o):
         wanted = sorted(m.pk for m in models)
         candidates = Run.objects.filter(benchmark=benchmark, note=o["note"], selection=selection.as_dict(),
-                                        repeats=o["repeats"]).prefetch_related("llm_models")
+                                        repeats=o["repeats"], balanced_options=bool(o.get("balanced")),
+                                        ).prefetch_related("llm_models")
         return [run for run in candidates if sorted(m.pk for m in run.llm_models.all()) == wanted]
 
     def _resume(self, run_id, budget=None):
