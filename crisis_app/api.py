@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from analysis_app.permissions import CanReadDashboards
 from cfpd_site.api_schema import errors, query
 
+from . import contrasts as contrast_metrics
 from . import dashboard, dashboard_params, queries
 
 
@@ -45,12 +46,17 @@ class CrisisView(APIView):
                     query("model", many=True, max_length=80), query("move", "integer", minimum=1, maximum=2),
                     query("continuation", many=True, max_length=64), query("run", "integer", many=True),
                     query("group", "integer"), query("iterations", "integer", minimum=100, maximum=10_000),
-                    query("seed", "integer", minimum=0, maximum=2**31 - 1)],
+                    query("seed", "integer", minimum=0, maximum=2**31 - 1),
+                    query("adjust", max_length=8, description="The contrasts' correction: bh (Benjamini–Hochberg, "
+                                                              "default) or holm.")],
         responses={200: dict, **errors(400)},
         description="Free-form crisis inconsistency of one scorer: the summary rows (mean over runs of each run's "
                     "mean over pairs, sd, 95% bootstrap CI over runs), the boxes per model and temperature, the "
                     "temperature curve of the level-0 variants and the level-1/level-2 ablation bands, and one "
-                    "group's most and least divergent pairs (default: the most inconsistent group). A bad "
+                    "group's most and least divergent pairs (default: the most inconsistent group), and the "
+                    "paired contrasts between temperatures and between models by question (contrasts: estimate in "
+                    "inconsistency units, cluster-bootstrap interval, Miller's clustered SE, sign-flip p, adjusted "
+                    "p; contrasts_method names the methods). A bad "
                     "parameter, or a name that does not exist, is a 400 naming it.")
     def get(self, request):
         try:
@@ -68,6 +74,9 @@ class CrisisView(APIView):
             "runs": board.runs, "iterations": options.iterations, "seed": options.seed,
             "summary": _records(board.summary), "boxes": _records(board.boxes), "curve": _records(board.curve),
             "bands": _records(board.bands), "per_run": _records(board.per_run),
+            "contrasts": _records(board.contrasts),
+            "contrasts_method": contrast_metrics.method_note(options.adjust, options.iterations,
+                                                             dashboard.PAGE_PATTERNS),
             "divergent": None if group is None else {
                 "group": group.score.pk, "title": group.title, "mean": group.score.mean,
                 "n_samples": group.score.n_samples, "pairs": _side_by_side(board)}})

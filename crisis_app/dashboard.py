@@ -8,7 +8,9 @@ built from crisis_app.report on the stored group scores of one scorer:
   ablations as horizontal bands: is the inconsistency at a temperature above what
   meaning-preserving rewrites cause?
 * groups: one row per scored group (the report's --per-run rows, with the group's id);
-* pairs: one group's pairs, its most and least divergent pairs shown side by side.
+* pairs: one group's pairs, its most and least divergent pairs shown side by side;
+* contrasts: paired differences between temperatures and between models, by question, as
+  a forest plot (crisis_app.contrasts).
 
 `resolve` picks the default benchmark and scorer and raises BadParameter for names that
 do not exist; views and the API call `resolve` and then `build`.
@@ -24,14 +26,18 @@ import pandas as pd
 import plotly.graph_objects as go
 from django.utils import timezone
 
+from analysis_app import forest
 from analysis_app.panels import PALETTE, Panel
 
+from . import contrasts as contrast_metrics
 from . import queries
 from . import report as reports
 from .dashboard_params import BadParameter, Options
 from .queries import CrisisFilter
 
-PANEL_ORDER = ["summary", "boxes", "curve", "groups", "pairs"]
+PANEL_ORDER = ["summary", "boxes", "curve", "contrasts", "groups", "pairs"]
+# Monte Carlo sign patterns past 20 clusters on a page (as CFPD's and the territories' pages).
+PAGE_PATTERNS = 10_000
 LEVEL_DASH = {1: "dash", 2: "dot"}
 
 
@@ -59,6 +65,7 @@ class CrisisBoard:
     boxes: pd.DataFrame | None = None
     curve: pd.DataFrame | None = None
     bands: pd.DataFrame | None = None
+    contrasts: pd.DataFrame | None = None  # crisis_app.contrasts.COLUMNS at full precision: the CSV and API
     group: queries.Group | None = None
     pairs: pd.DataFrame | None = None
     side_by_side: list[SideBySide] = field(default_factory=list)
@@ -204,6 +211,32 @@ def curve_panel(curve: pd.DataFrame, bands: pd.DataFrame) -> Panel:
     return Panel("curve", "Temperature curve and ablation bands", _curve_table(curve, bands), _fig(fig), note)
 
 
+def contrasts_panel(table: pd.DataFrame, per_run: pd.DataFrame, adjust: str, iterations: int) -> Panel:
+    """Temperature and model contrasts with their forest plot, or the sentence saying why none."""
+    note = contrast_metrics.method_note(adjust, iterations, PAGE_PATTERNS) + (
+        " The chart draws the contrasts with an interval (two clusters or more), smallest adjusted p first, at most "
+        "40; the table and its CSV hold every contrast.")
+    figure = None
+    if table.empty:
+        temperatures = {contrast_metrics.temperature_name(t) for t in per_run["temperature"]}
+        models = set(per_run["model"])
+        note += (f" No chart: this filter holds {len(models)} model{'s' if len(models) != 1 else ''} and "
+                 f"{len(temperatures)} temperature{'s' if len(temperatures) != 1 else ''} ("
+                 + ", ".join(sorted(temperatures)) + "), and no model was scored at two temperatures on the same "
+                 "question nor two models at one temperature on the same question: launch the benchmark at a second "
+                 "temperature or with a second model and score it.")
+    else:
+        drawn = table.assign(label=[contrast_metrics.label(row) for _, row in table.iterrows()])
+        figure = forest.forest_figure(drawn, "Paired inconsistency contrasts, 95% cluster-bootstrap intervals",
+                                      "← right more inconsistent · left more inconsistent →", "n_clusters",
+                                      "clusters", unit="", digits=3)
+        if figure is None:
+            note += (" No chart: every contrast in this filter rests on one question, and an interval needs two "
+                     "(resampling one cluster always gives the same value).")
+    return Panel("contrasts", "Contrasts: between temperatures and between models, paired by question",
+                 table.round({"estimate": 4, "ci_low": 4, "ci_high": 4, "se_clustered": 4}), figure, note)
+
+
 def groups_panel(per_run: pd.DataFrame) -> Panel:
     table = per_run.reindex(columns=["group", "model", "variant", "level", "move", "continuation", "temperature",
                                      "run", "mean", "n_samples", "n_pairs", "explicit", "simulation", "scorer"])
@@ -273,12 +306,15 @@ def build(filters: CrisisFilter, options: Options = Options()) -> CrisisBoard:
     board.boxes = reports.box_frame(per_run, **settings)
     board.curve = reports.curve_frame(per_run, **settings)
     board.bands = reports.band_frame(per_run, **settings)
+    board.contrasts = contrast_metrics.contrasts(per_run, iterations=options.iterations, seed=options.seed,
+                                                 method=options.adjust, patterns=PAGE_PATTERNS)
     board.groups, board.runs = len(per_run), int(per_run["run"].nunique())
     board.panels["summary"] = summary_panel(board.summary)
     if not board.boxes.empty:
         board.panels["boxes"] = boxes_panel(board.boxes, per_run)
     if not board.curve.empty or not board.bands.empty:
         board.panels["curve"] = curve_panel(board.curve, board.bands)
+    board.panels["contrasts"] = contrasts_panel(board.contrasts, per_run, options.adjust, options.iterations)
     board.panels["groups"] = groups_panel(per_run)
     chosen = options.group or int(per_run.sort_values(["mean", "group"], ascending=[False, True])["group"].iloc[0])
     board.group = queries.group(chosen)

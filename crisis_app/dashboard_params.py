@@ -5,7 +5,8 @@ benchmark (a free-form benchmark; default the one scored last), scorer (one: cha
 two scorers do not share a scale; default the first present, BERTScore first), model
 (repeated), move (1 or 2; empty for both), continuation (repeated), run (repeated),
 group (the group score whose divergent pairs are shown; default the most inconsistent),
-iterations and seed (the bootstrap over runs).
+iterations and seed (the bootstrap over runs), adjust (the contrasts' correction: bh for
+Benjamini–Hochberg, the default, or holm).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from .queries import CrisisFilter
 
 LABELS = {"benchmark": "Benchmark", "scorer": "Scorer", "model": "Models", "move": "Move",
           "continuation": "Continuation", "run": "Runs", "group": "Group", "iterations": "Bootstrap iterations",
-          "seed": "Seed"}
+          "seed": "Seed", "adjust": "Correction"}
+ADJUSTMENTS = ("bh", "holm")
 PARAMETERS = tuple(LABELS)
 
 __all__ = ["BadParameter", "Options", "parse", "LABELS", "PARAMETERS"]
@@ -29,6 +31,14 @@ class Options:
     group: int | None = None
     iterations: int = 1000
     seed: int = 0
+    adjust: str = "bh"
+
+
+def _adjustment(query) -> str:
+    value = text(query, "adjust", default="bh", max_length=8).lower() or "bh"
+    if value not in ADJUSTMENTS:
+        raise BadParameter("adjust", f"must be bh (Benjamini–Hochberg) or holm, not {value!r}")
+    return value
 
 
 def parse(query) -> tuple[CrisisFilter, Options]:
@@ -42,5 +52,6 @@ def parse(query) -> tuple[CrisisFilter, Options]:
         moves=(move,) if move else (), continuations=texts(query, "continuation", max_length=64))
     options = Options(group=optional_integer(query, "group", minimum=1),
                       iterations=integer(query, "iterations", default=1000, minimum=100, maximum=10_000),
-                      seed=integer(query, "seed", default=0, minimum=0, maximum=2**31 - 1))
+                      seed=integer(query, "seed", default=0, minimum=0, maximum=2**31 - 1),
+                      adjust=_adjustment(query))
     return filters, options

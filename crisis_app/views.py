@@ -93,6 +93,7 @@ def panel_csv(request, key):
         return HttpResponse("No inconsistency scores in this filter.", status=404, content_type="text/plain")
     # The summary and the groups as the command writes them (numbers at full precision).
     table = {"summary": board.summary.reindex(columns=SUMMARY_COLUMNS) if key == "summary" else None,
-             "groups": board.per_run.reindex(columns=["group", *PER_RUN_COLUMNS]) if key == "groups" else None}
+             "groups": board.per_run.reindex(columns=["group", *PER_RUN_COLUMNS]) if key == "groups" else None,
+             "contrasts": board.contrasts if key == "contrasts" else None}
     chosen = table.get(key) if table.get(key) is not None else panel.table
     return csv_response(for_csv(chosen), f"crisis-{key}")
