@@ -4,8 +4,6 @@ Seeded as the dashboards' browser tests are (`demo_like`); one answer is given a
 output, its messages and log-probabilities (a script tag in it stays text)."""
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -18,16 +16,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
-
-NOTES_SHOTS = Path("/work/notes/shots")
-
-
-def _shot(page, screenshots, name):
-    path = screenshots / name
-    page.screenshot(path=str(path), full_page=True)
-    if NOTES_SHOTS.is_dir():
-        shutil.copy(path, NOTES_SHOTS / name)
-
 
 def test_an_analyst_searches_a_runs_answers_and_opens_one(page, live_server, analyst, demo_like,
                                                            screenshots):  # noqa: F811
@@ -51,7 +39,7 @@ def test_an_analyst_searches_a_runs_answers_and_opens_one(page, live_server, ana
     rows = page.locator("#answer-table tbody tr")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("<script>window.hacked=1</script>")
-    _shot(page, screenshots, "answers-list-search.png")
+    page.screenshot(path=str(screenshots / "answers-list-search.png"), full_page=True)
 
     with page.expect_navigation():
         rows.first.locator("td.num a").click()
@@ -68,5 +56,5 @@ def test_an_analyst_searches_a_runs_answers_and_opens_one(page, live_server, ana
     points = page.evaluate("document.getElementById('answer-chart').data[0].y")
     assert points == [-0.2 - i for i in range(len(letters))]
     expect(page.locator("#answer-chart g.point")).to_have_count(len(letters))
-    _shot(page, screenshots, "answer-detail.png")
+    page.screenshot(path=str(screenshots / "answer-detail.png"), full_page=True)
     assert not page.problems

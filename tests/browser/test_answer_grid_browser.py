@@ -5,8 +5,6 @@ Seeded as the dashboards' browser tests are (`demo_like`: hawk asked once in an 
 run, then hawk, dove and owl — two repeats each for dove and owl — in the demo-like run)."""
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -19,16 +17,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
-
-NOTES_SHOTS = Path("/work/notes/shots")
-
-
-def _shot(page, screenshots, name):
-    path = screenshots / name
-    page.screenshot(path=str(path), full_page=True)
-    if NOTES_SHOTS.is_dir():
-        shutil.copy(path, NOTES_SHOTS / name)
-
 
 def test_an_analyst_opens_a_runs_grid_clicks_cells_and_compares_two_runs(
         page, live_server, analyst, demo_like, screenshots):  # noqa: F811
@@ -44,7 +32,7 @@ def test_an_analyst_opens_a_runs_grid_clicks_cells_and_compares_two_runs(
     questions = run.benchmark.questions.count()
     expect(grid.locator("tbody tr")).to_have_count(min(questions, 50))
     expect(page.locator("#grid-legend")).to_contain_text("R refusal")
-    _shot(page, screenshots, "answer-grid.png")
+    page.screenshot(path=str(screenshots / "answer-grid.png"), full_page=True)
 
     # hawk was asked once: its cell is one answer, and opens that answer's page
     hawk_cell = grid.locator("tbody tr").first.locator("td.cell[data-model=hawk]")
@@ -78,7 +66,7 @@ def test_an_analyst_opens_a_runs_grid_clicks_cells_and_compares_two_runs(
     assert rows.count() > 0
     expect(rows.first.locator("a.answer-link")).to_have_count(2)
     expect(page.locator("body")).to_contain_text("Newcomb")
-    _shot(page, screenshots, "answer-compare.png")
+    page.screenshot(path=str(screenshots / "answer-compare.png"), full_page=True)
     with page.expect_navigation():
         rows.first.locator("a.answer-link").nth(1).click()
     assert re.search(r"/answers/\d+/$", page.url)

@@ -6,23 +6,11 @@ numbers as the runtime's own `score_continuations`)."""
 import pytest
 
 from runs_app import llm, local_provider
-from tests.fakes.fake_openai import DEFAULTS, FakeOpenAI, word_logprob
+from tests.fakes.fake_openai import word_logprob
+from tests.fakes.fixtures import fake, server  # noqa: F401  (fixtures)
 
 PROMPT = "Question: Which country do the Spratly Islands belong to?\nAnswer: The Spratly Islands belong to"
 CLAIMANTS = [" China", " the Philippines", " Vietnam"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server):
-    server.configure(**DEFAULTS)
-    server.reset_stats()
-    return server
 
 
 def fake_request(fake, **changes):

@@ -5,22 +5,9 @@ empty answer when a server refuses a parameter it does not know (guided_choice, 
 import pytest
 
 from runs_app import llm
-from tests.fakes.fake_openai import DEFAULTS, FakeOpenAI
+from tests.fakes.fixtures import fake, server  # noqa: F401  (fixtures)
 
 QUESTION = "Which option?\nA: Talk\nB: Strike\nAnswer with one letter."
-
-
-@pytest.fixture(scope="module")
-def server():
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server):
-    server.configure(**DEFAULTS)
-    server.reset_stats()
-    return server
 
 
 def choice_request(fake, strategy="logprobs"):

@@ -18,8 +18,9 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import litellm  # noqa: E402
 
-from tests.fakes.fake_openai import (DEFAULTS, FakeOpenAI, choose_letter, fake_tokens, prompt_key,  # noqa: E402
+from tests.fakes.fake_openai import (choose_letter, fake_tokens, prompt_key,  # noqa: E402
                                      word_logprob)
+from tests.fakes.fixtures import fake, server  # noqa: F401  (fixtures)
 
 litellm.suppress_debug_info = True
 
@@ -29,19 +30,6 @@ QUESTION = "Which is better?\nA: tea\nB: coffee\nC: water"
 
 def _user(text):
     return [{"role": "system", "content": "Answer with a letter."}, {"role": "user", "content": text}]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with FakeOpenAI() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server):
-    server.configure(**DEFAULTS)
-    server.reset_stats()
-    return server
 
 
 def call(fake, messages=None, **kwargs):
