@@ -9,6 +9,8 @@ Plain values only: the template prints every text escaped and the chart goes out
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.urls import NoReverseMatch, reverse
 
 from analysis_app.panels import PALETTE, chart, layout
@@ -27,6 +29,19 @@ CODE_LABELS = {"R": "R (refusal)", "X": "X (invalid: no option, no refusal)"}
 def answer_queryset():
     return Response.objects.answers().select_related("run__benchmark", "question__benchmark", "model", "condition",
                                                      "previous")
+
+
+def readable_answer(user, pk: int):
+    """The answer `pk` for its page and the API: Http404 when there is none, PermissionDenied
+    (403, the same words on both) when `user` may not read its benchmark's answers."""
+    try:
+        response = answer_queryset().get(pk=pk)
+    except Response.DoesNotExist:
+        raise Http404(f"No answer {pk}") from None
+    if not readers.may_read(user, response.run.benchmark_id):
+        raise PermissionDenied(f"Answer {pk} is of benchmark {response.run.benchmark.name}, whose answers you do "
+                               "not code: reviewers read the answers of the benchmarks they code.")
+    return response
 
 
 def presented_options(response) -> list[dict]:

@@ -2,16 +2,14 @@
 search, sorts and keyset cursor) and GET /api/answers/<id>/ (one answer, as its page
 shows it). The same readers and the same 400s as the pages."""
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cfpd_site.api_schema import errors, query
 from cfpd_site.params import BadParameter
-from runs_app.models import Response as Answer
 
 from . import answer_detail, answer_list, answer_query, readers
 from .api_grid import IsAnswerReader
@@ -190,11 +188,5 @@ class AnswerDetailView(APIView):
                                "tokens, cost, latency, attempts and errors. 403: a reviewer asking for an answer "
                                "of a benchmark they do not code.")
     def get(self, request, pk):
-        try:
-            response = answer_detail.answer_queryset().get(pk=pk)
-        except Answer.DoesNotExist:
-            raise Http404(f"No answer {pk}") from None
-        if not readers.may_read(request.user, response.run.benchmark_id):
-            raise PermissionDenied(f"answer {pk} is of benchmark {response.run.benchmark.name}, whose answers you "
-                                   "do not code: reviewers read the answers of the benchmarks they code")
+        response = answer_detail.readable_answer(request.user, pk)
         return Response(AnswerDetailSerializer(answer_detail.describe(response, request.user)).data)

@@ -4,7 +4,7 @@ the benchmarks they code, others nothing; a bad filter is the page with its mess
 status 400."""
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
 from benchmarks_app import families
@@ -28,13 +28,7 @@ def check_reader(user):
 
 def answer_page(request, pk):
     check_reader(request.user)
-    try:
-        response = answer_detail.answer_queryset().get(pk=pk)
-    except Response.DoesNotExist:
-        raise Http404(f"No answer {pk}") from None
-    if not readers.may_read(request.user, response.run.benchmark_id):
-        raise PermissionDenied(f"This answer is of benchmark {response.run.benchmark.name}, whose answers you do "
-                               "not code: reviewers read the answers of the benchmarks they code.")
+    response = answer_detail.readable_answer(request.user, pk)
     return render(request, "explorer_app/answer_detail.html",
                   {"a": answer_detail.describe(response, request.user), "answer": response})
 
