@@ -32,9 +32,8 @@ def analyst_client(client, analyst):
     return client
 
 
-@pytest.fixture
-def more(db):
-    made = make_scores()
+def add_run_g(made):
+    """The groups of run G (module docstring) beside make_scores' groups."""
     bert = Scorer.objects.get(name="bertscore-minilm")
     a, b = LLMModel.objects.get(name="model-a"), LLMModel.objects.get(name="model-b")
     run = Run.objects.create(benchmark=made["benchmark"], status="done", note="run G", repeats=3)
@@ -43,6 +42,11 @@ def more(db):
     scored_group(run, b, "anonymised", 0.2, [0.2, 0.2, 0.2], scorer=bert)
     scored_group(run, b, "explicit", 0.2, [0.3, 0.3, 0.3], move=2, continuation="status_quo", scorer=bert)
     return made
+
+
+@pytest.fixture
+def more(db):
+    return add_run_g(make_scores())
 
 
 def one(table, **keys):
