@@ -23,9 +23,10 @@ from analysis_app import panels as shared
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import contrast_figures, metrics, tally
+from . import contrast_figures, metrics, position_figures, tally
 from .metrics import contrasts as contrast_metrics
-from .tidy_query import AnalysisFilter, Superseded, latest_launches, tidy_counts, tidy_with_categories
+from .metrics import position as position_metrics
+from .tidy_query import AnalysisFilter, Superseded, latest_launches, position_answers, tidy_counts, tidy_with_categories
 
 ITERATIONS = 1000
 # The category each domain's per-country and heatmap views show first (the paper's
@@ -313,9 +314,56 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
 # What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
 # order the page shows the panels in.
 PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "contrasts",
-          "flips", "robustness")
+          "flips", "position", "robustness")
 ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
-         "refusals_by_country", "differences", "contrasts", "flips", "robustness")
+         "refusals_by_country", "differences", "contrasts", "flips", "position", "position_rates", "robustness")
+
+
+POSITION_METHOD = (
+    "Observed: the share of answers choosing the option shown at each position (A, B, C …). Expected from "
+    "content: for each answer, the share of the model's answers of that scenario (whatever the order) choosing "
+    "the option shown there, averaged over the answers; under the balanced design it is 1/n. Test: a stratified "
+    "permutation test (the orders shown reshuffled among the model's answers within each scenario, {permutations} "
+    "permutations, seed {seed}) of Pearson's χ² over the position counts (scipy.stats.chisquare), "
+    "p = (1 + permutations at least as large) / (1 + permutations), its Monte Carlo error in p_error; one test per "
+    "model and choice count. Refusals and answers choosing no option have no position and are left out.")
+RATES_METHOD = (
+    "Observed: the scenario-normalised rate over the answers choosing an option (as the rates panel). "
+    "Position-balanced: in each scenario, each option's rate is the mean over the positions of the share choosing "
+    "it among the answers that showed it there, normalised over the options — the rate had every option been "
+    "shown at every position equally often (direct standardisation); a scenario where some option never sat at "
+    "some position keeps its observed rate (scenarios_adjusted counts the others). Under the balanced design "
+    "both are the same: the design cancels the position effect. difference: balanced − observed, in points.")
+
+
+def add_position(board: Dashboard, filters: AnalysisFilter, iterations: int, seed: int, sets, by_actor) -> None:
+    """The position-bias panels (`metrics.position`): observed against expected share by
+    displayed position with its test, and the rates with and without the position effect.
+    Without an answer whose scenario was shown in more than one order there is nothing to
+    measure, and the panels say so instead of drawing."""
+    shown, option_categories = position_answers(filters)
+    if filters.focus_complete:
+        shown = shown[shown["scenario"].isin(by_actor()[0])]
+    if shown.empty:
+        return
+    varied = position_metrics.any_varied(shown)
+    why = ("" if varied else
+           " No chart: every scenario was shown to each model in one order only (no run in this filter permuted or "
+           "balanced the options), so the content and the position of an option cannot be told apart; launch with "
+           "“Balance option order” (or run_benchmark --balanced) to measure it.")
+    shares = position_metrics.position_shares(shown, iterations, seed)
+    board.panels["position"] = Panel(
+        key="position", title="Position bias: choices by displayed position", table=shares,
+        figure=position_figures.shares_figure(shares) if varied else None,
+        note=POSITION_METHOD.format(permutations=iterations, seed=seed) + why)
+    rates = position_metrics.balanced_rates(shown, option_categories, sets)
+    adjusted = bool(len(rates)) and bool((rates["scenarios_adjusted"] > 0).any())
+    board.panels["position_rates"] = Panel(
+        key="position_rates", title="Rates with and without the position effect", table=rates,
+        figure=position_figures.rates_figure(rates) if adjusted else None,
+        note=RATES_METHOD + ("" if adjusted else
+                             " No chart: no scenario in this filter showed each option at each position, so no rate "
+                             "could be standardised (the table shows the observed rates twice)."))
 
 
 def _then(first: Callable, function, *args, **kwargs):
@@ -466,6 +514,8 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
                " No chart: no question pair in this filter differs only in the advised state." if not compared else
                " No chart: no pair flips in this filter (every model's answer keeps a category when only the "
                "advised state changes)."))
+    if "position" in wanted:
+        add_position(board, filters, iterations, seed, sets, by_actor)
     if "robustness" in wanted:
         complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),

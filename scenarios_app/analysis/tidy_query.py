@@ -95,9 +95,10 @@ class Superseded:
 
 def _launch_key(run: Run) -> str:
     """What makes two runs the same launch: benchmark, question selection, prompt and
-    option order. Imported answers are never launches of anything (each file is its own)."""
+    option order (shuffled or balanced). Imported answers are never launches of anything (each file is its own)."""
     return json.dumps([run.benchmark_id, run.selection, run.system_prompt, run.permute_options,
-                       run.permutation_seed if run.permute_options else None], sort_keys=True)
+                       run.permutation_seed if run.permute_options or run.balanced_options else None,
+                       run.balanced_options], sort_keys=True)
 
 
 def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Superseded]]:
@@ -121,7 +122,8 @@ def latest_launches(filters: AnalysisFilter) -> tuple[AnalysisFilter, list[Super
     # Imported answers launch nothing; a judge run (encoding_app) holds no answers.
     launched = Run.objects.of_answers().exclude(kind=Run.Kind.IMPORT)
     for run in launched.filter(pk__in=list(by_run)).only(
-            "pk", "benchmark_id", "selection", "system_prompt", "permute_options", "permutation_seed", "status",
+            "pk", "benchmark_id", "selection", "system_prompt", "permute_options", "permutation_seed",
+            "balanced_options", "status",
             "created_at"):
         for model_id in by_run[run.pk]:
             launches.setdefault((_launch_key(run), model_id), []).append(run)
@@ -322,6 +324,40 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
     out["n"] = frame["n"].astype("int64")
     tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()
     return Tidy(tidy, offered_categories(look), cover)
+
+
+def position_answers(filters: AnalysisFilter = AnalysisFilter()) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """The answers that chose an option, counted per (model, scenario form, order shown,
+    option chosen) in the database, for the position-bias panel (`metrics.position`):
+    columns model, domain, choice_count, scenario, order (canonical indexes as lettered;
+    an answer stored without one was shown the written order), chosen (canonical index)
+    and n; with each scenario's option categories in canonical order."""
+    keys = ["model_id", "question__cfpd__scenario_id", "question__cfpd__variant", "option_order", "code"]
+    counted = list(filters.responses().filter(code__in=list(LETTERS)).values(*keys).annotate(n=Count("id"))
+                   .order_by().values_list(*keys, "n"))
+    columns = ["model", "domain", "choice_count", "scenario", "order", "chosen", "n"]
+    if not counted:
+        return pd.DataFrame(columns=columns), {}
+    frame = pd.DataFrame.from_records(counted, columns=[*keys, "n"])
+    look = _lookups(frame["question__cfpd__scenario_id"].unique().tolist())
+    scenarios = look["scenarios"].set_index("scenario_id")
+    sid, variant = frame["question__cfpd__scenario_id"], frame["question__cfpd__variant"]
+    labels = _scenario_label(sid, variant, scenarios)
+    options: dict[str, list[str]] = {}
+    for (scenario_id, form, letter), category in sorted(look["letter_category"].items()):
+        options.setdefault((scenario_id, form), []).append(category)
+    option_categories = {label: options.get((s, v), []) for label, s, v in zip(labels, sid, variant)}
+    counts = [len(option_categories[label]) for label in labels]
+    orders = [tuple(order) if order else tuple(range(count)) for order, count in zip(frame["option_order"], counts)]
+    out = pd.DataFrame({"model": frame["model_id"].map(look["models"]),
+                        "domain": sid.map(scenarios["domain_id"]).map(look["domains"]), "choice_count": counts,
+                        "scenario": labels, "order": orders,
+                        "chosen": [LETTERS.index(code) for code in frame["code"]], "n": frame["n"].astype("int64")})
+    # An order that does not fit its question's options (a hand-made row) cannot say where the choice was.
+    fits = [sorted(order) == list(range(count)) and chosen < count
+            for order, count, chosen in zip(out["order"], out["choice_count"], out["chosen"])]
+    out = out[fits].groupby(columns[:-1], sort=False, as_index=False)["n"].sum()
+    return out, option_categories
 
 
 def coverage(filters: AnalysisFilter = AnalysisFilter()) -> dict:
