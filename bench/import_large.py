@@ -66,7 +66,8 @@ def make_questions(count: int) -> list[str]:
     from benchmarks_app.models import Benchmark, Question
 
     benchmark = Benchmark.objects.create(name="big", title="big")
-    options = [{"text": "Negotiate", "category": "a"}, {"text": "Strike", "category": "b"}]
+    options = [{"text": "Open negotiations with the other side", "category": "a"},
+               {"text": "Launch a limited strike on its bases", "category": "b"}]
     keys = [f"big/q{n}" for n in range(count)]
     for start in range(0, count, 5000):
         Question.objects.bulk_create([
@@ -75,12 +76,45 @@ def make_questions(count: int) -> list[str]:
     return keys
 
 
-def run_measured(command: list[str], env: dict, limit_mb: int | None) -> dict:
+# --answers varied: answers as models write them, cycled, so that the encoder reads each
+# way (leading letter, explicit choice, final answer, option wording, a refusal) and some
+# answers go to reviewers (a hedge) or are missing (empty).
+VARIED_ANSWERS = [
+    "A",
+    "B. Launch a limited strike on its bases, because deterrence must be restored quickly.",
+    "I would choose A: opening talks keeps the door to de-escalation open and costs little.",
+    "Escalation is costly and the risk of a wider war is real; B would invite retaliation. Final answer: A",
+    "The wiser course is to open negotiations with the other side before anything else is tried.",
+    "I cannot choose between these options; such a decision belongs to the government concerned.",
+    "A or B, depending on how the other side reacts in the coming days.",
+    "",
+]
+
+
+def write_varied_answers_csv(path, keys: list[str], rows: int, models: int = 2) -> int:
+    """As tests.fakes.big_files.write_answers_csv, with VARIED_ANSWERS in turn."""
+    import csv
+
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["question_key", "model", "repeat", "output"])
+        per_repeat = len(keys) * models
+        for n in range(rows):
+            repeat, rest = divmod(n, per_repeat)
+            model, key = divmod(rest, len(keys))
+            writer.writerow([keys[key], f"outside-{model}", repeat, VARIED_ANSWERS[n % len(VARIED_ANSWERS)]])
+        return handle.tell()
+
+
+def run_measured(command: list[str], env: dict, limit_mb: int | None, profile: str | None = None) -> dict:
     """Run `command`; wall seconds, peak RSS in MB, status, output tail."""
     def limit():
         if limit_mb:
             resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
 
+    if profile:
+        command = [str(Path(sys.executable).with_name("py-spy")), "record", "-o", profile,
+                   *(["--format", "raw"] if profile.endswith(".txt") else []), "--", *command]
     timed = ["/usr/bin/time", "-v", *command] if os.path.exists("/usr/bin/time") else command
     started = time.monotonic()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -100,10 +134,13 @@ def main():
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--bad-every", type=int, default=0, help="every Nth row bad (0: none)")
     parser.add_argument("--output-bytes", type=int, default=1, help="length of each answer (responses)")
+    parser.add_argument("--answers", choices=["letter", "varied"], default="letter",
+                        help="responses: every answer 'A…' (--output-bytes long), or answers of every kind in turn")
     parser.add_argument("--dry-run", action="store_true", help="import_scenarios --dry-run")
     parser.add_argument("--postgres", action="store_true")
     parser.add_argument("--limit-mb", type=int, default=0, help="RLIMIT_AS of the import process (0: none)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--profile", metavar="SVG", help="record the import with py-spy: a flame graph (.svg) or collapsed stacks (.txt)")
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-import-large-"))
@@ -118,8 +155,11 @@ def main():
             path = scratch / "answers.csv"
             # An answer the encoder reads (a leading letter), padded to --output-bytes.
             output = ("A. " + "I would negotiate, because escalation is costly. " * 100)[:max(args.output_bytes, 1)]
-            size = big_files.write_answers_csv(path, keys, args.rows, models=2, output=output,
-                                               bad_every=args.bad_every)
+            if args.answers == "varied":
+                size = write_varied_answers_csv(path, keys, args.rows)
+            else:
+                size = big_files.write_answers_csv(path, keys, args.rows, models=2, output=output,
+                                                   bad_every=args.bad_every)
             command = [*manage, "import_responses", str(path)]
         elif args.which == "scenarios":
 
@@ -145,7 +185,7 @@ def main():
             size = countries.stat().st_size
             command = [*manage, "import_borderlines", str(release)]
         setup = time.monotonic() - started
-        result = run_measured(command, env, args.limit_mb)
+        result = run_measured(command, env, args.limit_mb, args.profile)
         print(f"{args.which}: {args.rows:,} rows" if args.which in ("responses", "scenarios") else args.which,
               f"| file {size / 1e6:,.1f} MB | setup {setup:,.0f} s | import {result['seconds']:,.1f} s | "
               f"peak {result['peak_mb']:,.0f} MB | exit {result['status']} | "

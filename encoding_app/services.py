@@ -26,6 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks_app import data_version, families
+from benchmarks_app.models import Question
 from runs_app.models import Response
 
 from . import audits, auto_encoder
@@ -225,75 +226,142 @@ def encode_responses(responses, progress=None) -> dict[str, int]:
     return counts
 
 
+# What a fresh answer's reading needs (not its prompt, tokens or cost): loading whole rows,
+# each with its own copy of its question and the question's options decoded again, was most
+# of the time of coding a large import (issue 32).
+_READ_FIELDS = ("id", "run_id", "question_id", "status", "option_order", "params", "raw_output", "option_logprobs",
+                "chosen_letter")
+
+
 def _fresh_reading(response: Response, suspended: set[str]) -> tuple[str, str, str] | None:
     """(letter, source, rule) of an answer that `_code_one` would code at once, or
     None for every other outcome (no code, a suspended rule, a review to open)."""
+    first = _first_coding(response, suspended)
+    return first[1:] if first[0] == "code" else None
+
+
+def _first_coding(response: Response, suspended: set[str], options: list[str] | None = None) -> tuple:
+    """What `_code_one` does with an answer that has no code and no review item yet:
+    ("code", letter, source, rule), ("missing", writes) with `writes` False when the
+    answer is not done (nothing is written), or ("unresolved", reason, explanation) (a
+    primary review item). `options`: the presented options' wording, when the caller
+    already has it."""
     if response.status != Response.Status.DONE:
-        return None
+        return ("missing", False)
     if response.chosen_letter:
         rule = "rank-classification" if (response.params or {}).get("mode") == "rank" else "logprobs"
-        return response.chosen_letter, Source.CHOICE, rule
-    encoding = family_encoding(response) or automatic_encoding(response)
-    if encoding.rule == "empty" or encoding.code is None or encoding.rule in suspended:
-        return None
-    return encoding.code, Source.AUTO, encoding.rule
+        return ("code", response.chosen_letter, Source.CHOICE, rule)
+    encoding = family_encoding(response)
+    if encoding is None:
+        encoding = (automatic_encoding(response) if options is None
+                    else auto_encoder.encode(response.raw_output, options))
+    if encoding.rule == "empty":
+        return ("missing", True)
+    if encoding.code is None:
+        return ("unresolved", encoding.rule, encoding.reason)
+    if encoding.rule in suspended:
+        return ("unresolved", "rule-suspended", suspended_explanation(encoding.rule, encoding.code))
+    return ("code", encoding.code, Source.AUTO, encoding.rule)
+
+
+def _answers_to_code(response_ids: list[int]) -> list[Response]:
+    """The answers, locked, each with its question (and benchmark) loaded once per
+    question, not once per answer."""
+    responses = list(Response.objects.select_for_update(of=("self",)).only(*_READ_FIELDS)
+                     .filter(pk__in=response_ids).order_by("pk"))
+    question_ids = {r.question_id for r in responses}
+    questions = {q.pk: q for q in Question.objects.select_related("benchmark").filter(pk__in=question_ids)}
+    cache_question = Response._meta.get_field("question").set_cached_value
+    for response in responses:
+        cache_question(response, questions[response.question_id])
+    return responses
 
 
 def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) -> dict[str, int]:
     """Code answers (one or many), as `_code_one` codes each, with a few statements for
-    the whole list: an answer with no code and no review item yet, read as a letter (the
-    chosen one, or the automatic encoder's under a rule not suspended), gets its code in
-    one insert and one update per code value (and its audit item when the share picks
-    it). Every other answer goes through `_code_one`; a judge unit or a question without
-    options is not applicable. Counts by outcome."""
+    the whole list: an answer with no code and no review item yet gets what `_code_one`
+    would give it (its code, read from the chosen letter or by the automatic encoder
+    under a rule not suspended, and its audit item when the share picks it; or no code,
+    "missing" or "unresolved", and its primary review item) in one insert per table and
+    one update per code value. Every other answer (already coded or queued) goes through
+    `_code_one`; a judge unit or a question without options is not applicable. Counts by
+    outcome. Large lists are fine (an import codes a million answers through here, a
+    few thousand per call)."""
     policy = policy or CodingPolicy.current()
     counts: dict[str, int] = {}
     slow: list[int] = []
+
+    def count(outcome, n=1):
+        counts[outcome] = counts.get(outcome, 0) + n
+
     with transaction.atomic():
-        responses = list(Response.objects.select_for_update(of=("self",)).select_related("question__benchmark")
-                         .filter(pk__in=response_ids).order_by("pk"))
+        responses = _answers_to_code(response_ids)
         ids = [r.pk for r in responses]
         judged = set(Response.objects.filter(pk__in=ids).judge_units().values_list("pk", flat=True))
         touched = set(Code.objects.filter(response_id__in=ids).values_list("response_id", flat=True)) | set(
             ReviewTask.objects.filter(response_id__in=ids).values_list("response_id", flat=True))
         suspended = audits.suspended_rules()
         confidences: dict[str, float | None] = {}
-        new_codes = []
+        presented: dict[tuple, list[str]] = {}  # (question, option order) -> the options' wording as shown
+        new_codes: list[Code] = []
+        states: dict[str, list[int]] = {}  # "missing" / "unresolved" -> answers left without a code
+        tasks: list[ReviewTask] = []
         for response in responses:
             if response.pk in judged or not response.question.options:
-                counts["not-applicable"] = counts.get("not-applicable", 0) + 1
+                count("not-applicable")
                 continue
-            reading = None if response.pk in touched else _fresh_reading(response, suspended)
-            if reading is None:
+            if response.pk in touched:
                 slow.append(response.pk)
                 continue
-            letter, source, rule = reading
+            shown = (response.question_id, tuple(response.option_order or ()))
+            if shown not in presented:
+                presented[shown] = [o["text"] for o in presented_options(response)]
+            first = _first_coding(response, suspended, presented[shown])
+            if first[0] == "missing":
+                if first[1]:
+                    states.setdefault(MISSING, []).append(response.pk)
+                count("missing")
+                continue
+            if first[0] == "unresolved":
+                _, reason, explanation = first
+                states.setdefault(UNRESOLVED, []).append(response.pk)
+                tasks.append(ReviewTask(response_id=response.pk, purpose=Purpose.PRIMARY, reason=reason[:40],
+                                        explanation=explanation))
+                count("unresolved")
+                continue
+            _, letter, source, rule = first
             if source == Source.CHOICE:
                 confidence = _choice_confidence(response)
             else:
                 if rule not in confidences:
                     confidences[rule] = audits.rule_confidence(rule)
                 confidence = confidences[rule]
-            new_codes.append(Code(response=response, code=canonical_code(letter, response.option_order),
+            new_codes.append(Code(response_id=response.pk, code=canonical_code(letter, response.option_order),
                                   presented_letter=letter, source=source, rule=rule, confidence=confidence,
                                   is_current=True))
-            counts[source] = counts.get(source, 0) + 1
-        Code.objects.bulk_create(new_codes)
+            count(source)
+        Code.objects.bulk_create(new_codes, batch_size=_INSERT_BATCH)
         by_value: dict[tuple[str, str], list[int]] = {}
         for code in new_codes:
             by_value.setdefault((code.code, code.source), []).append(code.response_id)
+        for state, pks in states.items():
+            by_value[("", state)] = pks
         for (code, source), pks in by_value.items():
-            Response.objects.filter(pk__in=pks).update(code=code, code_source=source)
-        if new_codes:
+            for start in range(0, len(pks), _UPDATE_CHUNK):
+                Response.objects.filter(pk__in=pks[start:start + _UPDATE_CHUNK]).update(code=code, code_source=source)
+        if by_value:
             data_version.bump()
         audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
                       for code in new_codes if code.source == Source.AUTO
                       and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
-        ReviewTask.objects.bulk_create(audits_due)
+        ReviewTask.objects.bulk_create(audits_due + tasks, batch_size=_INSERT_BATCH)
     for response_id in slow:
-        outcome = _code_one(response_id, policy)
-        counts[outcome] = counts.get(outcome, 0) + 1
+        count(_code_one(response_id, policy))
     return counts
+
+
+_INSERT_BATCH = 2000  # rows per INSERT (SQLite's variables: 999 before 3.32; Django cuts further if needed)
+_UPDATE_CHUNK = 5000  # ids per `pk__in` of an UPDATE
 
 
 # ---------------------------------------------------------------- the reviewer's queue

@@ -18,6 +18,7 @@ from benchmarks_app.text_files import open_text, stream_records
 from cfpd_site.csv_safety import SafeWriter
 
 from . import services
+from .bulk_save import BulkSaver
 from .notation import ActorSetText
 from .prompting import chat_messages, render_transcript
 from .table_format import REQUIRED_COLUMNS, TableError, TableRow, decode_text, read_row, read_table, write_table
@@ -204,12 +205,12 @@ def import_scenarios(text: str, benchmark_name: str = "default", fmt: str = "csv
             benchmark = Benchmark(name=benchmark_name, title=benchmark_name)
             if not dry_run:
                 benchmark.save()
-        for row in rows:
-            if dry_run:
-                report.outcomes.append((row.line, row.spec.key, _planned_action(benchmark, row.spec)))
-            else:
-                outcome = services.save_spec(benchmark, row.spec, author=author)
-                report.outcomes.append((row.line, row.spec.key, outcome.action))
+        saver = BulkSaver(benchmark, author=author)
+        for start in range(0, len(rows), WRITE_CHUNK):
+            chunk = rows[start:start + WRITE_CHUNK]
+            specs = [row.spec for row in chunk]
+            actions = saver.plan(specs, _planned_action) if dry_run else saver.save(specs)
+            report.outcomes += [(row.line, row.spec.key, action) for row, action in zip(chunk, actions)]
     return report
 
 
@@ -313,24 +314,37 @@ def import_scenario_file(path, benchmark_name: str = "default", dry_run: bool = 
         for line in inferences:
             emit(line.rstrip("\n"), False)
     del seen_keys
+    # One transaction over the whole file: a chunk that fails leaves nothing written.
     with transaction.atomic():
         benchmark = Benchmark.objects.filter(name=benchmark_name).first()
         if benchmark is None:
             benchmark = Benchmark(name=benchmark_name, title=benchmark_name)
             if not dry_run:
                 benchmark.save()
+        saver = BulkSaver(benchmark, author=author)
         with open_text(path) as stream:
-            for n, row in enumerate(_table_rows(stream, taxonomy), start=1):
+            chunk: list[TableRow] = []
+            for row in _table_rows(stream, taxonomy):
                 _check_row(row, taxonomy, known, None)  # resolves the actor sets again
-                if dry_run:
-                    action = _planned_action(benchmark, row.spec)
-                else:
-                    action = services.save_spec(benchmark, row.spec, author=author).action
-                report.counts[action] = report.counts.get(action, 0) + 1
-                emit(f"line {row.line} ({row.spec.key}): {'would be ' if dry_run else ''}{action}", False)
-                if progress and n % 500 == 0:
-                    progress(stream.bytes_read, stream.size, "dry run" if dry_run else "writing")
+                chunk.append(row)
+                if len(chunk) == WRITE_CHUNK:
+                    _write_chunk(saver, chunk, dry_run, report, emit)
+                    chunk = []
+                    if progress:
+                        progress(stream.bytes_read, stream.size, "dry run" if dry_run else "writing")
+            _write_chunk(saver, chunk, dry_run, report, emit)
     return report
+
+
+WRITE_CHUNK = 1000  # rows saved together: new keys in a few inserts per table (bulk_save)
+
+
+def _write_chunk(saver: BulkSaver, rows: list[TableRow], dry_run: bool, report: StreamedImport, emit):
+    specs = [row.spec for row in rows]
+    actions = saver.plan(specs, _planned_action) if dry_run else saver.save(specs)
+    for row, action in zip(rows, actions):
+        report.counts[action] = report.counts.get(action, 0) + 1
+        emit(f"line {row.line} ({row.spec.key}): {'would be ' if dry_run else ''}{action}", False)
 
 
 def _planned_action(benchmark: Benchmark, spec: ScenarioSpec) -> str:

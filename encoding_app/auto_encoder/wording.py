@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 
 MISMATCH_RATIO = 0.6  # how close to another option's wording the text after a letter must be
@@ -20,19 +21,34 @@ def _option_spans(text: str, options: list[str]) -> list[tuple[int, int, int]]:
     punctuation between words and its first word in any form; an option quoted inside a
     longer one's wording is not counted."""
     spans = []
+    for index, pattern in _option_patterns(tuple(options)):
+        spans += [(index, m.start(), m.end()) for m in pattern.finditer(text)]
+    return [s for s in spans if not any(o != s and o[1] <= s[1] and s[2] <= o[2] for o in spans)]
+
+
+@lru_cache(maxsize=4096)
+def _option_patterns(options: tuple[str, ...]) -> list[tuple[int, re.Pattern]]:
+    """(option index, pattern of its wording) of each option long enough to be quoted:
+    built once per question's options, not once per answer (an import codes a million)."""
+    patterns = []
     for index, option in enumerate(options):
         words = _words(option)
         if len(" ".join(words)) < 12:
             continue
         # The opening verb in any form: "launching a full-scale offensive…" quotes "Launch a …".
         head = re.escape(words[0][:-1] if words[0].endswith("e") and len(words[0]) > 3 else words[0]) + r"\w{0,4}"
-        pattern = re.compile(r"(?<!\w)" + r"\W+".join([head, *map(re.escape, words[1:])]) + r"(?!\w)", re.I)
-        spans += [(index, m.start(), m.end()) for m in pattern.finditer(text)]
-    return [s for s in spans if not any(o != s and o[1] <= s[1] and s[2] <= o[2] for o in spans)]
+        patterns.append((index, re.compile(r"(?<!\w)" + r"\W+".join([head, *map(re.escape, words[1:])]) + r"(?!\w)",
+                                           re.I)))
+    return patterns
 
 
 def _normalise(text: str) -> str:
     return " ".join(_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _normalised(options: tuple[str, ...]) -> list[str]:
+    return [_normalise(o) for o in options]
 
 
 def _echoes_another_option(rest: str, options: list[str], chosen: int) -> int | None:
@@ -40,7 +56,7 @@ def _echoes_another_option(rest: str, options: list[str], chosen: int) -> int | 
     line = _normalise(rest.strip().split("\n", 1)[0])
     if len(line) < 12 or not options:
         return None
-    ratios = [SequenceMatcher(None, line[: len(_normalise(o)) + 20], _normalise(o)).ratio() for o in options]
+    ratios = [SequenceMatcher(None, line[: len(o) + 20], o).ratio() for o in _normalised(tuple(options))]
     best = max(range(len(options)), key=ratios.__getitem__)
     if best != chosen and ratios[best] >= MISMATCH_RATIO and ratios[best] - ratios[chosen] >= 0.15:
         return best
