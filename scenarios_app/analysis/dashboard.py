@@ -322,7 +322,8 @@ ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", 
 POSITION_METHOD = (
     "Observed: the share of answers choosing the option shown at each position (A, B, C …). Expected from "
     "content: for each answer, the share of the model's answers of that scenario (whatever the order) choosing "
-    "the option shown there, averaged over the answers; under the balanced design it is 1/n. Test: a stratified "
+    "the option shown there, averaged over the answers; where each option sat at each position equally often (the "
+    "balanced design, when a scenario is asked a multiple of n times) it is 1/n. Test: a stratified "
     "permutation test (the orders shown reshuffled among the model's answers within each scenario, {permutations} "
     "permutations, seed {seed}) of Pearson's χ² over the position counts (scipy.stats.chisquare), "
     "p = (1 + permutations at least as large) / (1 + permutations), its Monte Carlo error in p_error; one test per "
@@ -332,8 +333,9 @@ RATES_METHOD = (
     "Position-balanced: in each scenario, each option's rate is the mean over the positions of the share choosing "
     "it among the answers that showed it there, normalised over the options — the rate had every option been "
     "shown at every position equally often (direct standardisation); a scenario where some option never sat at "
-    "some position keeps its observed rate (scenarios_adjusted counts the others). Under the balanced design "
-    "both are the same: the design cancels the position effect. difference: balanced − observed, in points.")
+    "some position keeps its observed rate (scenarios_adjusted counts the others). Where each option sat at each "
+    "position equally often both are the same: the balanced design cancels the position effect. difference: "
+    "balanced − observed, in points.")
 
 
 def add_position(board: Dashboard, filters: AnalysisFilter, iterations: int, seed: int, sets, by_actor) -> None:

@@ -114,3 +114,27 @@ def test_expected_counts_add_up_to_the_answers_and_rates_to_one(answers):
     rates = position.balanced_rates(df, {"s": ["x", "y", "z"], "t": ["x", "y", "z"]})
     for column in ("rate_observed", "rate_balanced"):
         assert rates.groupby("model")[column].sum().tolist() == pytest.approx([1.0])
+
+
+def _simulated(rng, position_effect):
+    """8 scenarios asked 6 times each in the three rotations of (0, 1, 2), twice each; the
+    model prefers a random option per scenario (content), and with `position_effect` takes A."""
+    records = []
+    for s in range(8):
+        preference = rng.dirichlet([1, 1, 1])
+        for order in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] * 2:
+            chosen = order[0] if rng.random() < position_effect else int(rng.choice(3, p=preference))
+            records.append({"model": "m", "domain": "d", "choice_count": 3, "scenario": f"s{s}", "order": order,
+                            "chosen": chosen, "n": 1})
+    return pd.DataFrame(records)
+
+
+def test_the_test_holds_its_level_without_a_position_effect_and_finds_a_strong_one():
+    rng = np.random.default_rng(29)
+    null = [position.position_shares(_simulated(rng, 0.0), permutations=199, seed=i)["p_value"].iloc[0]
+            for i in range(200)]
+    # 200 draws: the share below 0.05 is 5% +- 1.5% (binomial sd); well inside 1-10%
+    assert 0.01 <= np.mean(np.array(null) <= 0.05) <= 0.10
+    biased = [position.position_shares(_simulated(rng, 0.5), permutations=199, seed=i)["p_value"].iloc[0]
+              for i in range(50)]
+    assert np.mean(np.array(biased) <= 0.05) >= 0.9
