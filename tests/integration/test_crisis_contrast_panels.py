@@ -111,3 +111,16 @@ def test_no_chart_with_one_model_at_one_temperature(analyst_client):
     panel = analyst_client.get("/analysis/crisis/?iterations=200&model=model-b").context["board"].panels["contrasts"]
     assert panel.table.empty and panel.figure is None
     assert "No chart: this filter holds 1 model and 1 temperature (0.2)" in panel.note
+
+
+def test_inconsistency_report_writes_the_contrasts(more, tmp_path):
+    from django.core.management import call_command
+
+    out, paired = tmp_path / "summary.csv", tmp_path / "contrasts.csv"
+    call_command("inconsistency_report", "--out", str(out), "--iterations", "300", "--scorer", "bertscore-minilm",
+                 "--contrasts", str(paired), "--adjust", "holm", stdout=io.StringIO(), stderr=io.StringIO())
+    rows = list(csv.DictReader(paired.open(encoding="utf-8")))
+    # the panel's two contrasts; Holm over 0.25 and 1: 0.5, 1
+    assert [(r["kind"], r["left"], r["right"], float(r["p_adjusted"])) for r in rows] == [
+        ("temperature", "T=1", "T=0.2", 0.5), ("model", "model-a", "model-b", 1.0)]
+    assert float(rows[0]["estimate"]) == pytest.approx(0.85 / 3, abs=1e-6)

@@ -1,9 +1,12 @@
-"""`inconsistency_report [--run RUN ...] [--benchmark NAME] [--scorer NAME ...] --out PATH [--per-run PATH]`."""
+"""`inconsistency_report [--run RUN ...] [--benchmark NAME] [--scorer NAME ...] --out PATH [--per-run PATH]
+[--contrasts PATH [--adjust bh|holm]]`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from cfpd_site.report_files import write_csv
 from crisis_app import queries
+from crisis_app.contrasts import COLUMNS as CONTRAST_COLUMNS
+from crisis_app.contrasts import contrasts as paired_contrasts
 from crisis_app.report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, build, for_csv
 
 
@@ -13,7 +16,9 @@ class Command(BaseCommand):
             "ci_low/ci_high a seeded percentile bootstrap 95% interval over runs; n_samples and n_pairs are totals "
             "over runs; explicit is True or False. Every scorer present gets its own rows unless --scorer picks "
             "some. --per-run writes one row per scored group (the same columns plus run). With no stored score in "
-            "the selection nothing is written and the command exits with status 1.")
+            "the selection nothing is written and the command exits with status 1. --contrasts writes the paired "
+            "contrasts between temperatures and between models by question (inconsistency units, left minus right, "
+            "cluster-bootstrap interval, clustered SE, sign-flip p, BH-adjusted or --adjust holm).")
 
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", help="a free-form benchmark (default: every one)")
@@ -24,8 +29,13 @@ class Command(BaseCommand):
         parser.add_argument("--per-run", metavar="PATH", help="also write one row per group and run")
         parser.add_argument("--iterations", type=int, default=10_000, help="bootstrap resamples (default 10000)")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--contrasts", metavar="PATH", help="also write one row per paired contrast: "
+                                                                + ", ".join(CONTRAST_COLUMNS))
+        parser.add_argument("--adjust", choices=["bh", "holm"], default="bh",
+                            help="the contrasts' correction: Benjamini–Hochberg (default) or Holm")
 
-    def handle(self, *args, benchmark, runs, scorers, models, out, per_run, iterations, seed, **options):
+    def handle(self, *args, benchmark, runs, scorers, models, out, per_run, iterations, seed, contrasts=None,
+               adjust="bh", **options):
         filters = queries.CrisisFilter(benchmark=benchmark, runs=tuple(runs), scorers=tuple(scorers),
                                        models=tuple(models))
         problems = queries.unknown_names(filters)
@@ -41,6 +51,9 @@ class Command(BaseCommand):
         write_csv(for_csv(report.summary.reindex(columns=SUMMARY_COLUMNS)), out)
         if per_run:
             write_csv(for_csv(report.per_run.reindex(columns=PER_RUN_COLUMNS)), per_run)
+        if contrasts:
+            write_csv(paired_contrasts(report.per_run, iterations=iterations, seed=seed, method=adjust)
+                      .reindex(columns=CONTRAST_COLUMNS), contrasts)
         self.stderr.write(f"{len(report.summary)} rows from {len(report.per_run)} groups in "
                           f"{report.per_run['run'].nunique()} runs; bootstrap {iterations} resamples over runs, "
                           f"seed {seed}")
