@@ -14,7 +14,7 @@ from benchmarks_app import families
 from cfpd_site import params
 from cfpd_site.api_schema import errors
 
-from . import launch_plan, page_progress, services
+from . import connection, launch_plan, page_progress, services
 from .models import LLMModel, Response, Run
 
 
@@ -231,6 +231,16 @@ class ModelPlanSerializer(serializers.Serializer):
     latency_source = serializers.CharField()
 
 
+class PlanCheckSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    level = serializers.ChoiceField(choices=["refuse", "warn", "note"],
+                                    help_text="refuse: the model's answer mode cannot work on its server (the launch "
+                                              "is refused); warn; note (e.g. capabilities never probed).")
+    text = serializers.CharField()
+    never_probed = serializers.BooleanField(help_text="No connection test has found anything yet.")
+    url = serializers.CharField(help_text="The model's Test connection page.")
+
+
 class PlanSerializer(serializers.Serializer):
     dry_run = serializers.BooleanField()
     questions = serializers.IntegerField()
@@ -242,6 +252,8 @@ class PlanSerializer(serializers.Serializer):
     seconds = serializers.FloatField()
     token_method = serializers.CharField()
     models = ModelPlanSerializer(many=True)
+    checks = PlanCheckSerializer(many=True, help_text="Per model, what its last connection test says of its answer "
+                                                      "mode; a refusal means the launch would be refused.")
     power = serializers.JSONField(allow_null=True, required=False,
                                   help_text="The family's power figures for the questions selected (CFPD: per domain "
                                             "form, the headline interval's half-width and the power to detect a "
@@ -272,13 +284,70 @@ class ResponseSerializer(serializers.ModelSerializer):
                   "answered_at"]
 
 
+class FindingSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    ok = serializers.BooleanField(allow_null=True, help_text="null: not found out (the server did not answer, or "
+                                                             "the step could not be tried).")
+    summary = serializers.CharField()
+    message = serializers.CharField(allow_blank=True, help_text="The server's own message where it refused.")
+
+
+class ConnectionTestSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    model_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["never", "queued", "running", "done", "failed"])
+    stale = serializers.BooleanField(help_text="Queued or running for long: no worker seems to have taken it.")
+    active = serializers.BooleanField()
+    step = serializers.CharField(allow_blank=True)
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    requested_at = serializers.CharField(allow_null=True)
+    started_at = serializers.CharField(allow_null=True)
+    finished_at = serializers.CharField(allow_null=True)
+    checked_at = serializers.CharField(allow_blank=True)
+    error = serializers.CharField(allow_blank=True)
+    findings = FindingSerializer(many=True)
+    recommended = serializers.JSONField(help_text='What the findings allow: {"choice": a strategy or null, "rank": '
+                                                  '"one request" | "one request per option" | null, "generate": bool}.')
+    probed = serializers.JSONField()
+
+
+class ConnectionTestPermission(RunPermission):
+    """Reading a model's findings with runs_app.view_run; starting a test with change_llmmodel."""
+
+    def has_permission(self, request, view):
+        if request.method not in permissions.SAFE_METHODS and getattr(view, "action", None) == "test_connection":
+            user = request.user
+            return bool(user and user.is_authenticated and user.has_perm("runs_app.change_llmmodel"))
+        return super().has_permission(request, view)
+
+
 @extend_schema_view(list=extend_schema(responses={200: ModelSerializer(many=True), **errors(404)}),
                     retrieve=extend_schema(responses={200: ModelSerializer, **errors(404)}))
 class ModelViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = LLMModel.objects.all()
     serializer_class = ModelSerializer
-    permission_classes = [RunPermission]
+    permission_classes = [ConnectionTestPermission]
     lookup_field = "name"
+
+    @extend_schema(request=None, responses={200: ConnectionTestSerializer, 202: ConnectionTestSerializer,
+                                            **errors(400, 404)},
+                   methods=["GET", "POST"])
+    @action(detail=True, methods=["get", "post"], url_path="test-connection")
+    def test_connection(self, request, name=None, format=None):
+        """GET: the model's last connection test (its job and findings). POST: start a new one, run by a
+        worker off the request (202 with the job; a test already under way is returned as it is)."""
+        model = self.get_object()
+        if request.method == "POST":
+            try:
+                connection.request_connection_test(model)
+            except connection.ConnectionTestRefused as exc:
+                return APIResponse({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            model.refresh_from_db()
+            return APIResponse(ConnectionTestSerializer(connection.job_view(model)).data,
+                               status=status.HTTP_202_ACCEPTED)
+        return APIResponse(ConnectionTestSerializer(connection.job_view(model)).data)
 
 
 RUN_ID = OpenApiParameter("id", {"type": "integer", "minimum": 1, "maximum": params.MAX_INT}, OpenApiParameter.PATH,

@@ -217,6 +217,13 @@ class RunPlan:
     token_method: str = "prompt tokens: rendered prompt characters / 4, rounded up per prompt; " \
                         "completion tokens: 1 per unit in choice mode, max_tokens in generate mode"
     power: dict | None = None  # the family's power figures (`Family.power`), plain values; None without
+    # Per model, what its last connection test says of its answer mode (`capabilities.mode_check`):
+    # {"model", "level": refuse | warn | note, "text", "url"}; a refusal stops the launch.
+    checks: list = field(default_factory=list)
+
+    @property
+    def refused(self) -> bool:
+        return any(check.get("level") == "refuse" for check in self.checks)
 
 
 def plan_model(spec: ModelSpec, prompt_chars: list[int]) -> ModelPlan:

@@ -98,6 +98,9 @@ class LLMResult:
     option_logprobs: dict | None = None
     chosen_letter: str = ""
     option_mean_logprobs: dict | None = None  # rank classification: per letter, the sum over its tokens / tokens
+    # The first token's top log-probabilities as the server sent them, [(token, logprob)];
+    # read by the connection test (`probe`), not stored with an answer.
+    first_token_logprobs: list | None = None
 
 
 def storable(text: str) -> str:
@@ -248,8 +251,9 @@ def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult
         prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         cost=_cost(request, response, prompt_tokens, completion_tokens),
     )
+    top = _top_logprobs(choice)
+    result.first_token_logprobs = top or None
     if request.mode == "choice":
-        top = _top_logprobs(choice)
         if request.strategy == "logprobs" and not top:
             raise LLMError("no_choice", f"the server sent no log-probabilities (it answered {text[:40]!r}): choice "
                                           "mode reads the option letter from them. Register the model in generate "
@@ -297,6 +301,7 @@ class ContinuationScores:
     latency_ms: int = 0
     prompt_tokens: int | None = None  # every echoed prompt's tokens, as the server counts them
     cost: float | None = None
+    requests: int = 1  # one per continuation where the server took no list of prompts
 
     @property
     def winner_text(self) -> str:
@@ -441,7 +446,8 @@ def score_continuations(request: LLMRequest, prompt: str, continuations: list[st
         prompt=prompt, scores=scores, winner=winner([score.logprob for score in scores]),
         resolved_model=getattr(response, "model", None) or request.model,
         params={k: v for k, v in kwargs.items() if k not in ("prompt", "api_key", "model")},
-        latency_ms=latency_ms, prompt_tokens=prompt_tokens, cost=_cost(request, response, prompt_tokens, 0))
+        latency_ms=latency_ms, prompt_tokens=prompt_tokens, cost=_cost(request, response, prompt_tokens, 0),
+        requests=len(responses))
 
 
 def rank(request: LLMRequest, prompt: str, continuations: list[str]) -> LLMResult:

@@ -16,7 +16,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, launch_plan, llm, option_design, queueing, response_import, unit_rows
+from . import batching, connection, launch_plan, llm, option_design, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -256,6 +256,7 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
             latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
             latency_source="observed" if latency else "assumed"))
     plan = launch_plan.plan_run(specs, prompt_chars)
+    plan.checks = connection.launch_checks(request.models)  # what each model's connection test found
     if family.power is not None and request.models and question_ids:
         # Choice-mode models answer once: the fewest answers per question any model gives.
         repeats = min(repeats_for(model, request.repeats) for model in request.models)
@@ -284,6 +285,9 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     """Create the run and one response row per (question, model, repeat), freeze the
     scenario versions asked, and queue the work. `repeats` applies to generate-mode models."""
     question_ids = _selected_questions(request)
+    refused = connection.refusals(request.models)  # a mode its connection test found cannot work
+    if refused:
+        raise LaunchInvalid({"models": refused})
     selection = request.selection
     models = request.models
     conditions = conditions_of(request)

@@ -10,7 +10,8 @@ from celery.signals import worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
-from . import batch_execution, execution, health, infra, llm, queueing, services, watcher
+from . import batch_execution, connection, execution, health, infra, llm, queueing, services, watcher
+from .models import LLMModel
 
 
 @shared_task(name=queueing.ASK, bind=True, acks_late=True, max_retries=None, ignore_result=True)
@@ -71,6 +72,14 @@ class _retried_while_a_service_is_down:
             queueing.unsent(retry_exc, self.response_ids)  # the broker down too: the watcher's
             return True
         return True
+
+
+@shared_task(name=connection.TASK, ignore_result=True)
+def connection_test(model_id: int, job: str):
+    """A model's connection test (a few small requests), run once per job (claimed by its token)."""
+    model = LLMModel.objects.filter(pk=model_id).first()
+    if model is not None:
+        connection.test_connection(model, job)
 
 
 @shared_task(name=queueing.SWEEP, ignore_result=True)

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from benchmarks_app import families
 
-from . import sampling, services
+from . import connection, sampling, services
 from .forms import LaunchForm
 from .models import LLMModel, Response, Run
 
@@ -176,14 +176,66 @@ def model_list(request):
             except NoReverseMatch:
                 pass
         rows.append({"model": model, "endpoint": endpoint_label(model), "key_state": key_state,
-                     "key_text": key_text, "edit_url": edit_url})
+                     "key_text": key_text, "edit_url": edit_url, "connection": connection_summary(model)})
     add_url = None
     if can_edit and request.user.has_perm("runs_app.add_llmmodel"):
         try:
             add_url = reverse("admin:runs_app_llmmodel_add")
         except NoReverseMatch:
             pass
-    return render(request, "runs_app/model_list.html", {"rows": rows, "add_url": add_url})
+    return render(request, "runs_app/model_list.html", {
+        "rows": rows, "add_url": add_url, "can_test": request.user.has_perm("runs_app.change_llmmodel")})
+
+
+def connection_summary(model):
+    """The models page's cell: what the last connection test found, in a few words."""
+    job = connection.job_view(model)
+    if job["active"]:
+        return {"state": "active", "text": f"testing… {job['done']} of {job['total']}"}
+    findings = {row["key"]: row for row in job["findings"]}
+    if not findings:
+        return {"state": "never", "text": "never tested"}
+    if findings.get("answers", {}).get("ok") is False:
+        return {"state": "bad", "text": f"no answer ({job['checked_at'] or 'last test'})"}
+    recommended = job["recommended"]
+    parts = [f"choice: {recommended.get('choice') or 'no'}",
+             f"rank: {'yes' if recommended.get('rank') else 'no'}",
+             "temperature " + {True: "heeded", False: "ignored", None: "?"}[
+                 findings.get("temperature", {}).get("ok")]]
+    return {"state": "done", "text": " · ".join(parts) + (f" ({job['checked_at']})" if job["checked_at"] else "")}
+
+
+@permission_required("runs_app.view_run", raise_exception=True)
+def model_connection(request, pk):
+    """A model's connection test: its findings in a table, the button, the progress."""
+    model = get_object_or_404(LLMModel, pk=pk)
+    job = connection.job_view(model)
+    check = connection.launch_checks([model])
+    return render(request, "runs_app/model_connection.html", {
+        "model": model, "job": job, "endpoint": endpoint_label(model), "check": check[0] if check else None,
+        "can_test": request.user.has_perm("runs_app.change_llmmodel") and not model.is_external})
+
+
+@permission_required("runs_app.change_llmmodel", raise_exception=True)
+@require_POST
+def model_connection_test(request, pk):
+    """Queue the test for a worker: no model is called inside this request."""
+    model = get_object_or_404(LLMModel, pk=pk)
+    try:
+        connection.request_connection_test(model)
+    except connection.ConnectionTestRefused as exc:
+        messages.error(request, f"Not tested: {exc}.")
+    else:
+        messages.info(request, f"Connection test of {model.name} queued: a worker sends a few small requests; "
+                               "this page shows what it finds.")
+    return redirect("run-model-connection", pk=model.pk)
+
+
+@never_cache
+@permission_required("runs_app.view_run", raise_exception=True)
+def model_connection_state(request, pk):
+    model = get_object_or_404(LLMModel, pk=pk)
+    return JsonResponse(connection.job_view(model))
 
 
 PRICE_SOURCES = {"model": "the model's own prices", "litellm": "LiteLLM's price table", "local": "bundled: free",
