@@ -31,6 +31,7 @@ urlpatterns = [
     path("api/", include("runs_app.api_urls")),
     path("models/", include("analysis_app.profile_urls")),
     path("answers/", include("explorer_app.urls")),
+    path("reports/", include("formats_app.urls")),
     # The actors moved from the CFPD app to the core (one row per state for every family): old links still work.
     re_path(r"^admin/scenarios_app/actor/(?P<rest>.*)$",
             RedirectView.as_view(url="/admin/benchmarks_app/actor/%(rest)s", permanent=True, query_string=True)),

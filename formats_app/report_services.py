@@ -167,6 +167,7 @@ def write_folder(url: str, username: str, out: str | Path,
                  report_folder.latex_table(report_folder.read_csv(csv_text), panel.title), panel)
         done += 1
     if figures:
+        progress("starting a browser (Chromium) to draw the figures", done, total)
         with report_drawing.Drawing(map_shapes(page)) as draw:
             drawn = 0
             for number, panel in enumerate(panels, 1):

@@ -37,6 +37,9 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
     panels = page.evaluate(CHART_POINTS)
     assert len(panels) >= 10
     for panel in panels:
+        if panel["panel"].startswith("panel-position"):  # every scenario shown in the written order: no chart, and why
+            assert panel["drawn"] is None and "No chart: " in panel["note"], panel
+            continue
         assert panel["drawn"] == "1", panel["panel"]
         assert panel["traces"] and any(n > 0 for n in panel["points"]), panel["panel"]
     assert page.locator(".report-origin").inner_text().startswith("Exported from CFPD Workbench: /analysis/")
@@ -71,3 +74,56 @@ def test_an_exported_territories_dashboard_draws_its_map_from_disk(page, analyst
     assert page.problems == []
     page.set_viewport_size({"width": 1366, "height": 900})
     page.locator("#panel-map").screenshot(path=f"{SHOTS}/report-territories-map-offline.png")
+
+
+def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_it_to_the_download(
+        page, live_server, analyst, demo_like, tmp_path, settings, monkeypatch):  # noqa: F811
+    """The button keeps the filters; the report is made by the worker (run here in place, as
+    the suite runs the dashboard's worker) while the report's page polls and says what it is
+    doing; then the download, a .zip of figures and tables."""
+    import zipfile
+
+    from formats_app import tasks
+    from tests.browser.test_author_browser import log_in
+
+    settings.CFPD_DASHBOARD_IN_WORKER = False  # the board drawn by the request (the worker's path elsewhere)
+    settings.VAR_DIR = tmp_path
+    queued = []
+    monkeypatch.setattr(tasks.export_report, "delay", queued.append)
+    log_in(page, live_server, analyst.username)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/analysis/?iterations=200&model=dove&model=owl")
+    expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
+    button = page.locator("form.export-report")
+    expect(button).to_contain_text("Export report of this view")
+    page.screenshot(path=f"{SHOTS}/report-button.png", clip={"x": 0, "y": 0, "width": 1366, "height": 760})
+    page.check("form.export-report input[value=folder]")
+    with page.expect_navigation():
+        page.click("form.export-report button[type=submit]")
+    assert "/reports/" in page.url
+    expect(page.locator("#export-state")).to_have_text("Queued")
+    expect(page.locator("#export-step")).to_have_text("waiting for the worker")
+    expect(page.locator("h1")).to_have_text("Report of CFPD preferences")
+    expect(page.locator(".lede code")).to_have_text("/analysis/?iterations=200&model=dove&model=owl")
+    # Every step the page shows while the worker runs, kept as the page shows it.
+    page.evaluate("""() => { window.seenSteps = [];
+      new MutationObserver(() => window.seenSteps.push(document.getElementById('export-step').textContent
+        + ' ' + document.getElementById('export-count').textContent))
+        .observe(document.getElementById('export-step'), {childList: true, characterData: true, subtree: true}); }""")
+    assert len(queued) == 1
+    tasks.export_report(queued.pop())  # the worker, in place; the page keeps polling meanwhile
+    expect(page.locator("#export-state")).to_have_text("Ready", timeout=20_000)
+    seen = page.evaluate("window.seenSteps")
+    assert any(re.match(r"drawing .* \(\d+ of \d+\) \(step \d+ of \d+\)", s) for s in seen), seen
+    link = page.locator("#export-download")
+    expect(link).to_be_visible()
+    expect(link).to_contain_text(".zip")
+    page.screenshot(path=f"{SHOTS}/report-ready.png", clip={"x": 0, "y": 0, "width": 1366, "height": 420})
+    with page.expect_download() as download:
+        link.click()
+    path = tmp_path / "report.zip"
+    download.value.save_as(path)
+    names = zipfile.ZipFile(path).namelist()
+    assert any(n.endswith("figures/01-rates.svg") for n in names) and any(n.endswith("tables/01-rates.tex")
+                                                                         for n in names)
+    assert page.problems == []
