@@ -327,7 +327,8 @@ POSITION_METHOD = (
     "permutation test (the orders shown reshuffled among the model's answers within each scenario, {permutations} "
     "permutations, seed {seed}) of Pearson's χ² over the position counts (scipy.stats.chisquare), "
     "p = (1 + permutations at least as large) / (1 + permutations), its Monte Carlo error in p_error; one test per "
-    "model and choice count. Refusals and answers choosing no option have no position and are left out.")
+    "model and choice count. Only the runs that shuffled or balanced the options count; refusals and answers "
+    "choosing no option have no position and are left out.")
 RATES_METHOD = (
     "Observed: the scenario-normalised rate over the answers choosing an option (as the rates panel). "
     "Position-balanced: in each scenario, each option's rate is the mean over the positions of the share choosing "
@@ -341,19 +342,24 @@ RATES_METHOD = (
 def add_position(board: Dashboard, filters: AnalysisFilter, iterations: int, seed: int, sets, by_actor) -> None:
     """The position-bias panels (`metrics.position`): observed against expected share by
     displayed position with its test, and the rates with and without the position effect.
-    Without an answer whose scenario was shown in more than one order there is nothing to
-    measure, and the panels say so instead of drawing."""
+    Only the answers of runs that shuffled or balanced the options count (`position_answers`);
+    without an answer whose scenario was shown in more than one order there is nothing to
+    measure, and the panel says so instead of drawing."""
     shown, option_categories = position_answers(filters)
     if filters.focus_complete:
         shown = shown[shown["scenario"].isin(by_actor()[0])]
-    if shown.empty:
-        return
     varied = position_metrics.any_varied(shown)
     why = ("" if varied else
-           " No chart: every scenario was shown to each model in one order only (no run in this filter permuted or "
-           "balanced the options), so the content and the position of an option cannot be told apart; launch with "
-           "“Balance option order” (or run_benchmark --balanced) to measure it.")
+           " No chart: no answer in this filter was shown in a shuffled or balanced order (no run here permuted or "
+           "balanced the options, or each scenario was still shown to a model in one order only), so the content "
+           "and the position of an option cannot be told apart; launch with “Balance option order” (or "
+           "run_benchmark --balanced) to measure it.")
     shares = position_metrics.position_shares(shown, iterations, seed)
+    if shown.empty:  # the panel says why, with its (empty) table
+        board.panels["position"] = Panel(key="position", title="Position bias: choices by displayed position",
+                                         table=shares, note=POSITION_METHOD.format(permutations=iterations,
+                                                                                   seed=seed) + why)
+        return
     board.panels["position"] = Panel(
         key="position", title="Position bias: choices by displayed position", table=shares,
         figure=position_figures.shares_figure(shares) if varied else None,

@@ -327,15 +327,24 @@ def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repea
 
 
 def position_answers(filters: AnalysisFilter = AnalysisFilter()) -> tuple[pd.DataFrame, dict[str, list[str]]]:
-    """The answers that chose an option, counted per (model, scenario form, order shown,
-    option chosen) in the database, for the position-bias panel (`metrics.position`):
-    columns model, domain, choice_count, scenario, order (canonical indexes as lettered;
-    an answer stored without one was shown the written order), chosen (canonical index)
-    and n; with each scenario's option categories in canonical order."""
-    keys = ["model_id", "question__cfpd__scenario_id", "question__cfpd__variant", "option_order", "code"]
-    counted = list(filters.responses().filter(code__in=list(LETTERS)).values(*keys).annotate(n=Count("id"))
-                   .order_by().values_list(*keys, "n"))
+    """The answers that chose an option in the runs of the filter that shuffled or balanced
+    the options (`Run.permute_options`, `Run.balanced_options`: in any other run every
+    answer was shown the written order, so content and position cannot be told apart),
+    counted per (model, scenario form, order shown, option chosen) in the database, for the
+    position-bias panel (`metrics.position`): columns model, domain, choice_count, scenario,
+    order (canonical indexes as lettered), chosen (canonical index) and n; with each
+    scenario's option categories in canonical order. Without such a run nothing is read
+    (at the paper's scale a scan of every answer would cost the dashboard seconds)."""
     columns = ["model", "domain", "choice_count", "scenario", "order", "chosen", "n"]
+    varied = Run.objects.filter(Q(permute_options=True) | Q(balanced_options=True))
+    if filters.runs:
+        varied = varied.filter(pk__in=filters.runs)
+    runs = tuple(varied.values_list("pk", flat=True))
+    if not runs:
+        return pd.DataFrame(columns=columns), {}
+    keys = ["model_id", "question__cfpd__scenario_id", "question__cfpd__variant", "option_order", "code"]
+    counted = list(replace(filters, runs=runs).responses().filter(code__in=list(LETTERS)).values(*keys)
+                   .annotate(n=Count("id")).order_by().values_list(*keys, "n"))
     if not counted:
         return pd.DataFrame(columns=columns), {}
     frame = pd.DataFrame.from_records(counted, columns=[*keys, "n"])

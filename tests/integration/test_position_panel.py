@@ -95,13 +95,30 @@ def test_the_position_panel_by_hand(shown):
         assert json.loads(go.Figure(chart).to_json()) == chart, key
 
 
-def test_one_order_only_says_why_there_is_no_chart(shown):
+def test_the_written_order_only_says_why_there_is_no_chart(shown):
     _, written = shown
     board = dashboard.build(AnalysisFilter(runs=(written.pk,)), iterations=200)
     panel = board.panels["position"]
-    assert panel.figure is None and "No chart: every scenario was shown to each model in one order only" in panel.note
+    assert panel.figure is None and panel.table.empty and "position_rates" not in board.panels
+    assert "No chart: no answer in this filter was shown in a shuffled or balanced order" in panel.note
+
+
+def test_a_shuffled_run_that_showed_each_scenario_in_one_order_says_why(shown):
+    _, written = shown
+    Run.objects.filter(pk=written.pk).update(permute_options=True)  # shuffled, yet each scenario shown as [0, 1]
+    board = dashboard.build(AnalysisFilter(runs=(written.pk,)), iterations=200)
+    panel = board.panels["position"]
+    # one order: expected equals observed (4 at A, 0 at B), no test
     assert panel.table["observed"].tolist() == [4, 0] and panel.table["expected"].tolist() == pytest.approx([4, 0])
+    assert panel.figure is None and panel.table["p_value"].isna().all() and "No chart: " in panel.note
     assert board.panels["position_rates"].figure is None and "No chart" in board.panels["position_rates"].note
+
+
+def test_only_the_runs_that_varied_the_order_count(shown):
+    balanced, written = shown
+    both = dashboard.build(AnalysisFilter(runs=(balanced.pk, written.pk)), iterations=200)
+    # the written run's 4 answers at A are not in it: still 8 at A, 0 at B
+    assert both.panels["position"].table["observed"].tolist() == [8, 0]
 
 
 def test_csv_and_api(client, analyst, shown):
