@@ -29,8 +29,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from analysis_app.metrics.bootstrap import group_rng
-from analysis_app.metrics.cluster_contrast import MONTE_CARLO_PATTERNS, adjusted, clustered_difference
+from analysis_app.metrics.cluster_contrast import MONTE_CARLO_PATTERNS, adjusted, clustered_differences
 from analysis_app.metrics.multiplicity import NAMES
 
 QUESTION = ["simulation", "variant", "level", "continuation", "explicit", "move"]
@@ -58,16 +57,16 @@ def question_values(per_run: pd.DataFrame) -> pd.DataFrame:
     return runs.groupby(level=keys, sort=True)["value"].mean().reset_index()
 
 
-def _contrast(kind, model, scorer, temperature, left, right, pair: pd.DataFrame, iterations, seed, patterns):
-    """`pair`: one row per shared question (the QUESTION columns, left and right values)."""
+def _item(kind, model, scorer, temperature, left, right, pair: pd.DataFrame) -> tuple:
+    """A contrast to compute (`pair`: one row per shared question, the QUESTION columns, left and
+    right values): its columns, its key, its differences and their clusters."""
     by_simulation = pair["simulation"].nunique() >= 2
     clusters = (pair["simulation"] if by_simulation else
                 pair[QUESTION].astype(str).agg("\x1f".join, axis=1)).astype(str).to_numpy()
-    rng = group_rng(seed, ("crisis-contrast", kind, model, scorer, temperature, left, right))
-    figures = clustered_difference(pair["left"] - pair["right"], clusters, iterations, rng, patterns)
-    figures.pop("n_pairs")
-    return {"kind": kind, "model": model, "scorer": scorer, "temperature": temperature, "left": left, "right": right,
-            **figures, "cluster": "simulation" if by_simulation else "question", "n_questions": len(pair)}
+    meta = {"kind": kind, "model": model, "scorer": scorer, "temperature": temperature, "left": left, "right": right,
+            "cluster": "simulation" if by_simulation else "question", "n_questions": len(pair)}
+    key = ("crisis-contrast", kind, model, scorer, temperature, left, right)
+    return meta, key, (pair["left"] - pair["right"]).to_numpy(dtype=float), clusters
 
 
 def _paired(values: pd.DataFrame, column: str, left, right) -> pd.DataFrame:
@@ -80,8 +79,7 @@ def _by_temperature(name: str):
     return (1, 0.0) if name == DEFAULT_TEMPERATURE else (0, float(name))
 
 
-def temperature_contrasts(values: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                          patterns: int = MONTE_CARLO_PATTERNS) -> list[dict]:
+def temperature_contrasts(values: pd.DataFrame) -> list[tuple]:
     rows = []
     known = values[values["temperature"] != DEFAULT_TEMPERATURE]
     for (model, scorer), block in known.groupby(["model", "scorer"], sort=True):
@@ -89,20 +87,17 @@ def temperature_contrasts(values: pd.DataFrame, iterations: int = 2000, seed: in
         for lower, higher in combinations(temperatures, 2):
             pair = _paired(block, "temperature", higher, lower)
             if not pair.empty:
-                rows.append(_contrast("temperature", model, scorer, "", f"T={higher}", f"T={lower}", pair,
-                                      iterations, seed, patterns))
+                rows.append(_item("temperature", model, scorer, "", f"T={higher}", f"T={lower}", pair))
     return rows
 
 
-def model_contrasts(values: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                    patterns: int = MONTE_CARLO_PATTERNS) -> list[dict]:
+def model_contrasts(values: pd.DataFrame) -> list[tuple]:
     rows = []
     for (scorer, temperature), block in values.groupby(["scorer", "temperature"], sort=True):
         for left, right in combinations(sorted(set(block["model"])), 2):
             pair = _paired(block, "model", left, right)
             if not pair.empty:
-                rows.append(_contrast("model", "", scorer, temperature, left, right, pair, iterations, seed,
-                                      patterns))
+                rows.append(_item("model", "", scorer, temperature, left, right, pair))
     return rows
 
 
@@ -112,10 +107,11 @@ def contrasts(per_run: pd.DataFrame, iterations: int = 2000, seed: int = 0, meth
     if per_run is None or per_run.empty:
         return pd.DataFrame(columns=COLUMNS)
     values = question_values(per_run)
-    rows = temperature_contrasts(values, iterations, seed, patterns) + \
-        model_contrasts(values, iterations, seed, patterns)
-    if not rows:
+    items = temperature_contrasts(values) + model_contrasts(values)
+    if not items:
         return pd.DataFrame(columns=COLUMNS)
+    figures = clustered_differences([(key, d, clusters) for _, key, d, clusters in items], iterations, seed, patterns)
+    rows = [{**meta, **result} for (meta, *_), result in zip(items, figures)]
     return adjusted(pd.DataFrame(rows), method, alpha)[COLUMNS]
 
 

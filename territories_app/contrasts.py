@@ -34,8 +34,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from analysis_app.metrics.bootstrap import group_rng
-from analysis_app.metrics.cluster_contrast import MONTE_CARLO_PATTERNS, adjusted, clustered_difference
+from analysis_app.metrics.cluster_contrast import MONTE_CARLO_PATTERNS, adjusted, clustered_differences
 from analysis_app.metrics.multiplicity import NAMES
 
 COLUMNS = ["kind", "measure", "model", "strategy", "left", "right", "estimate", "ci_low", "ci_high", "se_clustered",
@@ -43,24 +42,20 @@ COLUMNS = ["kind", "measure", "model", "strategy", "left", "right", "estimate", 
 MEASURES = {"gap": "Control − Non-control", "kb": "KB CS"}
 
 
-def _row(kind, measure, model, strategy, left, right, d, territories, iterations, seed, patterns) -> dict:
-    rng = group_rng(seed, ("territory-contrast", kind, measure, model, strategy, left, right))
-    figures = clustered_difference(100 * np.asarray(d, dtype=float), territories, iterations, rng, patterns)
-    figures["n_territories"] = figures.pop("n_clusters")
-    return {"kind": kind, "measure": measure, "model": model, "strategy": strategy, "left": left, "right": right,
-            **figures}
+def _item(kind, measure, model, strategy, left, right, d, territories) -> tuple[dict, tuple, np.ndarray, np.ndarray]:
+    """A contrast to compute: its columns, its key and its paired differences in points."""
+    meta = {"kind": kind, "measure": measure, "model": model, "strategy": strategy, "left": left, "right": right}
+    return meta, ("territory-contrast", *meta.values()), 100 * np.asarray(d, dtype=float), np.asarray(territories)
 
 
-def control_contrasts(per_territory: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                      patterns: int = MONTE_CARLO_PATTERNS) -> list[dict]:
-    rows = []
+def control_contrasts(per_territory: pd.DataFrame) -> list[tuple]:
+    items = []
     both = per_territory.dropna(subset=["control", "non_control"])
     for (model, strategy), block in both.groupby(["model", "strategy"], sort=True):
         block = block.sort_values(["territory", "repeat"], key=lambda c: c.astype(str))
-        rows.append(_row("control", "gap", model, strategy, "Control", "Non-control",
-                         block["control"] - block["non_control"], block["territory"].astype(str).to_numpy(),
-                         iterations, seed, patterns))
-    return rows
+        items.append(_item("control", "gap", model, strategy, "Control", "Non-control",
+                           block["control"] - block["non_control"], block["territory"].astype(str).to_numpy()))
+    return items
 
 
 def _per_model(per_territory: pd.DataFrame, measure: str) -> pd.DataFrame:
@@ -69,9 +64,8 @@ def _per_model(per_territory: pd.DataFrame, measure: str) -> pd.DataFrame:
     return frame.pivot_table(index=["strategy", "territory"], columns="model", values=measure, aggfunc="mean")
 
 
-def model_contrasts(per_territory: pd.DataFrame, iterations: int = 2000, seed: int = 0,
-                    patterns: int = MONTE_CARLO_PATTERNS) -> list[dict]:
-    rows = []
+def model_contrasts(per_territory: pd.DataFrame) -> list[tuple]:
+    items = []
     for measure in MEASURES:
         table = _per_model(per_territory, measure)
         if table.empty:
@@ -80,11 +74,10 @@ def model_contrasts(per_territory: pd.DataFrame, iterations: int = 2000, seed: i
             block = block.droplevel("strategy")
             for left, right in combinations(sorted(block.columns, key=str), 2):
                 pair = block[[left, right]].dropna()
-                if pair.empty:
-                    continue
-                rows.append(_row("model", measure, "", strategy, left, right, pair[left] - pair[right],
-                                 pair.index.astype(str).to_numpy(), iterations, seed, patterns))
-    return rows
+                if not pair.empty:
+                    items.append(_item("model", measure, "", strategy, left, right, pair[left] - pair[right],
+                                       pair.index.astype(str).to_numpy()))
+    return items
 
 
 def contrasts(per_territory: pd.DataFrame, iterations: int = 2000, seed: int = 0, method: str = "bh",
@@ -92,10 +85,11 @@ def contrasts(per_territory: pd.DataFrame, iterations: int = 2000, seed: int = 0
     """Both kinds, adjusted as one family; sorted for reading (kind, measure, strategy, model, left, right)."""
     if per_territory.empty:
         return pd.DataFrame(columns=COLUMNS)
-    rows = control_contrasts(per_territory, iterations, seed, patterns) + \
-        model_contrasts(per_territory, iterations, seed, patterns)
-    if not rows:
+    items = control_contrasts(per_territory) + model_contrasts(per_territory)
+    if not items:
         return pd.DataFrame(columns=COLUMNS)
+    figures = clustered_differences([(key, d, clusters) for _, key, d, clusters in items], iterations, seed, patterns)
+    rows = [{**meta, **result, "n_territories": result["n_clusters"]} for (meta, *_), result in zip(items, figures)]
     frame = adjusted(pd.DataFrame(rows), method, alpha)
     order = frame["kind"].map({"control": 0, "model": 1})
     return frame.assign(_order=order).sort_values(["_order", "measure", "strategy", "model", "left", "right"],

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis_app.metrics.cluster_contrast import adjusted, cluster_means, clustered_difference
+from analysis_app.metrics.cluster_contrast import adjusted, cluster_means, clustered_difference, clustered_differences
 
 
 def test_each_cluster_counts_once_and_the_figures_by_hand():
@@ -17,7 +17,7 @@ def test_each_cluster_counts_once_and_the_figures_by_hand():
     clusters = ["X", "X", "Y", "Z", "Z", "Z"]
     labels, means = cluster_means(d, clusters)
     assert labels.tolist() == ["X", "Y", "Z"] and means.tolist() == [0.5, 1.0, 0.0]
-    figures = clustered_difference(d, clusters, 2000, np.random.default_rng(0))
+    figures = clustered_difference(d, clusters, 2000, 0)
     # estimate (0.5 + 1 + 0) / 3 = 0.5 (the pooled mean would be 2 / 6 = 0.333)
     assert figures["estimate"] == 0.5
     # Miller with weights 1/size: residuals of the cluster means 0, 0.5, -0.5 -> sqrt(0.5) / 3 = 0.2357
@@ -31,7 +31,7 @@ def test_each_cluster_counts_once_and_the_figures_by_hand():
 
 
 def test_one_cluster_has_no_interval_but_a_p_value():
-    figures = clustered_difference([0.2, 0.4], ["only", "only"], 500, np.random.default_rng(1))
+    figures = clustered_difference([0.2, 0.4], ["only", "only"], 500, 1)
     assert figures["estimate"] == pytest.approx(0.3)
     assert math.isnan(figures["ci_low"]) and math.isnan(figures["ci_high"]) and math.isnan(figures["se_clustered"])
     # one non-zero mean 0.3: patterns ±0.3, both as extreme -> p = 1
@@ -40,11 +40,11 @@ def test_one_cluster_has_no_interval_but_a_p_value():
 
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="one entry per pair"):
-        clustered_difference([1, 2], ["a"], 10, np.random.default_rng(0))
+        clustered_difference([1, 2], ["a"], 10, 0)
     with pytest.raises(ValueError, match="no paired"):
-        clustered_difference([], [], 10, np.random.default_rng(0))
+        clustered_difference([], [], 10, 0)
     with pytest.raises(ValueError, match="finite"):
-        clustered_difference([np.nan], ["a"], 10, np.random.default_rng(0))
+        clustered_difference([np.nan], ["a"], 10, 0)
 
 
 def test_adjusted_by_hand():
@@ -69,11 +69,25 @@ def test_the_estimate_lies_in_its_interval_and_flipping_every_sign_mirrors_it(pa
     d = np.array([x for _, x in pairs])
     if len(set(clusters)) < 2:
         return
-    forward = clustered_difference(d, clusters, 400, np.random.default_rng(3))
-    backward = clustered_difference(-d, clusters, 400, np.random.default_rng(3))
+    forward = clustered_difference(d, clusters, 400, 3)
+    backward = clustered_difference(-d, clusters, 400, 3)
     assert forward["estimate"] == pytest.approx(-backward["estimate"], abs=1e-12)
     assert forward["ci_low"] == pytest.approx(-backward["ci_high"], abs=1e-9)
     assert forward["p_value"] == backward["p_value"]
     assert forward["se_clustered"] == pytest.approx(backward["se_clustered"])
     assert forward["ci_low"] - 1e-9 <= max(cluster_means(d, clusters)[1]) and \
         forward["ci_high"] + 1e-9 >= min(cluster_means(d, clusters)[1])
+
+
+def test_many_contrasts_at_once_share_monte_carlo_patterns_and_none_moves_when_another_is_added():
+    rng = np.random.default_rng(5)
+    clusters = [f"t{i}" for i in range(30)]  # 30 non-zero cluster means: past the exact limit of 20
+    a = ("a", rng.normal(0.3, 1, 30), clusters)
+    b = ("b", rng.normal(0.0, 1, 30), clusters)
+    small = ("small", [1.0, 2.0, -1.0], ["x", "y", "z"])  # 3 clusters: exact, 8 patterns
+    alone = clustered_differences([a], 1000, 7, patterns=5000)[0]
+    together = clustered_differences([small, a, b], 1000, 7, patterns=5000)
+    assert together[1] == alone
+    assert alone["p_method"].startswith("Monte Carlo sign-flip (5000 patterns, MC se")
+    # observed 1 + 2 - 1 = 2; the 8 sums s1*1 + s2*2 + s3*(-1): 2, 4, -2, 0, 0, 2, -4, -2 -> 6 reach |2|: p = 0.75
+    assert (together[0]["p_value"], together[0]["p_method"]) == (0.75, "exact sign-flip (8 patterns)")
