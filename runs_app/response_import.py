@@ -7,8 +7,8 @@ Two passes over the file, one row in memory at a time (issue 32: a million rows 
 1. check every row; what the checks need is kept compactly: each question key, model
    and condition once, and per row four integers in numpy arrays (duplicates are found
    by sorting them, not by a dict of a million tuples);
-2. only when no row is bad: read the file again and insert in batches (bulk_create),
-   inside one transaction, so that any failure still writes nothing.
+2. only when no row is bad: read the file again and insert in batches (executemany, COPY
+   on PostgreSQL), inside one transaction, so that any failure still writes nothing.
 
 Progress is reported through `progress(done, total, phase)` by bytes read (a file) or
 rows (a text), each batch.
@@ -191,8 +191,11 @@ class _Insert:
         self.prepare = {f.attname: f for f in self.fields}
         self.orders: dict[int, object] = {}
         quote = connection.ops.quote_name
-        self.sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)}) "
-                    f"VALUES ({', '.join(['%s'] * len(self.fields))})")
+        columns = f"{quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)})"
+        self.sql = f"INSERT INTO {columns} VALUES ({', '.join(['%s'] * len(self.fields))})"
+        # PostgreSQL: COPY, a stream of rows rather than a statement per row (executemany
+        # wrote a million answers in over 5 minutes, the server busy parsing inserts).
+        self.copy_sql = f"COPY {columns} FROM STDIN" if connection.vendor == "postgresql" else None
 
     def order(self, choices: int):
         """The prepared JSON of list(range(choices)), made once per count."""
@@ -209,7 +212,12 @@ class _Insert:
     def write(self, rows: list[list]):
         if rows:
             with connection.cursor() as cursor:
-                cursor.executemany(self.sql, rows)
+                if self.copy_sql:
+                    with cursor.cursor.copy(self.copy_sql) as copy:
+                        for row in rows:
+                            copy.write_row(row)
+                else:
+                    cursor.executemany(self.sql, rows)
 
 
 def _write(opened, summary, imported_by, progress: Progress | None, create_run) -> Run:
