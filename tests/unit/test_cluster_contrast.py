@@ -91,3 +91,20 @@ def test_many_contrasts_at_once_share_monte_carlo_patterns_and_none_moves_when_a
     assert alone["p_method"].startswith("Monte Carlo sign-flip (5000 patterns, MC se")
     # observed 1 + 2 - 1 = 2; the 8 sums s1*1 + s2*2 + s3*(-1): 2, 4, -2, 0, 0, 2, -4, -2 -> 6 reach |2|: p = 0.75
     assert (together[0]["p_value"], together[0]["p_method"]) == (0.75, "exact sign-flip (8 patterns)")
+
+
+def test_the_intervals_cover_the_truth_on_clustered_data():
+    # 1,000 synthetic tables: 60 clusters (territories), 3 differences each sharing their
+    # cluster's effect (sd 1) plus noise (sd 0.5), true mean 0.2. The cluster bootstrap's 95 %
+    # intervals should cover 0.2 in 93-97 % of them (issue 29's bar; this seed: 944. Percentile
+    # intervals run a little short on few clusters: 934 over 40 clusters, 948 over 80).
+    rng = np.random.default_rng(2029)
+    clusters = np.repeat(np.arange(60), 3)
+    covered = 0
+    items = []
+    for draw in range(1000):
+        d = 0.2 + np.repeat(rng.normal(0, 1, 60), 3) + rng.normal(0, 0.5, 180)
+        items.append(((draw,), d, clusters))
+    for figures in clustered_differences(items, 1000, 0, patterns=200):
+        covered += figures["ci_low"] <= 0.2 <= figures["ci_high"]
+    assert 930 <= covered <= 970, covered
