@@ -87,6 +87,7 @@ def probe(target: Target, progress=None) -> dict:
             progress(name, done, STEPS)
         done += 1
 
+    llm.warm_up()  # LiteLLM's import (seconds) is not the first answer's latency
     started = datetime.now(timezone.utc)
     findings: dict[str, dict] = {}
     step("answers")

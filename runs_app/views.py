@@ -115,7 +115,7 @@ def progress_payload(run, user):
     """Everything on the run page that changes while it runs, read at one moment: the
     header, per-model progress, latest answers, errors, times and the actions open to
     `user`. The page is rendered from it and progress.json returns it."""
-    state = services.progress(run)
+    state, per_model = services.progress_by_model(run)
     payload = _progress_fields(state)
     seconds = elapsed_seconds(run)
     external = run.llm_models.filter(is_external=True).exists()
@@ -129,7 +129,7 @@ def progress_payload(run, user):
         elapsed_seconds=seconds, elapsed=span(seconds) if seconds is not None else None,
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
         started_at=_when(run.started_at), finished_at=_when(run.finished_at),
-        models=[{"name": model.name, **_progress_fields(services.progress(run, model))}
+        models=[{"name": model.name, **_progress_fields(per_model[model.pk])}
                 for model in run.llm_models.all()],
         budget=services.budget_state(run),
         # A service the run waits on (Redis, the database, its disk), from the workers' watchers.
@@ -193,16 +193,17 @@ def connection_summary(model):
     if job["active"]:
         return {"state": "active", "text": f"testing… {job['done']} of {job['total']}"}
     findings = {row["key"]: row for row in job["findings"]}
+    if not findings and model.is_bundled:
+        return {"state": "bundled", "text": "in the worker: every mode"}
     if not findings:
         return {"state": "never", "text": "never tested"}
     if findings.get("answers", {}).get("ok") is False:
         return {"state": "bad", "text": f"no answer ({job['checked_at'] or 'last test'})"}
     recommended = job["recommended"]
-    parts = [f"choice: {recommended.get('choice') or 'no'}",
-             f"rank: {'yes' if recommended.get('rank') else 'no'}",
-             "temperature " + {True: "heeded", False: "ignored", None: "?"}[
-                 findings.get("temperature", {}).get("ok")]]
-    return {"state": "done", "text": " · ".join(parts) + (f" ({job['checked_at']})" if job["checked_at"] else "")}
+    parts = [f"choice {recommended.get('choice') or 'no'}", f"rank {'yes' if recommended.get('rank') else 'no'}",
+             "temperature " + {True: "heeded", False: "ignored", None: "?"}[findings.get("temperature", {}).get("ok")]]
+    when = f" {job['checked_at'][5:]}" if job["checked_at"] else ""
+    return {"state": "done", "text": f"tested{when}: " + " · ".join(parts)}
 
 
 @permission_required("runs_app.view_run", raise_exception=True)

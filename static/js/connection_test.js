@@ -19,7 +19,7 @@
         var done = box.querySelector("[data-connection=done]");
         var bar = box.querySelector("[data-connection-bar]");
         if (step) { step.textContent = job.step || "waiting for a worker"; }
-        if (done) { done.textContent = String(job.done); }
+        if (done) { done.textContent = String(Math.min(job.done + 1, job.total)); }
         if (bar && job.total) { bar.style.width = Math.round(100 * job.done / job.total) + "%"; }
         window.setTimeout(poll, 1500);
       })

@@ -160,7 +160,7 @@ def test_the_models_page_shows_the_button_and_what_was_found(signed_in, model, f
     assert "never tested" in page and reverse("run-model-connection-test", args=[model.pk]) in page
     connection.test_connection(model)
     page = signed_in.get(reverse("run-models")).content.decode()
-    assert "choice: guided_choice · rank: yes · temperature ignored" in page
+    assert "choice guided_choice · rank yes · temperature ignored" in page
 
 
 def test_readers_see_the_findings_but_cannot_start_a_test(client, model, analyst):
