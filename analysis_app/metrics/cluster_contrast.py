@@ -101,7 +101,9 @@ def clustered_differences(items, iterations: int, seed: int, patterns: int = MON
         matrix = np.column_stack([means_of[position] for position in positions])
         flips = sign_flip_tests(matrix, group_rng(seed, ("sign-flip", size)), patterns)
         for position, flip in zip(positions, flips):
-            results[position].update(p_value=flip.p_value, p_method=flip.describe())
+            # Every difference 0: no sign pattern to flip ("exact sign-flip (1 patterns)" reads as a bug).
+            method = flip.describe() if means_of[position].any() else "every difference 0: p = 1"
+            results[position].update(p_value=flip.p_value, p_method=method)
     return [{name: result[name] for name in FIGURES} for result in results]
 
 

@@ -38,6 +38,12 @@ def test_one_cluster_has_no_interval_but_a_p_value():
     assert figures["p_value"] == 1.0
 
 
+def test_no_difference_at_all_says_so():
+    figures = clustered_difference([0.0, 0.0, 0.0], ["a", "b", "c"], 200, 0)
+    assert (figures["estimate"], figures["ci_low"], figures["ci_high"], figures["se_clustered"]) == (0, 0, 0, 0)
+    assert (figures["p_value"], figures["p_method"]) == (1.0, "every difference 0: p = 1")
+
+
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="one entry per pair"):
         clustered_difference([1, 2], ["a"], 10, 0)
