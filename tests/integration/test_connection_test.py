@@ -251,3 +251,20 @@ def test_the_plan_and_the_launch_refuse_choice_mode_on_a_server_without_log_prob
         "difference": "10", "step": "plan"}).content.decode()
     assert 'data-check-level="refuse"' in form and "Cannot launch: served at" in form
     assert 'value="launch"' not in form
+
+
+def test_run_benchmark_dry_run_says_it_and_the_launch_is_refused(model, fake, benchmark):
+    fake.configure(no_logprobs=True)
+    connection.test_connection(model)
+    model.refresh_from_db()
+    refused = {"ok": False, "summary": "the server refuses the field", "message": "422 Unexpected fields"}
+    model.capabilities["findings"].update(guided_choice=refused, grammar=refused)
+    model.save(update_fields=["capabilities"])
+    out = io.StringIO()
+    call_command("run_benchmark", "--benchmark", "t", "--models", "served", "--dry-run", stdout=out,
+                 stderr=io.StringIO())
+    assert "cannot launch: served at" in out.getvalue() and "choice mode cannot work" in out.getvalue()
+    with pytest.raises(CommandError, match="choice mode cannot work"):
+        call_command("run_benchmark", "--benchmark", "t", "--models", "served", "--no-wait", stdout=io.StringIO(),
+                     stderr=io.StringIO())
+    assert not Run.objects.exists()

@@ -175,6 +175,9 @@ class Command(BaseCommand):
                  f"{m.limited_by} ({m.latency_source} latency {m.latency_seconds:.2f}s)"] for m in plan.models]
         self._table(header, rows)
         self.stdout.write(_plan_line(plan) + "; nothing was asked")
+        for check in plan.checks:  # what each model's connection test says of its answer mode
+            label = {"refuse": "cannot launch", "warn": "warning", "note": "note"}.get(check["level"], check["level"])
+            self.stdout.write(f"{label}: {check['text']}")
         self.stdout.write(f"estimates: {plan.token_method}")
         power = plan.power or {}
         if power.get("forms"):  # the family's precision and power figures (Family.power)
