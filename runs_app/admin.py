@@ -38,6 +38,16 @@ class LLMModelAdmin(admin.ModelAdmin):
         return format_html('{}: <a href="{}">findings and Test connection</a>', text,
                            reverse("run-model-connection", args=[model.pk]))
 
+    def response_add(self, request, obj, post_url_continue=None):
+        """A model just registered: say where to find out what its server supports."""
+        if not (obj.is_bundled or obj.is_external):
+            self.message_user(request, format_html(
+                'Before launching, <a href="{}">test its connection</a>: a few small requests find whether its '
+                "server returns log-probabilities, takes guided choice or a grammar, echoes prompts for rank "
+                "classification and heeds the temperature; the launch plan reads what it finds.",
+                reverse("run-model-connection", args=[obj.pk])), messages.INFO)
+        return super().response_add(request, obj, post_url_continue)
+
     @admin.action(description="Test connection (a worker sends a few small requests to each server)",
                   permissions=["change"])
     def test_connection(self, request, queryset):

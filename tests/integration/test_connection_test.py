@@ -268,3 +268,16 @@ def test_run_benchmark_dry_run_says_it_and_the_launch_is_refused(model, fake, be
         call_command("run_benchmark", "--benchmark", "t", "--models", "served", "--no-wait", stdout=io.StringIO(),
                      stderr=io.StringIO())
     assert not Run.objects.exists()
+
+
+def test_registering_a_model_in_the_console_points_to_its_connection_test(client, admin_user, fake):
+    assert client.login(username=admin_user.username, password=PASSWORD)
+    answer = client.post(reverse("admin:runs_app_llmmodel_add"), {
+        "name": "new-served", "litellm_model": "openai/fake", "api_base": fake.base_url, "notes": "",
+        "answer_mode": "generate", "choice_strategy": "logprobs", "top_logprobs": "20", "temperature": "0",
+        "max_tokens": "64", "top_p": "", "seed": "", "timeout_seconds": "30", "max_concurrency": "2",
+        "requests_per_minute": "", "input_cost_per_token": "", "output_cost_per_token": ""}, follow=True)
+    model = LLMModel.objects.get(name="new-served")
+    assert reverse("run-model-connection", args=[model.pk]).encode() in answer.content
+    assert b"test its connection" in answer.content
+    assert fake.stats()["total_requests"] == 0  # nothing asked by registering
