@@ -27,7 +27,7 @@ from . import capabilities, local_provider, probe, queueing
 from .models import LLMModel
 
 TASK = "runs_app.tasks.connection_test"  # runs_app.tasks registers its task under this name
-STALE_AFTER = timedelta(minutes=15)  # a queued or running job older than this is waiting on no worker
+STALE_AFTER = timedelta(minutes=15)  # a queued or running job older than this (and than every request timing out) has no worker
 
 
 class ConnectionTestRefused(ValueError):
@@ -52,7 +52,7 @@ def request_connection_test(model: LLMModel) -> dict:
     with transaction.atomic():
         model = LLMModel.objects.select_for_update().get(pk=model.pk)
         state = dict(model.capabilities or {})
-        if state.get("status") in ("queued", "running") and not is_stale(state):
+        if state.get("status") in ("queued", "running") and not is_stale(state, model.timeout_seconds):
             return state
         job = uuid.uuid4().hex
         state.update(status="queued", job=job, requested_at=_now_text(), started_at=None, finished_at=None,
@@ -62,12 +62,15 @@ def request_connection_test(model: LLMModel) -> dict:
     return state
 
 
-def is_stale(state: dict) -> bool:
+def is_stale(state: dict, timeout_seconds: int = 0) -> bool:
+    """A queued or running job that no worker can still be working on: older than
+    STALE_AFTER and than every one of its requests timing out in turn."""
     moment = state.get("started_at") or state.get("requested_at")
     if not moment:
         return True
+    limit = max(STALE_AFTER, timedelta(seconds=(probe.STEPS + 2) * (timeout_seconds or 0)))
     try:
-        return timezone.now() - datetime.fromisoformat(moment) > STALE_AFTER
+        return timezone.now() - datetime.fromisoformat(moment) > limit
     except (TypeError, ValueError):
         return True
 
@@ -163,7 +166,7 @@ def job_view(model: LLMModel) -> dict:
     rows = [{"key": key, "label": capabilities.LABELS[key], **findings[key]}
             for key in capabilities.FINDINGS if key in findings]
     status = state.get("status") or "never"
-    stale = status in ("queued", "running") and is_stale(state)
+    stale = status in ("queued", "running") and is_stale(state, model.timeout_seconds)
     return {
         "model": model.name, "model_id": model.pk, "status": status, "stale": stale,
         "active": status in ("queued", "running") and not stale,

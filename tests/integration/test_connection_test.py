@@ -7,10 +7,12 @@ that refuses a mode the server cannot serve."""
 
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.services import create_user_with_role
 from runs_app import connection, probe, queueing, tasks
@@ -281,3 +283,24 @@ def test_registering_a_model_in_the_console_points_to_its_connection_test(client
     assert reverse("run-model-connection", args=[model.pk]).encode() in answer.content
     assert b"test its connection" in answer.content
     assert fake.stats()["total_requests"] == 0  # nothing asked by registering
+
+
+def test_a_test_no_worker_took_is_said_so_and_can_be_queued_again(signed_in, model, sent,
+                                                                  django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = connection.request_connection_test(model)
+    # Twenty minutes later (more than 15 and than 11 requests × its 10 s timeout), still queued.
+    model.refresh_from_db()
+    model.capabilities["requested_at"] = (timezone.now() - timedelta(minutes=20)).isoformat()
+    model.save(update_fields=["capabilities"])
+    job = connection.job_view(model)
+    assert job["stale"] and not job["active"]
+    page = signed_in.get(reverse("run-model-connection", args=[model.pk])).content.decode()
+    assert "no worker has finished it: is the worker running" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        second = connection.request_connection_test(model)
+    assert second["job"] != first["job"] and len(sent) == 2
+    # The first message, delivered late, runs nothing: its job was replaced.
+    assert tasks.connection_test(*sent[0][1]) is None
+    model.refresh_from_db()
+    assert model.capabilities["job"] == second["job"] and model.capabilities["status"] == "queued"
