@@ -27,6 +27,10 @@ which leaves every expected share as it is, and the statistic is Pearson's
 χ² = Σ_p (observed_p − expected_p)² / expected_p over the position counts
 (`scipy.stats.chisquare`). p = (1 + permutations with χ² at least the observed) / (1 +
 permutations), Monte Carlo (its standard error about √(p(1 − p)/B) is stated beside it).
+A permutation is drawn as the table it makes (per scenario: answers by option chosen × order
+shown, with both margins fixed), cell by cell with hypergeometric draws, which is the same
+distribution as reshuffling the answers one by one and costs the cells rather than the
+answers: 1,000 permutations of 350,000 balanced answers over 2,000 scenarios take about 6 s.
 With every scenario shown in one order there is nothing to permute: no test.
 
 **Rates with and without the position effect.** The observed rate is the scenario-
@@ -93,42 +97,60 @@ def _statistics(counts: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return ((observed - scaled) ** 2 / scaled).sum(axis=1)
 
 
-def _expand(part: pd.DataFrame, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One row per answer: scenario codes (sorted), the order shown (answers × n), the chosen option."""
-    rows = part.loc[part.index.repeat(_weights(part))].sort_values("scenario", kind="stable")
-    strata = pd.factorize(rows["scenario"], sort=True)[0]
-    orders = np.array([list(order) for order in rows["order"]], dtype=np.int64).reshape(len(rows), count)
-    return strata, orders, rows["chosen"].to_numpy(dtype=np.int64)
+def _tables(part: pd.DataFrame, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The answers of one (model, choice count) as tables: `x[s, c, t]` answers of scenario s
+    that chose option c and were shown order type t, and `shows[c, t, p]`, 1 where order
+    type t shows option c at position p."""
+    strata = pd.factorize(part["scenario"], sort=True)[0]
+    types, type_of = np.unique(np.array([list(o) for o in part["order"]], dtype=np.int64).reshape(len(part), count),
+                               axis=0, return_inverse=True)
+    x = np.zeros((strata.max() + 1 if len(strata) else 0, count, len(types)), dtype=np.int64)
+    np.add.at(x, (strata, part["chosen"].to_numpy(dtype=np.int64), type_of.ravel()), _weights(part))
+    shows = (types[None, :, :] == np.arange(count)[:, None, None]).astype(np.int64)  # [c, t, p]
+    return x, shows
 
 
-def _counts(orders: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """Answers per position (the last axis of `orders` is the position)."""
-    return (orders == chosen[..., None]).sum(axis=-2)
+def _random_tables(chosen: np.ndarray, shown: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """`size` tables [size, s, c, t] drawn as the permutation makes them: in each stratum the
+    answers' orders reshuffled, i.e. a table uniform over the assignments with the stratum's
+    margins (answers per chosen option `chosen[s, c]`, per order type `shown[s, t]`), cell
+    by cell with hypergeometric draws (`Generator.hypergeometric` on arrays)."""
+    strata, options = chosen.shape
+    types = shown.shape[1]
+    table = np.zeros((size, strata, options, types), dtype=np.int64)
+    left_in_type = np.broadcast_to(shown, (size, strata, types)).copy()
+    for c in range(options - 1):
+        wanted = np.broadcast_to(chosen[:, c], (size, strata)).copy()
+        rest = left_in_type.sum(axis=2)
+        for t in range(types - 1):
+            rest = rest - left_in_type[:, :, t]  # the orders of the later types
+            drawn = rng.hypergeometric(left_in_type[:, :, t], rest, wanted)
+            table[:, :, c, t] = drawn
+            wanted = wanted - drawn
+        table[:, :, c, types - 1] = wanted
+        left_in_type = left_in_type - table[:, :, c, :]
+    table[:, :, options - 1, :] = left_in_type
+    return table
 
 
-def permutation_test(strata: np.ndarray, orders: np.ndarray, chosen: np.ndarray, expected: np.ndarray,
-                     permutations: int, seed: int, chunk: int = 64) -> tuple[float, float]:
-    """(χ² observed, p): the orders reshuffled among the answers of each stratum (`strata`
-    sorted, so that each stratum is one block), `permutations` times."""
-    observed_stat = _statistic(_counts(orders, chosen).astype(float), expected)
-    varied = np.zeros(len(chosen), dtype=bool)
-    for stratum in np.unique(strata):  # only strata shown in more than one order can change
-        block = strata == stratum
-        varied[block] = len(np.unique(orders[block], axis=0)) > 1
+def permutation_test(x: np.ndarray, shows: np.ndarray, expected: np.ndarray, permutations: int, seed: int,
+                     chunk: int = 2_000_000) -> tuple[float, float]:
+    """(χ² observed, p) for the tables of `_tables`: within each stratum the orders shown
+    reshuffled among its answers, `permutations` times (Monte Carlo)."""
+    observed_stat = _statistic(np.einsum("sct,ctp->p", x, shows).astype(float), expected)
+    varied = (x.sum(axis=1) > 0).sum(axis=1) > 1  # strata shown in more than one order can change
     if not varied.any() or permutations <= 0:
         return observed_stat, float("nan")
-    fixed = _counts(orders[~varied], chosen[~varied]).astype(float)
-    strata, orders, chosen = strata[varied], orders[varied], chosen[varied]
+    fixed = np.einsum("sct,ctp->p", x[~varied], shows)
+    x = x[varied]
+    chosen, shown = x.sum(axis=2), x.sum(axis=1)
     rng = np.random.default_rng(seed)
+    step = max(1, chunk // max(1, x.size))  # permutations per batch: about `chunk` cells at once
     at_least, done = 0, 0
     while done < permutations:
-        size = min(chunk, permutations - done)
-        # A random key per answer, offset by its stratum: sorting keeps each stratum's block in
-        # place and shuffles within it.
-        keys = strata[None, :] + rng.random((size, len(strata)))
-        shuffled = orders[np.argsort(keys, axis=1)]  # size × answers × n
-        counts = _counts(shuffled, chosen[None, :]) + fixed
-        at_least += int((_statistics(counts, expected) >= observed_stat - 1e-9).sum())
+        size = min(step, permutations - done)
+        counts = np.einsum("bsct,ctp->bp", _random_tables(chosen, shown, size, rng), shows) + fixed
+        at_least += int((_statistics(counts.astype(float), expected) >= observed_stat - 1e-9).sum())
         done += size
     return observed_stat, (1 + at_least) / (1 + permutations)
 
@@ -157,8 +179,8 @@ def position_shares(df: pd.DataFrame, permutations: int = 1000, seed: int = 0) -
         expected = np.zeros(count)
         for (order, scenario, weight) in zip(part["order"], part["scenario"], weights):
             expected += weight * q[model, scenario][list(order)]
-        strata, orders, chosen = _expand(part, count)
-        statistic, p = permutation_test(strata, orders, chosen, expected, permutations, seed)
+        x, shows = _tables(part, count)
+        statistic, p = permutation_test(x, shows, expected, permutations, seed)
         by_scenario = part.groupby("scenario")["order"].agg(lambda o: len({tuple(x) for x in o}))
         total = float(observed.sum())
         for position in range(count):
