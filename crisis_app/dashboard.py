@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from django.utils import timezone
 
 from analysis_app import forest
+from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel
 
 from . import contrasts as contrast_metrics
@@ -233,6 +234,7 @@ def contrasts_panel(table: pd.DataFrame, per_run: pd.DataFrame, adjust: str, ite
         if figure is None:
             note += (" No chart: every contrast in this filter rests on one question, and an interval needs two "
                      "(resampling one cluster always gives the same value).")
+        note += floor_sentence(table["n_clusters"], "clusters")
     return Panel("contrasts", "Contrasts: between temperatures and between models, paired by question",
                  table.round({"estimate": 4, "ci_low": 4, "ci_high": 4, "se_clustered": 4}), figure, note)
 

@@ -13,8 +13,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from django.utils import timezone
 
+from analysis_app import forest
+from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel
 
+from . import contrasts as contrast_metrics
 from . import report as reports
 from .report_frames import BorderlinesFilter
 
@@ -33,6 +36,7 @@ class TerritoriesBoard:
     territories: int = 0
     iterations: int = 1000
     scores: pd.DataFrame | None = None  # the numeric scores (every interval, sd and n): the scores CSV
+    contrasts: pd.DataFrame | None = None  # the paired contrasts at full precision: the contrasts CSV
     computed_at: datetime = field(default_factory=timezone.now)  # shown: the page may be a cached build
 
 
@@ -163,6 +167,29 @@ def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
     return Panel("map", "Where models side with the controller", table, _fig(fig), note)
 
 
+def contrasts_panel(table: pd.DataFrame, adjust: str, iterations: int) -> Panel:
+    """The paired contrasts clustered by territory, with their forest plot (or why none)."""
+    note = contrast_metrics.method_note(adjust, iterations, reports.PAGE_PATTERNS) + (
+        " The chart draws the contrasts with an interval (two territories or more), smallest adjusted p first, at "
+        "most 40; the table and its CSV hold every contrast and the method of each p-value.")
+    figure = None
+    if table.empty:
+        note += (" No chart: no territory in this filter has both a Control answer (the controller's language, "
+                 "resolved) and a resolved Non-control answer, and no two models answered the same territory "
+                 "(territories whose controller is Unknown have neither).")
+    else:
+        drawn = table.assign(label=[contrast_metrics.label(row) for _, row in table.iterrows()])
+        figure = forest.forest_figure(
+            drawn, "Paired contrasts by territory (points), 95% cluster-bootstrap intervals",
+            "← right higher · left higher → (points)", "n_territories", "territories")
+        if figure is None:
+            note += (" No chart: every contrast in this filter rests on one territory, and an interval needs two "
+                     "(resampling one territory always gives the same value).")
+        note += floor_sentence(table["n_territories"], "territories")
+    return Panel("contrasts", "Paired contrasts: Control vs Non-control within territory, model vs model",
+                 table.round({"estimate": 3, "ci_low": 3, "ci_high": 3, "se_clustered": 3}), figure, note)
+
+
 def cases_panel(cases: pd.DataFrame, texts: dict) -> Panel:
     table = cases.copy()
     table["question"] = [texts.get((t, lang), "") for t, lang in zip(table["territory"], table["language"])]
@@ -173,18 +200,20 @@ def cases_panel(cases: pd.DataFrame, texts: dict) -> Panel:
                  "control), the claimant the answer maps to, and whether that is the controller.")
 
 
-def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> TerritoriesBoard:
+def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0, adjust: str = "bh") -> TerritoriesBoard:
     from benchmarks_app.models import Question
 
-    built = reports.build(filters, iterations=iterations, seed=seed)
+    built = reports.build(filters, iterations=iterations, seed=seed, adjust=adjust)
     board = TerritoriesBoard(answers=built.answers, unresolved=built.unresolved, refusals=built.refusals,
                              invalid=built.invalid,
-                             territories=len(built.territories), iterations=iterations, scores=built.scores)
+                             territories=len(built.territories), iterations=iterations, scores=built.scores,
+                             contrasts=built.contrasts)
     if built.scores.empty:
         return board
     texts = {(t, lang): text for t, lang, text in Question.objects.filter(
         benchmark__name=filters.benchmark, borderlines__isnull=False).values_list(
         "borderlines__territory__name", "language", "text")}
     board.panels = {"scores": scores_panel(built.scores), "control": control_panel(built.scores),
+                    "contrasts": contrasts_panel(built.contrasts, adjust, iterations),
                     "map": map_panel(built.all_cases, built.territories), "cases": cases_panel(built.cases, texts)}
     return board

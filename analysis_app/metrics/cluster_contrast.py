@@ -113,6 +113,28 @@ def clustered_difference(differences, clusters, iterations: int, seed: int = 0,
     return clustered_differences([(key, differences, clusters)], iterations, seed, patterns)[0]
 
 
+def p_floor(n_clusters: int) -> float:
+    """The smallest two-sided sign-flip p over n non-zero cluster means: the observed sign
+    pattern and its mirror of 2^n, 2 / 2^n (0.25 over 3 clusters, 0.0625 over 5, 0.03125 over 6).
+    A family shows it where it forbids significance (the intervals may still miss zero)."""
+    return 2.0 / 2 ** int(n_clusters) if n_clusters >= 1 else 1.0
+
+
+def floor_sentence(counts, unit: str, alpha: float = 0.05) -> str:
+    """A sentence for the contrasts whose p cannot reach `alpha` with their number of clusters
+    (`unit`: "territories", "clusters"); empty when every one can."""
+    counts = [int(n) for n in counts]
+    short = [n for n in counts if p_floor(n) > alpha]
+    if not short:
+        return ""
+    fewest = min(short)
+    which = ("No contrast here can be significant" if len(short) == len(counts)
+             else f"{len(short)} of these {len(counts)} contrasts cannot be significant")
+    return (f" {which}: over {fewest} {unit} the sign-flip p cannot fall below 2 / 2^{fewest} = "
+            f"{p_floor(fewest):.4g} (at least 6 are needed for {alpha:g}); read the interval, which may still miss "
+            f"zero, and add {unit} for a test.")
+
+
 def adjusted(frame: pd.DataFrame, method: str = "bh", alpha: float = 0.05) -> pd.DataFrame:
     """The table with p_adjusted and significant across all its rows (one family)."""
     if method not in METHODS:

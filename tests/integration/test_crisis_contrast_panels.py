@@ -124,3 +124,10 @@ def test_inconsistency_report_writes_the_contrasts(more, tmp_path):
     assert [(r["kind"], r["left"], r["right"], float(r["p_adjusted"])) for r in rows] == [
         ("temperature", "T=1", "T=0.2", 0.5), ("model", "model-a", "model-b", 1.0)]
     assert float(rows[0]["estimate"]) == pytest.approx(0.85 / 3, abs=1e-6)
+
+
+def test_the_note_says_when_three_questions_cannot_be_significant(more, analyst_client):
+    panel = analyst_client.get("/analysis/crisis/?iterations=200").context["board"].panels["contrasts"]
+    # both contrasts rest on 3 questions: p >= 2 / 2^3 = 0.25
+    assert "No contrast here can be significant: over 3 clusters the sign-flip p cannot fall below 2 / 2^3 = 0.25" \
+        in panel.note

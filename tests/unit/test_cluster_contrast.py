@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis_app.metrics.cluster_contrast import adjusted, cluster_means, clustered_difference, clustered_differences
+from analysis_app.metrics.cluster_contrast import (adjusted, cluster_means, clustered_difference, clustered_differences,
+                                                   floor_sentence, p_floor)
 
 
 def test_each_cluster_counts_once_and_the_figures_by_hand():
@@ -114,3 +115,12 @@ def test_the_intervals_cover_the_truth_on_clustered_data():
     for figures in clustered_differences(items, 1000, 0, patterns=200):
         covered += figures["ci_low"] <= 0.2 <= figures["ci_high"]
     assert 930 <= covered <= 970, covered
+
+
+def test_the_p_value_floor_of_few_clusters_is_named():
+    # 2 / 2^3 = 0.25, 2 / 2^5 = 0.0625, 2 / 2^6 = 0.03125
+    assert (p_floor(3), p_floor(5), p_floor(6)) == (0.25, 0.0625, 0.03125)
+    assert "No contrast here can be significant: over 3 clusters" in floor_sentence([3, 3, 4], "clusters")
+    assert "2 / 2^3 = 0.25 (at least 6 are needed for 0.05)" in floor_sentence([3], "clusters")
+    assert floor_sentence([13, 14], "territories") == ""
+    assert floor_sentence([2, 13], "territories").startswith(" 1 of these 2 contrasts cannot be significant: over 2")
