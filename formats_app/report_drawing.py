@@ -57,6 +57,14 @@ def sized(figure: dict) -> tuple[dict, int, int]:
     return {**figure, "layout": {**layout, "width": width, "height": height}}, width, height
 
 
+def page_generator(others: list[str] | None = None):
+    """kaleido's drawing page: plotly.js from the plotly package (a file), no MathJax
+    (kaleido's default loads it from a CDN), and `others` (files) after them."""
+    import kaleido
+
+    return kaleido.PageGenerator(plotly=_plotly_js().as_uri(), mathjax=False, others=others or None)
+
+
 class Drawing:
     """`with Drawing(map_shapes) as draw: draw(figure, "svg") -> bytes`. The browser runs
     on an event loop of its own thread, so that a caller with a loop of its own running
@@ -92,7 +100,7 @@ class Drawing:
                 f"Object.assign(window.PlotlyGeoAssets.topojson, {json.dumps(self.map_shapes)});\n",
                 encoding="utf-8")
             others.append(assets.as_uri())
-        page = kaleido.PageGenerator(plotly=_plotly_js().as_uri(), mathjax=False, others=others or None)
+        page = page_generator(others)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="cfpd-drawing", daemon=True)
         self._thread.start()

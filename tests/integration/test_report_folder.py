@@ -120,3 +120,10 @@ def test_a_bad_filter_or_reader_writes_nothing(analyst, outsider, demo_like, tmp
     with pytest.raises(CommandError, match="is a file"):
         call_command("export_report", "--user", analyst.username, "--out", str(tmp_path / "file"),
                      "--format", "folder", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_the_drawing_page_loads_only_local_files():
+    page = report_drawing.page_generator().generate_index()
+    sources = re.findall(r'<script src="([^"]+)"', page)
+    assert sources and all(src.startswith("file:///") for src in sources), sources
+    assert "mathjax" not in page.lower() and "http" not in page
