@@ -196,22 +196,25 @@ def position_shares(df: pd.DataFrame, permutations: int = 1000, seed: int = 0) -
     return pd.DataFrame(rows, columns=SHARE_COLUMNS)
 
 
-def _scenario_rates(part: pd.DataFrame, count: int) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(observed, balanced, adjusted) option rates of one (model, scenario)."""
-    weights = _weights(part)
-    chosen = part["chosen"].to_numpy()
-    observed = np.bincount(chosen, weights=weights, minlength=count)
-    observed = observed / observed.sum()
-    shown = np.zeros((count, count))  # m[option, position]
-    picked = np.zeros((count, count))  # x[option, position]
-    positions = chosen_positions(part)
-    for order, option, position, weight in zip(part["order"], chosen, positions, weights):
-        shown[list(order), np.arange(count)] += weight
-        picked[option, position] += weight
-    if (shown == 0).any():
-        return observed, observed, False
-    balanced = (picked / shown).mean(axis=1)
-    return observed, balanced / balanced.sum(), True
+def _scenario_rates(part: pd.DataFrame, count: int) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+    """(scenarios, observed [s, option], balanced [s, option], adjusted [s]) for the rows of
+    one choice count: every scenario's option rates at once."""
+    codes, scenarios = pd.factorize(part["scenario"], sort=True)
+    weights = _weights(part).astype(float)
+    chosen = part["chosen"].to_numpy(dtype=np.int64)
+    orders = np.array([list(o) for o in part["order"]], dtype=np.int64).reshape(len(part), count)
+    shown = np.zeros((len(scenarios), count, count))  # m[s, option, position]
+    picked = np.zeros((len(scenarios), count, count))  # x[s, option, position]
+    np.add.at(shown, (codes[:, None], orders, np.arange(count)[None, :]), weights[:, None])
+    np.add.at(picked, (codes, chosen, chosen_positions(part)), weights)
+    observed = picked.sum(axis=2)
+    observed = observed / observed.sum(axis=1, keepdims=True)
+    adjusted = (shown > 0).all(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        balanced = (picked / shown).mean(axis=2)
+        balanced = balanced / balanced.sum(axis=1, keepdims=True)
+    balanced = np.where(adjusted[:, None], balanced, observed)
+    return list(scenarios), observed, balanced, adjusted
 
 
 def balanced_rates(df: pd.DataFrame, option_categories: Mapping[str, Sequence[str]],
@@ -222,15 +225,15 @@ def balanced_rates(df: pd.DataFrame, option_categories: Mapping[str, Sequence[st
     `categories` the categories of each (domain, choice count) (a category a scenario does
     not offer counts 0 there, as in `rates`)."""
     records = []
-    for (model, domain, count, scenario), part in df.groupby(["model", "domain", "choice_count", "scenario"],
-                                                             sort=True):
-        observed, balanced, adjusted = _scenario_rates(part.reset_index(drop=True), int(count))
-        offered = list(option_categories[scenario])
-        wanted = list((categories or {}).get((domain, int(count)), ())) or sorted(set(offered))
-        for category in wanted:
-            mask = np.array([c == category for c in offered])
-            records.append((model, domain, int(count), scenario, category, float(observed[mask].sum()),
-                            float(balanced[mask].sum()), adjusted))
+    for (model, domain, count), part in df.groupby(["model", "domain", "choice_count"], sort=True):
+        scenarios, observed, balanced, adjusted = _scenario_rates(part.reset_index(drop=True), int(count))
+        for i, scenario in enumerate(scenarios):
+            offered = list(option_categories[scenario])
+            wanted = list((categories or {}).get((domain, int(count)), ())) or sorted(set(offered))
+            for category in wanted:
+                mask = np.array([c == category for c in offered])
+                records.append((model, domain, int(count), scenario, category, float(observed[i][mask].sum()),
+                                float(balanced[i][mask].sum()), bool(adjusted[i])))
     table = pd.DataFrame(records, columns=["model", "domain", "choice_count", "scenario", "category",
                                            "rate_observed", "rate_balanced", "adjusted"])
     if table.empty:
