@@ -234,7 +234,8 @@ def contrasts_panel(table: pd.DataFrame, per_run: pd.DataFrame, adjust: str, ite
         if figure is None:
             note += (" No chart: every contrast in this filter rests on one question, and an interval needs two "
                      "(resampling one cluster always gives the same value).")
-        note += floor_sentence(table["n_clusters"], "clusters")
+        else:  # of the drawn contrasts (with an interval), those too few clusters keep from significance
+            note += floor_sentence(table.loc[table["n_clusters"] >= 2, "n_clusters"], "clusters")
     return Panel("contrasts", "Contrasts: between temperatures and between models, paired by question",
                  table.round({"estimate": 4, "ci_low": 4, "ci_high": 4, "se_clustered": 4}), figure, note)
 

@@ -35,7 +35,7 @@ class Options:
 
 
 def _adjustment(query) -> str:
-    value = text(query, "adjust", default="bh", max_length=8).lower() or "bh"
+    value = text(query, "adjust", default="bh", max_length=64).lower() or "bh"
     if value not in ADJUSTMENTS:
         raise BadParameter("adjust", f"must be bh (Benjamini–Hochberg) or holm, not {value!r}")
     return value

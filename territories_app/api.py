@@ -13,9 +13,9 @@ from analysis_app.permissions import CanReadDashboards
 from benchmarks_app.models import Benchmark
 from cfpd_site.api_schema import errors, query
 
-from . import dashboard_params
+from . import contrasts, dashboard_params
 from .family import NAME as FAMILY
-from .report import build
+from .report import PAGE_PATTERNS, build
 
 
 def _records(table):
@@ -38,10 +38,15 @@ class TerritoriesView(APIView):
                     *(query(name, many=True) for name in ("model", "strategy", "region", "claimant", "language")),
                     query("unknown", "flag", description="Unknown controllers only: 1, on, true or yes."),
                     query("iterations", "integer", minimum=100, maximum=10_000),
-                    query("seed", "integer", minimum=0, maximum=2**31 - 1)],
+                    query("seed", "integer", minimum=0, maximum=2**31 - 1),
+                    query("adjust", max_length=8, description="The contrasts' correction: bh (Benjamini–Hochberg, default) "
+                                                "or holm.")],
         responses={200: dict, **errors(400)},
         description="The concurrence scores per model and strategy (percent, with 95% bootstrap intervals over "
-                    "territories) and the per-territory case view. A bad parameter, or a benchmark that is no "
+                    "territories), the per-territory case view and the paired contrasts clustered by territory "
+                    "(contrasts: Control vs Non-control within territory per model and strategy, model vs model on shared "
+                    "territories; estimate in points, cluster-bootstrap interval, Miller's clustered SE, sign-flip "
+                    "p, adjusted p; contrasts_method names the methods). A bad parameter, or a benchmark that is no "
                     "BorderLines benchmark, is a 400 naming it.")
     def get(self, request):
         try:
@@ -57,4 +62,6 @@ class TerritoriesView(APIView):
                          "refusals": report.refusals, "invalid": report.invalid,
                          "territories": len(report.territories), "iterations": options["iterations"],
                          "seed": options["seed"], "scores": _records(report.scores),
-                         "cases": _records(report.cases)})
+                         "cases": _records(report.cases), "contrasts": _records(report.contrasts),
+                         "contrasts_method": contrasts.method_note(options["adjust"], options["iterations"],
+                                                                   PAGE_PATTERNS)})

@@ -174,9 +174,9 @@ def contrasts_panel(table: pd.DataFrame, adjust: str, iterations: int) -> Panel:
         "most 40; the table and its CSV hold every contrast and the method of each p-value.")
     figure = None
     if table.empty:
-        note += (" No chart: no territory in this filter has both a Control answer (the controller's language, "
-                 "resolved) and a resolved Non-control answer, and no two models answered the same territory "
-                 "(territories whose controller is Unknown have neither).")
+        note += (" No chart: no territory in this filter has a known controller with both a Control answer (the "
+                 "controller's language, resolved) and a resolved Non-control answer, nor a resolved English answer "
+                 "from two models (KB CS); territories whose controller is Unknown have neither.")
     else:
         drawn = table.assign(label=[contrast_metrics.label(row) for _, row in table.iterrows()])
         figure = forest.forest_figure(
@@ -185,7 +185,8 @@ def contrasts_panel(table: pd.DataFrame, adjust: str, iterations: int) -> Panel:
         if figure is None:
             note += (" No chart: every contrast in this filter rests on one territory, and an interval needs two "
                      "(resampling one territory always gives the same value).")
-        note += floor_sentence(table["n_territories"], "territories")
+        else:  # of the drawn contrasts (with an interval), those too few clusters keep from significance
+            note += floor_sentence(table.loc[table["n_territories"] >= 2, "n_territories"], "territories")
     return Panel("contrasts", "Paired contrasts: Control vs Non-control within territory, model vs model",
                  table.round({"estimate": 3, "ci_low": 3, "ci_high": 3, "se_clustered": 3}), figure, note)
 

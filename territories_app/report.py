@@ -11,7 +11,7 @@ from django.db.models import Exists, OuterRef, Q
 from benchmarks_app.models import Benchmark
 from runs_app.models import Response, Run
 
-from . import concurrence
+from . import concurrence, contrasts
 from .family import NAME as FAMILY
 from .report_frames import BorderlinesFilter, answer_frame, territory_frame
 
@@ -34,13 +34,24 @@ class BorderlinesReport:
     all_cases: pd.DataFrame | None = None
     refusals: int = 0  # of `unresolved`: coded R
     invalid: int = 0  # of `unresolved`: coded X (names no claimant, refuses nothing)
+    # Paired contrasts clustered by territory (territories_app.contrasts.COLUMNS), one family.
+    contrasts: pd.DataFrame | None = None
+    adjust: str = "bh"
 
 
 def _concurrence_territories(territories: pd.DataFrame) -> pd.DataFrame:
     return territories[["territory", "controller", "claimants", "claimant_languages"]]
 
 
-def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> BorderlinesReport:
+# Monte Carlo sign patterns past 20 territories on a page: a tenth of the module's default,
+# still p down to 1e-4 (the same choice as CFPD's contrasts panel).
+PAGE_PATTERNS = 10_000
+
+
+def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0, adjust: str = "bh",
+          paired: bool = True) -> BorderlinesReport:
+    """The scores, the case view and (unless `paired` is False) the paired contrasts,
+    adjusted with `adjust` ("bh" or "holm")."""
     territories = territory_frame(filters)
     answers = answer_frame(filters, territories)
     plain = _concurrence_territories(territories)
@@ -48,10 +59,12 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0) -> 
     scores = concurrence.concurrence_table(scored, plain, iterations=iterations, seed=seed)
     all_cases = concurrence.case_view(scored, plain)
     cases = all_cases[all_cases["language"].isin(filters.languages)] if filters.languages else all_cases
+    table = (contrasts.contrasts(concurrence.territory_scores(scored, plain), iterations=iterations, seed=seed,
+                                 method=adjust, patterns=PAGE_PATTERNS) if paired else None)
     return BorderlinesReport(scores=scores, cases=cases.reset_index(drop=True), territories=territories,
                              answers=len(answers), unresolved=int(answers["answer_claimant"].isna().sum()),
                              all_cases=all_cases, refusals=int((answers["code"] == "R").sum()),
-                             invalid=int((answers["code"] == "X").sum()))
+                             invalid=int((answers["code"] == "X").sum()), contrasts=table, adjust=adjust)
 
 
 class BenchmarkChoiceError(ValueError):

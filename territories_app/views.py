@@ -17,7 +17,7 @@ from .family import NAME as FAMILY
 from .models import Claimant, Territory
 
 VIEW = "analysis_app.view_dashboard"
-PANEL_ORDER = ["scores", "control", "map", "cases"]
+PANEL_ORDER = ["scores", "control", "contrasts", "map", "cases"]
 
 
 def _choices(filters):
@@ -77,4 +77,6 @@ def panel_csv(request, key):
     if panel is None:
         return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")
     # The scores as numbers with every interval, sd and n (the page shows them as text).
-    return csv_response(board.scores if key == "scores" else panel.table, f"territories-{key}")
+    # The contrasts at full precision (the page rounds them).
+    table = {"scores": board.scores, "contrasts": board.contrasts}.get(key)
+    return csv_response(table if table is not None else panel.table, f"territories-{key}")

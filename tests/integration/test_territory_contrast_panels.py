@@ -81,7 +81,8 @@ def test_holm_is_an_option_and_a_bad_correction_is_a_400(two_models, client, ana
     panel = response.context["board"].panels["contrasts"]
     assert "Holm (family-wise error)" in panel.note and "Benjamini" not in panel.note
     bad = get(client, analyst, adjust="bonferroni")
-    assert bad.status_code == 400 and "(the Correction box)" in bad.content.decode()
+    assert bad.status_code == 400 and "adjust must be bh (Benjamini–Hochberg) or holm, not &#x27;bonferroni&#x27; " \
+        "(the Correction box)" in bad.content.decode()
     assert get(client, analyst, "/api/analysis/territories/", adjust="x").status_code == 400
 
 
@@ -102,7 +103,7 @@ def test_no_chart_when_no_territory_has_a_controller(two_models, client, analyst
     # The Unknown filter keeps Western Sahara and Abyei: no Control answer; m and n share no territory there.
     panel = get(client, analyst, unknown="1").context["board"].panels["contrasts"]
     assert panel.figure is None and panel.table.empty
-    assert "No chart: no territory in this filter has both a Control answer" in panel.note
+    assert "No chart: no territory in this filter has a known controller with both a Control answer" in panel.note
 
 
 def test_no_chart_when_every_contrast_rests_on_one_territory(two_models, client, analyst):
@@ -110,6 +111,7 @@ def test_no_chart_when_every_contrast_rests_on_one_territory(two_models, client,
     panel = get(client, analyst, claimant="Ukraine").context["board"].panels["contrasts"]
     assert not panel.table.empty and panel.figure is None
     assert "No chart: every contrast in this filter rests on one territory" in panel.note
+    assert "can be significant" not in panel.note  # no interval: nothing said of one
 
 
 def test_borderlines_report_writes_the_contrasts(two_models, tmp_path):
