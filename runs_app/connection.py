@@ -125,6 +125,20 @@ def test_connection(model: LLMModel, job: str | None = None) -> dict:
     return {}
 
 
+def use_found_strategy(model: LLMModel) -> str:
+    """Set the model's choice strategy to the one its last connection test found to work
+    (guided choice, then grammar, then log-probabilities); the strategy now set. Raises
+    ConnectionTestRefused when the test found none, or none was run."""
+    found = ((model.capabilities or {}).get("recommended") or {}).get("choice")
+    if not found:
+        raise ConnectionTestRefused(f"the last connection test of {model.name} found no choice strategy that works "
+                                    "on its server" if model.capabilities.get("findings") else
+                                    f"{model.name}'s connection has not been tested")
+    LLMModel.objects.filter(pk=model.pk).update(choice_strategy=found)
+    model.choice_strategy = found
+    return found
+
+
 # --- what the pages and the launch read ------------------------------------------------------
 
 def checked_at_text(model: LLMModel) -> str:

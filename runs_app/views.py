@@ -212,9 +212,14 @@ def model_connection(request, pk):
     model = get_object_or_404(LLMModel, pk=pk)
     job = connection.job_view(model)
     check = connection.launch_checks([model])
+    found = job["recommended"].get("choice")
     return render(request, "runs_app/model_connection.html", {
         "model": model, "job": job, "endpoint": endpoint_label(model), "check": check[0] if check else None,
-        "can_test": request.user.has_perm("runs_app.change_llmmodel") and not model.is_external})
+        "can_test": request.user.has_perm("runs_app.change_llmmodel") and not model.is_external,
+        # Offered where choice mode is registered with a strategy other than the one found to work.
+        "switch_to": found if (found and model.answer_mode == LLMModel.AnswerMode.CHOICE
+                               and found != model.choice_strategy
+                               and request.user.has_perm("runs_app.change_llmmodel")) else None})
 
 
 @permission_required("runs_app.change_llmmodel", raise_exception=True)
@@ -229,6 +234,21 @@ def model_connection_test(request, pk):
     else:
         messages.info(request, f"Connection test of {model.name} queued: a worker sends a few small requests; "
                                "this page shows what it finds.")
+    return redirect("run-model-connection", pk=model.pk)
+
+
+@permission_required("runs_app.change_llmmodel", raise_exception=True)
+@require_POST
+def model_use_found_strategy(request, pk):
+    """The choice strategy the connection test found to work, set on the model."""
+    model = get_object_or_404(LLMModel, pk=pk)
+    try:
+        strategy = connection.use_found_strategy(model)
+    except connection.ConnectionTestRefused as exc:
+        messages.error(request, f"Not changed: {exc}.")
+    else:
+        messages.success(request, f"{model.name} now reads its choice with {strategy}, which its connection test "
+                                  "found to work.")
     return redirect("run-model-connection", pk=model.pk)
 
 

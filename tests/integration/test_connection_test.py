@@ -304,3 +304,21 @@ def test_a_test_no_worker_took_is_said_so_and_can_be_queued_again(signed_in, mod
     assert tasks.connection_test(*sent[0][1]) is None
     model.refresh_from_db()
     assert model.capabilities["job"] == second["job"] and model.capabilities["status"] == "queued"
+
+
+def test_the_strategy_found_to_work_is_set_with_one_click(signed_in, model, fake, analyst, client):
+    fake.configure(no_logprobs=True)
+    connection.test_connection(model)
+    page = signed_in.get(reverse("run-model-connection", args=[model.pk])).content.decode()
+    assert "Use guided_choice for choice mode" in page
+    answer = signed_in.post(reverse("run-model-use-strategy", args=[model.pk]), follow=True)
+    model.refresh_from_db()
+    assert model.choice_strategy == "guided_choice" and b"now reads its choice with guided_choice" in answer.content
+    assert connection.launch_checks([model]) == []  # nothing left to say: choice mode works now
+    assert "Use guided_choice" not in signed_in.get(reverse("run-model-connection", args=[model.pk])).content.decode()
+    untested = LLMModel.objects.create(name="untested", litellm_model="openai/x", api_base=fake.base_url)
+    answer = signed_in.post(reverse("run-model-use-strategy", args=[untested.pk]), follow=True)
+    assert b"Not changed: untested&#x27;s connection has not been tested" in answer.content
+    signed_in.logout()
+    assert client.login(username=analyst.username, password=PASSWORD)
+    assert client.post(reverse("run-model-use-strategy", args=[model.pk])).status_code == 403
