@@ -30,6 +30,8 @@ LABELS = {
     "temperature": "Temperature changes the output",
 }
 CHOICE_STRATEGIES = ("guided_choice", "grammar", "logprobs")  # preferred first: a letter is guaranteed
+# How runs_app.llm words LiteLLM's empty answer to a refused parameter.
+NO_ANSWER = "the server sent no answer to this request"
 PROBE_LETTERS = ["Q", "Z"]  # letters no unconstrained answer to the probe's prompt starts with
 
 
@@ -90,6 +92,10 @@ def read_constrained(observed: Observed, name: str, letters: list[str] = PROBE_L
     model answers with a word: followed (one of the letters), refused, or ignored."""
     field_name = {"guided_choice": "guided_choice", "grammar": "grammar"}[name]
     if observed.failed:
+        if observed.error_kind == "bad_request" and observed.error.startswith(NO_ANSWER):
+            # LiteLLM (drop_params) answers nothing for the server's 4xx: its text is not passed on.
+            return _finding(False, f"the server refuses the {field_name} field (LiteLLM got a 4xx and passed on no "
+                                   "answer, so the server's own text is not known)")
         if observed.error_kind == "bad_request":
             return _finding(False, f"the server refuses the {field_name} field", observed.error)
         if observed.error_kind == "no_choice":

@@ -57,6 +57,10 @@ def test_a_constrained_field_is_followed_refused_or_ignored():
     ignored = caps.read_constrained(Observed(text="Hello there"), "guided_choice")
     assert ignored["ok"] is False and "does not follow it" in ignored["summary"]
     assert caps.read_constrained(Observed(error_kind="no_choice", error="no letter"), "grammar")["ok"] is False
+    # LiteLLM's empty answer (its drop_params swallows the 422): refused, no server text to show.
+    swallowed = caps.read_constrained(Observed(error_kind="bad_request", error=caps.NO_ANSWER + ": it refused a "
+                                               "parameter this answer mode sends (guided_choice)."), "guided_choice")
+    assert swallowed["ok"] is False and swallowed["message"] == "" and "passed on no answer" in swallowed["summary"]
 
 
 def test_echo_and_prompt_lists():
