@@ -115,13 +115,14 @@ def test_every_operation_documents_its_errors(client, operator):
     schema = client.get(reverse("api-schema"), {"format": "json"}).json()
     operations = {f"{method.upper()} {path}": operation for path, item in schema["paths"].items()
                   for method, operation in item.items()}
-    assert len(operations) == 18  # the 12 before the models' profiles, their two, the grid and two runs compared,
-    # the answers list and one answer
+    assert len(operations) == 20  # the 12 before the models' profiles, their two, the grid and two runs compared,
+    # the answers list and one answer, a model's connection test (GET its findings, POST to start one)
     for name, operation in operations.items():
         assert {"401", "403"} <= set(operation["responses"]), name
     assert {"400", "404", "409"} <= set(operations["POST /api/runs/{id}/cancel/"]["responses"])
     assert {"400", "404", "409"} <= set(operations["POST /api/runs/{id}/resume/"]["responses"])
     assert "400" in operations["POST /api/runs/"]["responses"]
+    assert {"400", "404"} <= set(operations["POST /api/models/{name}/test-connection/"]["responses"])
     assert {"400", "404"} <= set(operations["GET /api/responses/"]["responses"])
     assert "400" in operations["GET /api/analysis/"]["responses"]
     assert "404" in operations["GET /api/profiles/{name}/"]["responses"]
