@@ -310,10 +310,7 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
         return f"{key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID else f"{key}/{m.pk}/{c.name}/{r}"
 
     if run.balanced_options:
-        orders = _balanced_orders(family, asked, models, request.repeats, selection.seed, unit_key)
-        units = [(pk, m.pk, c.pk, r, orders[pk, m.pk, c.pk, r])
-                 for pk, key, choice_count, applying in asked for c in applying
-                 for m in models for r in range(repeats_for(m, request.repeats))]
+        units = list(_balanced_units(family, asked, models, request.repeats, selection.seed, unit_key))
     else:
         units = [(pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed, unit_key(key, m, c, r)))
                  for pk, key, choice_count, applying in asked for c in applying
@@ -329,16 +326,16 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     return run
 
 
-def _balanced_orders(family: families.Family, asked, models, repeats: int, seed: int, unit_key) -> dict:
-    """{(question, model, condition, repeat): option order} under the balanced design: per
-    balance group of the family (CFPD: a scenario's form; by default a question alone) and
-    choice count, the cyclic rotations dealt over each model's units in turn
+def _balanced_units(family: families.Family, asked, models, repeats: int, seed: int, unit_key):
+    """The units (question, model, condition, repeat, option order) under the balanced
+    design, one balance group at a time (so that no order is held for the whole launch):
+    per balance group of the family (CFPD: a scenario's form; by default a question alone)
+    and choice count, the cyclic rotations dealt over each model's units in turn
     (`option_design.balanced_orders`)."""
     groups = family.balance_groups([pk for pk, *_ in asked]) if family.balance_groups else {}
     grouped: dict[tuple[str, int], list] = {}
     for pk, key, choice_count, applying in asked:
         grouped.setdefault((groups.get(pk, f"question {pk}"), choice_count), []).append((pk, key, applying))
-    orders = {}
     for (group, count), questions in grouped.items():
         questions.sort(key=lambda q: q[1])
         blocks = [[(pk, m.pk, c.pk, r, unit_key(key, m, c, r)) for pk, key, applying in questions
@@ -347,8 +344,7 @@ def _balanced_orders(family: families.Family, asked, models, repeats: int, seed:
                                               f"{group}/{count}")
         for block, block_orders in zip(blocks, dealt):
             for unit, order in zip(block, block_orders):
-                orders[unit[:4]] = order
-    return orders
+                yield (*unit[:4], order)
 
 
 def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selection | None = None,
