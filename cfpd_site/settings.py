@@ -235,6 +235,9 @@ CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives 
 CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 15)  # how often each worker's watcher looks at the active runs
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
+# A launch of more units has them sent by a worker (one `dispatch` message), not by the
+# process that launched it: the launch returns once its rows are written.
+CFPD_DISPATCH_INLINE = envint("CFPD_DISPATCH_INLINE", 20_000)
 # Units of one model sent in one message and asked together (runs_app.batch_execution): at
 # most this many, and at most half the model's concurrency, so that two workers share it.
 CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)

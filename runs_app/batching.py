@@ -5,7 +5,7 @@ A batch holds units of one model only (they share its limits and timeout), at mo
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 
 RANK_MODE = "rank"
 
@@ -47,3 +47,17 @@ def batches(units: Iterable[tuple[int, Hashable, int]]) -> list[list[int]]:
             order.append(batch)
         batch.append(unit_id)
     return order
+
+
+def stream_batches(units: Iterable[tuple[int, Hashable, int]]) -> Iterator[list[int]]:
+    """`batches` for a stream too long to hold (a paper-scale launch): each batch given as
+    soon as it is full, the batches not full at the end last. The same units in the same
+    batches as `batches` for any input; only the order of the batches differs."""
+    open_batches: dict[Hashable, list[int]] = {}
+    for unit_id, group, size in units:
+        batch = open_batches.setdefault(group, [])
+        batch.append(unit_id)
+        if len(batch) >= size:
+            yield batch
+            del open_batches[group]
+    yield from (batch for batch in open_batches.values() if batch)

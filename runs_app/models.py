@@ -236,6 +236,8 @@ class Response(models.Model):
         indexes = [
             # Progress counts and recovery sweeps: responses of a run by status.
             models.Index(fields=["run", "status"], name="response_run_status"),
+            # The run page's latest answers (newest answered first): on PostgreSQL an index
+            # made by migration 0015 (SQLite has no NULLS LAST in an index).
             models.Index(fields=["status", "lease_expires_at"], name="response_stale_leases",
                          condition=Q(status="running")),
         ]

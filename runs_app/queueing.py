@@ -21,12 +21,14 @@ from django.utils import timezone
 from cfpd_site.celery import app
 
 from . import batching, health, infra
-from .models import Response
+from .models import Response, Run
 
 # The tasks' names (runs_app.tasks registers its tasks under them).
 ASK = "runs_app.tasks.ask"
 ASK_BATCH = "runs_app.tasks.ask_batch"
 SWEEP = "runs_app.tasks.sweep"
+DISPATCH = "runs_app.tasks.dispatch"
+DISPATCH_PAGE = 10_000  # units read and sent at a time by `dispatch_units`
 
 
 def enqueue(response_ids: list[int]):
@@ -44,12 +46,69 @@ def enqueue(response_ids: list[int]):
     transaction.on_commit(send)
 
 
-def send_batches(batches: list[list[int]]):
-    """Send batches of units already marked as sent, once the transaction commits."""
-    transaction.on_commit(lambda: _send(batches))
+def send_launch(run_id: int, units: int):
+    """A launch's units (written pending and marked as sent) in messages, once its
+    transaction commits: sent from here for a run of up to CFPD_DISPATCH_INLINE units; a
+    larger one's by a worker (one `dispatch` message, `dispatch_units`), so that a
+    paper-scale launch returns once its rows are written rather than after 80,000 sends.
+    If that one message is lost, the sweep finds its units passed by the queue."""
+    if units <= settings.CFPD_DISPATCH_INLINE:
+        transaction.on_commit(lambda: dispatch_units(run_id))
+    else:
+        transaction.on_commit(lambda: _publish_or_leave(DISPATCH, [run_id], run_id))
 
 
-def _send(batches: list[list[int]]):
+def _publish_or_leave(task: str, args: list, run_id: int):
+    try:
+        publish(task, args)
+    except Exception as exc:
+        if not unsent(exc, list(Response.objects.filter(run_id=run_id, status=Response.Status.PENDING)
+                                .values_list("pk", flat=True))):
+            raise
+
+
+def dispatch_units(run_id: int, page: int = DISPATCH_PAGE) -> int:
+    """Send the run's pending units in batches, read `page` at a time in id order (bounded
+    memory at any size). When the broker cannot take them, every pending unit of the run is
+    marked as never sent, for the watcher (a unit sent twice is claimed once). Returns the
+    units sent."""
+    run = Run.objects.filter(pk=run_id).values("budget_usd", "budget_units").first()
+    if run is None:
+        return 0
+    sizes = {model_id: batching.units_per_message(bundled, mode, run["budget_usd"], run["budget_units"],
+                                                  concurrency, settings.CFPD_BATCH_SIZE)
+             for model_id, bundled, mode, concurrency in Run.llm_models.through.objects.filter(run_id=run_id)
+             .values_list("llmmodel_id", "llmmodel__is_bundled", "llmmodel__answer_mode",
+                          "llmmodel__max_concurrency")}
+    pending = Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).order_by("pk")
+    rows = pending.values_list("pk", "model_id").iterator(chunk_size=page)
+    try:
+        sent, batches, held = 0, [], 0
+        for batch in batching.stream_batches((pk, model_id, sizes.get(model_id, 1)) for pk, model_id in rows):
+            batches.append(batch)
+            held += len(batch)
+            if held >= page:
+                if not _send(batches):
+                    return _left_to_the_watcher(run_id, sent)
+                sent, batches, held = sent + held, [], 0
+        if batches and not _send(batches):
+            return _left_to_the_watcher(run_id, sent)
+        return sent + held
+    finally:
+        rows.close()  # the database cursor, at once (not when the generator is collected)
+
+
+def _left_to_the_watcher(run_id: int, sent: int) -> int:
+    try:
+        Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).update(enqueued_at=None)
+    except Exception as exc:  # the database down too: the watcher sends every pending unit once both are back
+        if infra.service_of(exc) is None:
+            raise
+        health.report(infra.service_of(exc))
+    return sent
+
+
+def _send(batches: list[list[int]]) -> bool:
     """One message per batch, all through one producer (one broker connection). When the
     broker cannot take them (Redis down, the queue's disk full), the units of the batches
     not sent are marked as never sent, for the watcher to send once the broker is back,
@@ -67,6 +126,8 @@ def _send(batches: list[list[int]]):
     except Exception as exc:
         if not unsent(exc, [pk for batch in batches[sent:] for pk in batch]):
             raise
+        return False
+    return True
 
 
 def unsent(exc: Exception, response_ids: list[int]) -> bool:

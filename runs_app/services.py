@@ -9,14 +9,14 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Avg, Count, F, Min, Q, Sum
+from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
 
 from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import batching, connection, launch_plan, llm, option_design, queueing, response_import, unit_rows
+from . import connection, launch_plan, llm, option_design, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -310,18 +310,15 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
         return f"{key}/{m.pk}/{r}" if c.pk == DEFAULT_CONDITION_ID else f"{key}/{m.pk}/{c.name}/{r}"
 
     if run.balanced_options:
-        units = list(_balanced_units(family, asked, models, request.repeats, selection.seed, unit_key))
-    else:
-        units = [(pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed, unit_key(key, m, c, r)))
+        units = _balanced_units(family, asked, models, request.repeats, selection.seed, unit_key)
+    else:  # a generator: a paper-scale launch's 2.66 million units are written a slice at a time
+        units = ((pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed, unit_key(key, m, c, r)))
                  for pk, key, choice_count, applying in asked for c in applying
-                 for m in models for r in range(repeats_for(m, request.repeats))]
-    unit_rows.insert_units(run.pk, units, timezone.now())
+                 for m in models for r in range(repeats_for(m, request.repeats)))
+    written = unit_rows.insert_units(run.pk, units, timezone.now())
     family.mark_asked(question_ids)
     # Marked as sent when written: the messages go once the transaction commits.
-    sizes = {m.pk: batching.units_per_message(m.is_bundled, m.answer_mode, request.budget_usd, request.budget_units,
-                                              m.max_concurrency, settings.CFPD_BATCH_SIZE) for m in models}
-    written = run.responses.order_by("pk").values_list("pk", "model_id")
-    queueing.send_batches(batching.batches((pk, model_id, sizes[model_id]) for pk, model_id in written))
+    queueing.send_launch(run.pk, written)
     queueing.schedule_sweep(run.pk)
     return run
 
@@ -332,10 +329,15 @@ def _balanced_units(family: families.Family, asked, models, repeats: int, seed: 
     per balance group of the family (CFPD: a scenario's form; by default a question alone)
     and choice count, the cyclic rotations dealt over each model's units in turn
     (`option_design.balanced_orders`)."""
+    # Read here, before the units are: they are written while the COPY holds the connection.
     groups = family.balance_groups([pk for pk, *_ in asked]) if family.balance_groups else {}
     grouped: dict[tuple[str, int], list] = {}
     for pk, key, choice_count, applying in asked:
         grouped.setdefault((groups.get(pk, f"question {pk}"), choice_count), []).append((pk, key, applying))
+    return _dealt_units(grouped, models, repeats, seed, unit_key)
+
+
+def _dealt_units(grouped: dict, models, repeats: int, seed: int, unit_key):
     for (group, count), questions in grouped.items():
         questions.sort(key=lambda q: q[1])
         blocks = [[(pk, m.pk, c.pk, r, unit_key(key, m, c, r)) for pk, key, applying in questions
@@ -552,16 +554,42 @@ class Progress:
 
 
 def progress(run: Run, model: LLMModel | None = None) -> Progress:
-    responses = run.responses.all() if model is None else run.responses.filter(model=model)
-    counts = dict(responses.values_list("status").annotate(n=Count("id")).order_by())
-    totals = responses.aggregate(cached=Count("id", filter=Q(cache_hit=True)), prompt=Sum("prompt_tokens"),
-                                 completion=Sum("completion_tokens"), cost=Sum("cost"),
-                                 latency=Avg("latency_ms", filter=Q(cache_hit=False)))
+    """The run's progress, or one model's."""
+    whole, per_model = progress_by_model(run)
+    return whole if model is None else per_model.get(model.pk) or _progress_of([])
+
+
+def progress_by_model(run: Run) -> tuple[Progress, dict[int, Progress]]:
+    """The run's progress and each model's, from one pass over its units (grouped by model
+    and status): a paper-scale run's page reads 2.66 million rows once, not once per model."""
+    rows = (run.responses.values("model_id", "status").order_by()
+            .annotate(n=Count("id"), cached=Count("id", filter=Q(cache_hit=True)), prompt=Sum("prompt_tokens"),
+                      completion=Sum("completion_tokens"), cost=Sum("cost"),
+                      latency_sum=Sum("latency_ms", filter=Q(cache_hit=False)),
+                      latency_n=Count("latency_ms", filter=Q(cache_hit=False))))
+    grouped: dict[int | None, list[dict]] = {}
+    for row in rows:
+        grouped.setdefault(row["model_id"], []).append(row)
+        grouped.setdefault(None, []).append(row)
+    made = {key: _progress_of(found) for key, found in grouped.items()}
+    for model_id in run.llm_models.values_list("pk", flat=True):  # a model with no unit yet: zeros
+        made.setdefault(model_id, _progress_of([]))
+    return made.pop(None, _progress_of([])), made
+
+
+def _progress_of(rows: list[dict]) -> Progress:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + row["n"]
+    costs = [row["cost"] for row in rows if row["cost"] is not None]
+    latency_n = sum(row["latency_n"] for row in rows)
     return Progress(
         total=sum(counts.values()), pending=counts.get("pending", 0), running=counts.get("running", 0),
         done=counts.get("done", 0), failed=counts.get("failed", 0), cancelled=counts.get("cancelled", 0),
-        cached=totals["cached"], prompt_tokens=totals["prompt"] or 0, completion_tokens=totals["completion"] or 0,
-        cost=float(totals["cost"]) if totals["cost"] is not None else None, mean_latency_ms=totals["latency"],
+        cached=sum(row["cached"] for row in rows), prompt_tokens=sum(row["prompt"] or 0 for row in rows),
+        completion_tokens=sum(row["completion"] or 0 for row in rows),
+        cost=float(sum(costs)) if costs else None,
+        mean_latency_ms=sum(row["latency_sum"] or 0 for row in rows) / latency_n if latency_n else None,
     )
 
 

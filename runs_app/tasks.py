@@ -82,6 +82,13 @@ def connection_test(model_id: int, job: str):
         connection.test_connection(model, job)
 
 
+@shared_task(name=queueing.DISPATCH, ignore_result=True)
+def dispatch(run_id: int):
+    """A large launch's units sent in batches (`queueing.dispatch_units`). Acknowledged on
+    receipt: if its worker dies half-way, the sweep finds the rest passed by the queue."""
+    queueing.dispatch_units(run_id)
+
+
 @shared_task(name=queueing.SWEEP, ignore_result=True)
 def sweep(run_id: int):
     """A run's sweep, once (messages sent before the watcher kept every worker's runs:

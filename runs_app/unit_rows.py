@@ -8,7 +8,9 @@ bulk_create."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
+from itertools import islice
 
 from django.db import connection
 
@@ -43,21 +45,38 @@ def _defaults(now: datetime) -> dict:
     return values
 
 
-def insert_units(run_id: int, units: list[tuple[int, int, int, int, list[int]]], now: datetime):
+def insert_units(run_id: int, units: Iterable[tuple[int, int, int, int, list[int]]], now: datetime,
+                 step: int = 5000) -> int:
     """Write the units (question_id, model_id, condition_id, repeat, option_order) of a run,
-    pending and marked as sent at `now`."""
+    pending and marked as sent at `now`; `units` is read a slice of `step` at a time (a
+    generator keeps a paper-scale launch's memory bounded; it must not query the database,
+    which is busy with the COPY while it is read). Returns how many were written."""
+    units = iter(units)
+    written = 0
     if connection.vendor != "postgresql":
-        Response.objects.bulk_create([
-            Response(run_id=run_id, question_id=q, model_id=m, condition_id=c, repeat=r, option_order=order,
-                     enqueued_at=now) for q, m, c, r, order in units], batch_size=2000)
-        return
+        while chunk := list(islice(units, step)):
+            Response.objects.bulk_create([
+                Response(run_id=run_id, question_id=q, model_id=m, condition_id=c, repeat=r, option_order=order,
+                         enqueued_at=now) for q, m, c, r, order in chunk], batch_size=2000)
+            written += len(chunk)
+        return written
     defaults = _defaults(now)
     tail = "\t".join(copy_text(value) for value in defaults.values()) + "\n"
     columns = ", ".join(connection.ops.quote_name(name) for name in [*IDS, *defaults])
+    orders: dict[tuple, str] = {}  # an option order's JSON, made once (units share a few orders)
+
+    def order_text(order) -> str:
+        key = tuple(order)
+        text = orders.get(key)
+        if text is None:
+            text = orders[key] = json.dumps(order)
+        return text
+
     with connection.cursor() as cursor:
         with cursor.cursor.copy(f"COPY {connection.ops.quote_name(Response._meta.db_table)} ({columns}) "
                                 "FROM STDIN") as copy:
-            step = 5000
-            for start in range(0, len(units), step):
-                copy.write("".join(f"{run_id}\t{q}\t{m}\t{c}\t{r}\t{json.dumps(order)}\t{tail}"
-                                   for q, m, c, r, order in units[start:start + step]))
+            while chunk := list(islice(units, step)):
+                copy.write("".join(f"{run_id}\t{q}\t{m}\t{c}\t{r}\t{order_text(order)}\t{tail}"
+                                   for q, m, c, r, order in chunk))
+                written += len(chunk)
+    return written

@@ -30,7 +30,7 @@ SHOTS = Path("/work/notes/shots")
 @pytest.fixture
 def nothing_sent(monkeypatch):
     """The units are written, not sent: no worker runs here."""
-    monkeypatch.setattr(queueing, "send_batches", lambda batches: None)
+    monkeypatch.setattr(queueing, "send_launch", lambda run_id, units: None)
     monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
 

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def nothing_sent(monkeypatch):
     monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
     monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
-    monkeypatch.setattr(queueing, "send_batches", lambda batches: None)
+    monkeypatch.setattr(queueing, "send_launch", lambda run_id, units: None)
 
 
 @pytest.fixture

@@ -253,5 +253,5 @@ def test_the_models_page_names_each_answer_mode(client, operator):
 def _mode_cells(page):
     import re
 
-    return re.findall(r'<strong class="nowrap">([^<]+)</strong>.*?<td class="nowrap" data-col="mode">([^<]+)</td>',
-                      page, flags=re.S)
+    return re.findall(r'<strong class="nowrap">(?:<a [^>]*>)?([^<]+)(?:</a>)?</strong>.*?'
+                      r'<td data-col="mode"><span class="nowrap">([^<]+)</span>', page, flags=re.S)

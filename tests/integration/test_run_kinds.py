@@ -46,7 +46,7 @@ def test_a_run_of_no_known_kind_is_refused(benchmark, model):
 
 
 def test_a_launch_and_an_import_are_runs_of_their_kind(benchmark, model, monkeypatch):
-    monkeypatch.setattr(queueing, "send_batches", lambda batches: None)
+    monkeypatch.setattr(queueing, "send_launch", lambda run_id, units: None)
     monkeypatch.setattr(queueing, "schedule_sweep", lambda run_id: None)
     launched = services.launch_run(benchmark, [model], repeats=1)
     key = benchmark.questions.order_by("key").values_list("key", flat=True).first()

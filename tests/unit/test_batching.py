@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runs_app.batching import asked_alone, batch_size, batches, units_per_message
+from runs_app.batching import asked_alone, batch_size, batches, stream_batches, units_per_message
 
 
 def test_a_batch_is_half_the_models_concurrency_within_bounds():
@@ -52,3 +52,19 @@ def test_every_unit_is_in_exactly_one_batch_of_one_group_within_its_size(items):
         assert batch and len({group_of[pk] for pk in batch}) == 1
         assert len(batch) <= size_of[group_of[batch[0]]]
         assert batch == sorted(batch)  # in the order the units came
+
+
+def test_streamed_batches_are_given_when_full_and_the_rest_at_the_end():
+    units = [(1, "a", 2), (2, "b", 2), (3, "a", 2), (4, "b", 2), (5, "a", 2)]
+    # a fills at unit 3, b at unit 4; a's [5] is left open until the end
+    assert list(stream_batches(units)) == [[1, 3], [2, 4], [5]]
+    units = [(1, "a", 3), (2, "b", 1), (3, "a", 3)]
+    assert list(stream_batches(units)) == [[2], [1, 3]]  # b's batch is full at once; a's never fills
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(1, 4)), max_size=60))
+def test_streamed_batches_hold_the_same_units_in_the_same_batches(spec):
+    # One size per group, as a model's units all have its size.
+    sizes = {}
+    units = [(i, group, sizes.setdefault(group, size)) for i, (group, size) in enumerate(spec)]
+    assert sorted(stream_batches(units)) == sorted(batches(units))
