@@ -3,6 +3,8 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
+# Debian's Chromium: the worker draws a report's figures offline with it (kaleido).
+RUN apt-get update && apt-get install -y --no-install-recommends chromium && rm -rf /var/lib/apt/lists/*
 
 COPY requirements.txt requirements-weights.txt ./
 # torch==2.13.0 must be its CPU build: point PIP_EXTRA_INDEX_URL at PyTorch's CPU wheel
