@@ -99,12 +99,7 @@ def dispatch_units(run_id: int, page: int = DISPATCH_PAGE) -> int:
 
 
 def _left_to_the_watcher(run_id: int, sent: int) -> int:
-    try:
-        Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).update(enqueued_at=None)
-    except Exception as exc:  # the database down too: the watcher sends every pending unit once both are back
-        if infra.service_of(exc) is None:
-            raise
-        health.report(infra.service_of(exc))
+    _mark_never_sent(Response.objects.filter(run_id=run_id))
     return sent
 
 
@@ -139,13 +134,18 @@ def unsent(exc: Exception, response_ids: list[int]) -> bool:
     health.report(service)
     logging.getLogger(__name__).warning("%d units not sent: %s unreachable (%s); the watcher sends them once it "
                                         "is back", len(response_ids), infra.LABELS[service], exc)
-    try:
-        Response.objects.filter(pk__in=response_ids, status=Response.Status.PENDING).update(enqueued_at=None)
-    except Exception as db_exc:  # the database down too: the watcher sends every pending unit once both are back
-        if infra.service_of(db_exc) is None:
-            raise
-        health.report(infra.service_of(db_exc))
+    _mark_never_sent(Response.objects.filter(pk__in=response_ids))
     return True
+
+
+def _mark_never_sent(units):
+    """The pending ones of `units` marked as never sent, for the watcher."""
+    try:
+        units.filter(status=Response.Status.PENDING).update(enqueued_at=None)
+    except Exception as exc:  # the database down too: the watcher sends every pending unit once both are back
+        if infra.service_of(exc) is None:
+            raise
+        health.report(infra.service_of(exc))
 
 
 def publish(task: str, args: list, countdown: float | None = None, producer=None):
