@@ -10,7 +10,9 @@ correlation rho (the ICC). For a rate near p:
 
 which is exact for the beta-binomial model (scenario rates p_s with mean p and
 Var(p_s) = rho p (1 - p), m answers each): Var = Var(p_s)/S + E[p_s(1 - p_s)]/(S m).
-(Checked by simulation in tests/unit/test_stats_power.py.)
+(Checked by simulation: `simulate` below draws seeded beta-binomial launches and measures the
+product's own intervals on them; tests/unit/test_stats_power.py, tests/unit/test_power_simulation.py,
+bench/power_check.py.)
 
 A difference between two models on the same scenarios has Var = 2 Var(rate) (1 - r), r
 the correlation of the two models' scenario rates; r = 0 (no credit for pairing) unless
@@ -172,3 +174,71 @@ def plan(scenarios: int, questions_per_scenario: float, repeats: int, models: in
         scenarios_for_half_width=clusters_for_half_width(difference, per_scenario, icc, rate, alpha),
         scenarios_for_power=clusters_for_power(difference, per_scenario, icc, rate, alpha, target_power),
         target_power=target_power)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A plan's figures measured on synthetic launches (`simulate`)."""
+    draws: int
+    resamples: int
+    seed: int
+    spread_half_width: float  # z x the standard deviation of the simulated headline rates
+    se_half_width: float  # mean of z x the clustered (Miller) standard error
+    bootstrap_half_width: float  # mean half-width of the 95 % cluster-bootstrap interval
+    se_coverage: float  # share of the rate +- z x clustered SE intervals that hold the true rate
+    bootstrap_coverage: float
+    se_power: float  # share of launches in which the z-test on the clustered SE of the paired difference rejects
+    bootstrap_power: float  # share in which the paired cluster-bootstrap interval excludes 0
+    se_size: float  # the same z-test when the two models do not differ (its real level)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def simulate(figures: Plan, draws: int = 10_000, seed: int = 29, resamples: int = 1000,
+             bootstrap_draws: int = 4000) -> Simulation:
+    """Synthetic launches under the planner's own model, to check its figures: beta-binomial
+    answers, S scenarios with rates p_s ~ Beta(p k, (1 - p) k), k = 1 / ICC - 1 (so Var(p_s) =
+    ICC p (1 - p): the answers to one scenario correlate by ICC), m = questions x repeats
+    answers each; the headline rate is the scenario-normalised mean. Two models on the same
+    scenarios, drawn independently, at p -+ D / 2 (so their variances average p (1 - p) - D^2 / 4,
+    the planner's p (1 - p) to within D^2 / 4). The intervals are the product's own
+    (`clustered.clustered_se`, `clustered.cluster_bootstrap_means`, estimator "cluster_mean");
+    the bootstrap over the first `bootstrap_draws` launches, `resamples` resamples each (one
+    multinomial table shared by all launches: one matrix product). Seeded: the same figures
+    every time. Needs a whole number of answers per scenario and 0 < ICC < 1."""
+    from .bootstrap import percentile_interval
+    from .clustered import cluster_bootstrap_means, clustered_se
+
+    m, p, d, icc = figures.per_scenario, figures.rate, figures.difference, figures.icc
+    if m != int(m) or not 0 < icc < 1:
+        raise ValueError("the simulation needs whole answers per scenario and an ICC strictly between 0 and 1")
+    m, scenarios = int(m), figures.scenarios
+    rng = np.random.default_rng(seed)
+    k = 1 / icc - 1
+    z = z_value(figures.alpha)
+    labels = np.arange(scenarios)
+
+    def launches(rate: float) -> np.ndarray:
+        """(scenarios, draws) scenario rates: one column per simulated launch."""
+        return rng.binomial(m, rng.beta(rate * k, (1 - rate) * k, size=(scenarios, draws))) / m
+
+    def bootstrap(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        means = cluster_bootstrap_means(columns[:, :bootstrap_draws], labels, resamples, rng, estimator="cluster_mean")
+        return percentile_interval(means, 1 - figures.alpha)
+
+    single = launches(p)
+    rates, se = single.mean(axis=0), clustered_se(single, labels)
+    low, high = bootstrap(single)
+    difference = launches(p - d / 2) - launches(p + d / 2)
+    d_low, d_high = bootstrap(difference)
+    null = launches(p) - launches(p)
+    return Simulation(
+        draws=draws, resamples=resamples, seed=seed,
+        spread_half_width=float(z * rates.std()), se_half_width=float(z * se.mean()),
+        bootstrap_half_width=float(((high - low) / 2).mean()),
+        se_coverage=float((np.abs(rates - p) <= z * se).mean()),
+        bootstrap_coverage=float(((low <= p) & (p <= high)).mean()),
+        se_power=float((np.abs(difference.mean(axis=0)) > z * clustered_se(difference, labels)).mean()),
+        bootstrap_power=float(((d_low > 0) | (d_high < 0)).mean()),
+        se_size=float((np.abs(null.mean(axis=0)) > z * clustered_se(null, labels)).mean()))
