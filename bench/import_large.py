@@ -124,7 +124,10 @@ def run_measured(command: list[str], env: dict, limit_mb: int | None, profile: s
     match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     peak_kb = int(match.group(1)) if match else max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
     stderr = done.stderr.split("\tCommand being timed:")[0]
-    return {"seconds": seconds, "peak_mb": peak_kb / 1024, "status": done.returncode,
+    # CPU seconds of the import process (user + system): less at the mercy of the machine's
+    # load than the wall time (other processes share the cores).
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", done.stderr)) or None
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_mb": peak_kb / 1024, "status": done.returncode,
             "stdout_tail": done.stdout.strip().splitlines()[-3:], "stderr_tail": [line for line in stderr.strip().splitlines() if not line.startswith("\t")][-3:]}
 
 
@@ -189,7 +192,9 @@ def main():
         print(f"{args.which}: {args.rows:,} rows" if args.which in ("responses", "scenarios") else args.which,
               f"| file {size / 1e6:,.1f} MB | setup {setup:,.0f} s | import {result['seconds']:,.1f} s | "
               f"peak {result['peak_mb']:,.0f} MB | exit {result['status']} | "
-              f"{'PostgreSQL' if args.postgres else 'SQLite'}")
+              f"{'PostgreSQL' if args.postgres else 'SQLite'} | load {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        if result["cpu_seconds"]:
+            print(f"    import process CPU {result['cpu_seconds']:,.1f} s (user + system; the database server's not counted)")
         for line in result["stdout_tail"] + result["stderr_tail"]:
             print("   ", line[:300])
     finally:
