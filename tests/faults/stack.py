@@ -238,3 +238,84 @@ class Stack:
         except Exception:  # noqa: BLE001 — the database is down
             return {}
         return {"run": status, "service_wait": wait, **dict(rows)}
+
+
+class EmbeddedStack(Stack):
+    """The embedded default of its own: a SQLite file and the file broker's folder in a
+    temporary folder (CFPD_VAR_DIR), no DATABASE_URL or REDIS_URL, real Celery workers
+    over them. The caller reads the run's rows with sqlite3 directly."""
+
+    def __init__(self, folder: Path):
+        # Not Stack's: it would make PostgreSQL's and Redis's folders.
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.workers: list[subprocess.Popen] = []
+        self.disk_full_flag = self.folder / "disk-full"
+        self.log = self.folder / "worker.log"
+        self.var = self.folder / "var"
+        self.queue = self.var / "queue"
+
+    def env(self, **extra) -> dict:
+        base = {key: value for key, value in os.environ.items()
+                if key not in ("DATABASE_URL", "REDIS_URL", "SQLITE_PATH")}
+        # Batches of 4 and one message reserved per worker thread: the queue folder still
+        # holds messages a quarter into a few hundred units, for its fault to meet.
+        return {**base, "CFPD_VAR_DIR": str(self.var), "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test",
+                "CFPD_FAULT_DISK_FULL": str(self.disk_full_flag), **WORKER_ENV, "CFPD_BATCH_SIZE": "4",
+                "CELERY_PREFETCH": "1", **extra}
+
+    def start(self):
+        self.manage("migrate", "--noinput", "-v", "0")
+
+    def close(self):
+        self.queue_writable()
+        self.stop_workers()
+
+    # -- the queue folder unwritable ---------------------------------------------------
+    def _queue_folders(self) -> list[Path]:
+        return [self.queue, *(path for path in self.queue.iterdir() if path.is_dir())]
+
+    def queue_unwritable(self):
+        """Every folder of the broker refuses new files and removals (a read-only mount, a
+        change of owner): `chattr +i` as root (whom modes do not stop), else mode 555."""
+        for path in self._queue_folders():
+            if os.geteuid() == 0:
+                subprocess.run(["chattr", "+i", path], check=True, capture_output=True)
+            else:
+                path.chmod(0o555)
+
+    def queue_writable(self):
+        if not self.queue.exists():
+            return
+        for path in self._queue_folders():
+            if os.geteuid() == 0:
+                subprocess.run(["chattr", "-i", path], capture_output=True)
+            else:
+                path.chmod(0o755)
+
+    def sql(self, query: str, args=()) -> list[tuple]:
+        import sqlite3
+
+        with sqlite3.connect(f"file:{self.var / 'cfpd.sqlite3'}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute(query.replace("%s", "?"), args).fetchall()
+
+    def counts(self, run_id: int) -> dict:
+        import json
+
+        counts = super().counts(run_id)
+        if isinstance(counts.get("service_wait"), str):  # SQLite keeps JSON as text
+            counts["service_wait"] = json.loads(counts["service_wait"])
+        return counts
+
+
+def queue_can_be_made_unwritable() -> str:
+    """Why the queue folder cannot be made unwritable here ("" when it can)."""
+    if os.geteuid() != 0:
+        return ""
+    if shutil.which("chattr") is None:
+        return "root, and no chattr to make a folder immutable"
+    with tempfile.TemporaryDirectory(prefix="cfpd-faults-chattr-") as folder:
+        if subprocess.run(["chattr", "+i", folder], capture_output=True).returncode:
+            return "root, and chattr +i refused here (no CAP_LINUX_IMMUTABLE, or the filesystem has no such flag)"
+        subprocess.run(["chattr", "-i", folder], capture_output=True)
+    return ""
