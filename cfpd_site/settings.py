@@ -242,6 +242,10 @@ CFPD_DISPATCH_INLINE = envint("CFPD_DISPATCH_INLINE", 20_000)
 # most this many, and at most half the model's concurrency, so that two workers share it.
 CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)
 CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its model's slot before it is re-queued
+# Calls in flight per model found by an AIMD controller (runs_app/adaptive.py), under the
+# model's max_concurrency as a hard ceiling; 0: always max_concurrency.
+CFPD_ADAPTIVE = envbool("CFPD_ADAPTIVE", True)
+CFPD_THROUGHPUT_EVERY = envint("CFPD_THROUGHPUT_EVERY", 5)  # seconds between a run's throughput records per process
 # Issue 32, services failing under a run (runs_app.infra, runs_app.watcher): seconds between
 # tries of a unit held up by Redis or the database; how long a worker holding answers keeps
 # trying to write them; a model whose server refuses connections is paused this many

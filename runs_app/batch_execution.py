@@ -13,11 +13,12 @@ not awaited) and in rank mode.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from django.conf import settings
 
 from . import batching, event_loop, llm
-from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, set_infra
+from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, model_limit, observe, set_infra
 from .limits import LimitBusy, aslot, get_limiter
 from .models import LLMModel, Response, Run
 
@@ -57,7 +58,8 @@ async def _ask_all(units: list[Unit]):
 async def _ask_one(limiter, unit: Unit):
     model = unit.response.model
     try:
-        async with aslot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
+        async with aslot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
+                         model.requests_per_minute,
                          lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
             unit.result = await llm.acomplete(unit.request)
     except LimitBusy as busy:
@@ -69,3 +71,4 @@ async def _ask_one(limiter, unit: Unit):
         # for it (it had gone through llm.classify as a permanent error, issue 32).
         if unit.result is None and not set_infra(unit, exc):
             unit.error = llm.classify(exc)
+    observe(limiter, unit)

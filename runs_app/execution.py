@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
@@ -29,7 +30,7 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import health, infra, llm, local_provider, queueing
+from . import adaptive, health, infra, llm, local_provider, queueing
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -272,6 +273,8 @@ def ask_units(responses: list[Response], ask, token: str | None = None) -> dict[
             connection.close()
         ask(to_ask)
     outcomes.update(write_answers(token, units))
+    if to_ask:
+        record_throughput(to_ask)
     return outcomes
 
 
@@ -338,7 +341,8 @@ def ask_in_turn(units: list[Unit]):
     for unit in units:
         model, request = unit.response.model, unit.request
         try:
-            with slot(limiter, f"model-{model.pk}", model.max_concurrency, model.requests_per_minute,
+            with slot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
+                      model.requests_per_minute,
                       lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
                 unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                                if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
@@ -349,6 +353,81 @@ def ask_in_turn(units: list[Unit]):
         except Exception as exc:  # the limiter's Redis: never the unit's failure
             if unit.result is None and not set_infra(unit, exc):
                 raise
+        observe(limiter, unit)
+
+
+def adaptive_on(model: LLMModel) -> bool:
+    """Whether the model's calls in flight follow its adaptive controller (a bundled
+    model is computed in this process: nothing to find out)."""
+    return settings.CFPD_ADAPTIVE and not model.is_bundled
+
+
+def model_limit(limiter, model: LLMModel) -> int:
+    """Calls of the model in flight at once: its controller's limit, under its
+    `max_concurrency` (a hard ceiling), or the ceiling itself with CFPD_ADAPTIVE=0."""
+    if not adaptive_on(model):
+        return model.max_concurrency
+    return limiter.adaptive_limit(f"model-{model.pk}", model.max_concurrency)
+
+
+def observe(limiter, unit: Unit):
+    """Give the call's outcome (an answer with its rate-limit headers, a 429, a timeout)
+    to its model's controller. A unit that never got a slot made no call: nothing to learn."""
+    model = unit.response.model
+    if not adaptive_on(model) or unit.busy is not None or unit.infra is not None:
+        return
+    if unit.result is not None:
+        event = adaptive.event_of(unit.result.rate_headers)
+    elif unit.error is not None:
+        event = adaptive.event_of(error_kind=unit.error.kind, retry_after=unit.error.retry_after)
+    else:
+        return
+    try:
+        limiter.adaptive_observe(f"model-{model.pk}", model.max_concurrency, event, run_id=unit.response.run_id)
+    except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answer stands; only the lesson is lost
+        logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
+
+
+_throughput_recorded: dict[int, float] = {}
+
+
+def record_throughput(units: list[Unit]):
+    """Write each run's figures per model (concurrency now, calls per minute since the
+    last record, calls, 429s, timeouts) to `Run.throughput`: at most once every
+    CFPD_THROUGHPUT_EVERY seconds per run and process, not a write per call."""
+    if not settings.CFPD_ADAPTIVE:
+        return
+    now, wall = time.monotonic(), time.time()
+    by_run: dict[int, dict[str, LLMModel]] = {}
+    for unit in units:
+        by_run.setdefault(unit.response.run_id, {})[f"model-{unit.response.model.pk}"] = unit.response.model
+    try:
+        limiter = get_limiter(settings.REDIS_URL)
+        for run_id, models in by_run.items():
+            if now - _throughput_recorded.get(run_id, float("-inf")) < settings.CFPD_THROUGHPUT_EVERY:
+                continue
+            _throughput_recorded[run_id] = now
+            before = Run.objects.filter(pk=run_id).values_list("throughput", flat=True).first() or {}
+            figures = dict(before)
+            for key, counts in limiter.run_calls(run_id).items():
+                model = models.get(key)
+                pk = key.removeprefix("model-")
+                previous = before.get(pk) or {}
+                if model is None and not previous:
+                    continue
+                ceiling = model.max_concurrency if model is not None else previous.get("ceiling", 1)
+                figures[pk] = {
+                    "model": model.name if model is not None else previous.get("model", ""),
+                    "concurrency": limiter.adaptive_limit(key, ceiling), "ceiling": ceiling,
+                    "calls": counts["calls"], "rate_limited": counts[adaptive.RATE_LIMITED],
+                    "timeouts": counts[adaptive.TIMEOUT], "at": wall,
+                    "calls_per_minute": (adaptive.calls_per_minute(previous["calls"], previous["at"], counts["calls"],
+                                                                   wall) if "at" in previous else None),
+                }
+            if figures != before:
+                Run.objects.filter(pk=run_id).update(throughput=figures)
+    except Exception as exc:  # noqa: BLE001 — figures for the page: never a unit's failure
+        logging.getLogger(__name__).warning("throughput not recorded: %s", exc)
 
 
 def set_infra(unit: Unit, exc: Exception) -> bool:

@@ -16,6 +16,8 @@ import time
 import uuid
 from contextlib import asynccontextmanager, contextmanager
 
+from . import adaptive
+
 # KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token, token, ...
 # Drops holders whose lease ran out (a killed worker never releases), then admits as many
 # of the tokens, in order, as there is room for; returns how many: one atomic step, so two
@@ -58,6 +60,7 @@ class RedisLimiter:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._rate = self.redis.register_script(_RATE)
         self._paused: dict[str, tuple[float, float]] = {}
+        self._limits: dict[str, tuple[float, int | None]] = {}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -108,6 +111,73 @@ class RedisLimiter:
             self._paused[model] = (time.monotonic(), until)
         return max(0.0, until - time.time())
 
+    # -- adaptive concurrency (runs_app.adaptive): one small hash per model ------------------
+
+    def adaptive_limit(self, model: str, ceiling: int, policy: adaptive.Policy = adaptive.Policy()) -> int:
+        """The model's calls in flight now, as its controller set it (never above
+        `ceiling`). Redis is read at most every ADAPTIVE_READ seconds per model and process."""
+        checked, limit = self._limits.get(model, (-1.0, None))
+        if limit is None or time.monotonic() - checked >= ADAPTIVE_READ:
+            value = self.redis.hget(f"{self.prefix}:{model}:adaptive", "limit")
+            limit = int(value) if value else adaptive.initial(ceiling, policy).limit
+            self._limits[model] = (time.monotonic(), limit)
+        return adaptive.clamp(limit, ceiling)
+
+    def adaptive_observe(self, model: str, ceiling: int, event: adaptive.Event, run_id: int | None = None,
+                         policy: adaptive.Policy = adaptive.Policy()) -> adaptive.State:
+        """Apply one call's event to the model's shared state (optimistically: the hash is
+        watched, and the step done again if another worker changed it meanwhile), count
+        the call for its run, and pause every worker's calls for a Retry-After."""
+        key = f"{self.prefix}:{model}:adaptive"
+        import redis
+
+        with self.redis.pipeline() as pipe:
+            for _ in range(8):
+                try:
+                    pipe.watch(key)
+                    state = _state_of(pipe.hgetall(key), ceiling, policy)
+                    now = time.time()
+                    new = adaptive.step(state, event, ceiling, now, policy)
+                    pipe.multi()
+                    pipe.hset(key, mapping={"limit": new.limit, "successes": new.successes,
+                                            "last_decrease": new.last_decrease, "paused_until": new.paused_until,
+                                            "overload_at": new.overload_at})
+                    pipe.expire(key, 7 * 86400)
+                    if new.paused_until > max(now, state.paused_until):
+                        pipe.set(f"{self.prefix}:{model}:paused", new.paused_until,
+                                 px=max(1, int((new.paused_until - now) * 1000)))
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    continue
+            else:
+                new = state  # eight workers changed it in between: this one event is dropped
+        self._limits[model] = (time.monotonic(), new.limit)
+        if new.paused_until > time.time():
+            self._paused[model] = (time.monotonic(), new.paused_until)
+        if run_id is not None:
+            counts = f"{self.prefix}:run:{run_id}:calls"
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hincrby(counts, f"{model}:calls", 1)
+            if event.kind in (adaptive.RATE_LIMITED, adaptive.TIMEOUT):
+                pipe.hincrby(counts, f"{model}:{event.kind}", 1)
+            pipe.expire(counts, 7 * 86400)
+            pipe.execute()
+        return new
+
+    def forget_adaptive(self):
+        """Drop every model's adaptive state, pause and run counts (tests: ids repeat)."""
+        for pattern in (f"{self.prefix}:*:adaptive", f"{self.prefix}:*:paused", f"{self.prefix}:run:*"):
+            for key in self.redis.scan_iter(match=pattern, count=500):
+                self.redis.delete(key)
+        self._limits.clear()
+        self._paused.clear()
+
+    def run_calls(self, run_id: int) -> dict[str, dict[str, int]]:
+        """Per model key: the run's calls, and of them rate-limited and timed out."""
+        raw = self.redis.hgetall(f"{self.prefix}:run:{run_id}:calls")
+        return _calls_of({k.decode(): int(v) for k, v in raw.items()})
+
 
 class LocalLimiter:
     """The same contract within one process (the embedded default's single worker)."""
@@ -118,6 +188,8 @@ class LocalLimiter:
         self.windows: dict[str, tuple[int, int]] = {}
         self.down: dict[str, tuple[float, float]] = {}  # model -> (first, latest refusal)
         self.pauses: dict[str, float] = {}  # model -> paused until
+        self.adaptive: dict[str, adaptive.State] = {}
+        self.calls: dict[int, dict[str, int]] = {}  # run -> {"<model>:calls" ...: count}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -166,11 +238,68 @@ class LocalLimiter:
         with self.lock:
             return max(0.0, self.pauses.get(model, 0.0) - time.time())
 
+    def adaptive_limit(self, model: str, ceiling: int, policy: adaptive.Policy = adaptive.Policy()) -> int:
+        with self.lock:
+            state = self.adaptive.get(model) or adaptive.initial(ceiling, policy)
+        return adaptive.clamp(state.limit, ceiling)
+
+    def adaptive_observe(self, model: str, ceiling: int, event: adaptive.Event, run_id: int | None = None,
+                         policy: adaptive.Policy = adaptive.Policy()) -> adaptive.State:
+        now = time.time()
+        with self.lock:
+            state = self.adaptive.get(model) or adaptive.initial(ceiling, policy)
+            new = self.adaptive[model] = adaptive.step(state, event, ceiling, now, policy)
+            if new.paused_until > now:
+                self.pauses[model] = max(self.pauses.get(model, 0.0), new.paused_until)
+            if run_id is not None:
+                counts = self.calls.setdefault(run_id, {})
+                counts[f"{model}:calls"] = counts.get(f"{model}:calls", 0) + 1
+                if event.kind in (adaptive.RATE_LIMITED, adaptive.TIMEOUT):
+                    counts[f"{model}:{event.kind}"] = counts.get(f"{model}:{event.kind}", 0) + 1
+        return new
+
+    def forget_adaptive(self):
+        with self.lock:
+            self.adaptive.clear()
+            self.pauses.clear()
+            self.calls.clear()
+
+    def run_calls(self, run_id: int) -> dict[str, dict[str, int]]:
+        with self.lock:
+            return _calls_of(dict(self.calls.get(run_id, {})))
+
+
+ADAPTIVE_READ = 0.25  # seconds a process trusts the adaptive limit it last read from Redis
+
+
+def _state_of(raw: dict, ceiling: int, policy: adaptive.Policy) -> adaptive.State:
+    """A model's adaptive state from its Redis hash (bytes); the initial state if none."""
+    if not raw:
+        return adaptive.initial(ceiling, policy)
+    fields = {k.decode(): v.decode() for k, v in raw.items()}
+    try:
+        return adaptive.State(limit=int(fields["limit"]), successes=int(fields.get("successes", 0)),
+                              last_decrease=float(fields.get("last_decrease", "-inf")),
+                              paused_until=float(fields.get("paused_until", 0.0)),
+                              overload_at=int(fields.get("overload_at", 0)))
+    except (KeyError, ValueError):
+        return adaptive.initial(ceiling, policy)
+
+
+def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
+    """{"model-3:calls": 10, "model-3:rate_limited": 2} -> {"model-3": {"calls": 10, ...}}."""
+    out: dict[str, dict[str, int]] = {}
+    for name, count in flat.items():
+        model, _, what = name.rpartition(":")
+        out.setdefault(model, {"calls": 0, adaptive.RATE_LIMITED: 0, adaptive.TIMEOUT: 0})[what] = count
+    return out
+
 
 @contextmanager
 def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
          poll: float = 0.02):
-    """Hold one of `limit` in-flight slots for `model` (and one call of its minute budget).
+    """Hold one of `limit` in-flight slots for `model` (and one call of its minute budget);
+    `limit` a number or a function giving it (see `_now`).
 
     Waits up to `wait` seconds for a slot, then raises LimitBusy so the task can be
     re-queued instead of holding a worker thread.
@@ -178,7 +307,7 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
     _check_pause(limiter, model)
     deadline = time.monotonic() + wait
     while True:
-        token = limiter.try_acquire(model, limit, lease)
+        token = limiter.try_acquire(model, _now(limit), lease)
         if token is not None:
             break
         if time.monotonic() >= deadline:
@@ -189,6 +318,12 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
         yield
     finally:
         limiter.release(model, token)
+
+
+def _now(limit) -> int:
+    """`limit` as it is now: a number, or a function giving the adaptive limit, asked
+    again at each try (a call waiting for a slot follows the limit as it moves)."""
+    return limit() if callable(limit) else limit
 
 
 def _check_pause(limiter, model: str):
@@ -262,7 +397,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 break
             if ask and (not waiting or waiting[0] is me):
                 behind = len(waiting) - (me is not None)
-                tokens = limiter.try_acquire_many(model, limit, lease, 1 + behind)
+                tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
                 if tokens:
                     granted_at = time.monotonic()
                     token = tokens[0]

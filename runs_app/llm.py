@@ -101,6 +101,8 @@ class LLMResult:
     # The first token's top log-probabilities as the server sent them, [(token, logprob)];
     # read by the connection test (`probe`), not stored with an answer.
     first_token_logprobs: list | None = None
+    # The provider's rate-limit headers of this answer (runs_app.adaptive reads them), not stored.
+    rate_headers: dict | None = None
 
 
 def storable(text: str) -> str:
@@ -184,6 +186,16 @@ def _cost(request: LLMRequest, response, prompt_tokens, completion_tokens) -> fl
         return None
 
 
+def _rate_headers(response) -> dict | None:
+    """The answer's rate-limit headers: LiteLLM keeps them in `_hidden_params`
+    ("additional_headers": OpenAI's under their names, every raw one as "llm_provider-<name>")."""
+    headers = (getattr(response, "_hidden_params", None) or {}).get("additional_headers") or {}
+    if not hasattr(headers, "items"):
+        return None
+    kept = {str(k).lower(): str(v) for k, v in headers.items() if "ratelimit" in str(k).lower()}
+    return kept or None
+
+
 def _top_logprobs(choice) -> list[tuple[str, float]]:
     logprobs = getattr(choice, "logprobs", None)
     content = getattr(logprobs, "content", None) if logprobs is not None else None
@@ -253,6 +265,7 @@ def read_completion(request: LLMRequest, response, latency_ms: int) -> LLMResult
     )
     top = _top_logprobs(choice)
     result.first_token_logprobs = top or None
+    result.rate_headers = _rate_headers(response)
     if request.mode == "choice":
         if request.strategy == "logprobs" and not top:
             raise LLMError("no_choice", f"the server sent no log-probabilities (it answered {text[:40]!r}): choice "

@@ -16,6 +16,17 @@ def _persona(username, role=None, **kwargs):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_adaptive_limits():
+    """A model's adaptive limit and pauses learnt in one test must not hold back another's
+    (model ids repeat after a rollback)."""
+    from runs_app import execution, limits
+
+    if limits._limiter is not None:
+        limits._limiter.forget_adaptive()
+    execution._throughput_recorded.clear()
+
+
+@pytest.fixture(autouse=True)
 def _empty_cache():
     """Cached dashboards of one test must not answer another (ids repeat after a rollback)."""
     from django.core.cache import cache

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import hashlib
 import json
 import math
@@ -91,6 +92,9 @@ DEFAULTS = {
     "echo_bos": "",  # /v1/completions: an echo starts with this unscored token, counted in later offsets (vLLM's <bos>)
     "one_prompt_only": False,  # /v1/completions: a list of prompts is a 400, as at servers that take one string
     "no_logprobs": False,  # chat: log-probabilities asked for are not sent (a server that ignores `logprobs`)
+    # A provider's hidden limits (0: none): beyond them a 429 with Retry-After, at once.
+    "limit_in_flight": 0,  # requests in flight at once (Retry-After: `retry_after`)
+    "limit_per_minute": 0,  # requests answered in any 60 s; answers carry x-ratelimit-*-requests headers
 }
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
@@ -204,11 +208,11 @@ def _validate(settings: dict) -> dict:
                 value = float(value)
                 if value < 0 or (name == "fault_rate" and value > 1):
                     raise ValueError
-            elif name in ("fail_first_n_per_prompt", "seed"):
+            elif name in ("fail_first_n_per_prompt", "seed", "limit_in_flight", "limit_per_minute"):
                 if isinstance(value, bool) or int(value) != value:
                     raise ValueError
                 value = int(value)
-                if name == "fail_first_n_per_prompt" and value < 0:
+                if name != "seed" and value < 0:
                     raise ValueError
             elif name == "fault_kinds":
                 if isinstance(value, str):
@@ -264,6 +268,7 @@ class FakeState:
         self.in_flight = 0
         self.max_in_flight = 0
         self.started = time.time()
+        self.admitted: collections.deque = collections.deque()  # times of answers counted by limit_per_minute
 
     def stats(self) -> dict:
         return {
@@ -293,6 +298,32 @@ def _error(state: FakeState, kind: str, status: int, message: str, type_: str, c
     state.fail(kind)
     return web.Response(text=_error_body(message, type_, code), status=status, content_type="application/json",
                         headers=headers)
+
+
+def _over_hidden_limit(state: FakeState) -> web.Response | None:
+    """A 429 (kinds "429_in_flight", "429_per_minute") when the request passes a hidden
+    limit; else None, the request counted in the minute's window."""
+    settings, now = state.settings, time.monotonic()
+    if settings["limit_in_flight"] and state.in_flight > settings["limit_in_flight"]:
+        return _error(state, "429_in_flight", 429, "Too many requests in flight", "requests",
+                      code="rate_limit_exceeded", headers={"Retry-After": f"{settings['retry_after']:g}"})
+    if settings["limit_per_minute"]:
+        while state.admitted and state.admitted[0] <= now - 60:
+            state.admitted.popleft()
+        if len(state.admitted) >= settings["limit_per_minute"]:
+            wait = max(0.1, round(state.admitted[0] + 60 - now, 1))
+            return _error(state, "429_per_minute", 429, "Rate limit reached for requests per minute", "requests",
+                          code="rate_limit_exceeded", headers={"Retry-After": f"{wait:g}"})
+        state.admitted.append(now)
+    return None
+
+
+def _rate_headers(state: FakeState) -> dict | None:
+    limit = state.settings["limit_per_minute"]
+    if not limit:
+        return None
+    return {"x-ratelimit-limit-requests": str(limit),
+            "x-ratelimit-remaining-requests": str(max(0, limit - len(state.admitted)))}
 
 
 def _completion(body: dict, messages: list) -> dict:
@@ -427,6 +458,9 @@ async def _answer(request: web.Request, read, make_answer, invalid: str) -> web.
             return _error(state, "invalid_request", 400, "Input should be a valid string: 'prompt'",
                           "invalid_request_error")
 
+        limited = _over_hidden_limit(state)
+        if limited is not None:
+            return limited
         seen = state.per_prompt[key] = state.per_prompt.get(key, 0) + 1
 
         kind = None
@@ -440,7 +474,7 @@ async def _answer(request: web.Request, read, make_answer, invalid: str) -> web.
 
         if kind is None:
             state.successes += 1
-            return _json(make_answer(body, prompt, state))
+            return _json(make_answer(body, prompt, state), headers=_rate_headers(state))
         if kind == "fail_first_n":
             return _error(state, kind, 500, f"injected failure {seen} of the first "
                           f"{settings['fail_first_n_per_prompt']} for this prompt", "server_error")

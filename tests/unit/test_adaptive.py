@@ -1,0 +1,141 @@
+"""runs_app.adaptive: the AIMD controller of a model's calls in flight, without Django."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runs_app import adaptive
+from runs_app.adaptive import RATE_LIMITED, SUCCESS, TIMEOUT, Event, Policy, State, step
+
+OK = Event(SUCCESS)
+
+
+def run(events, ceiling=100, start=None, every=1.0):
+    """The limit after each event, the events `every` seconds apart (from t=0)."""
+    state = State(limit=start) if start else adaptive.initial(ceiling)
+    limits = []
+    for i, event in enumerate(events):
+        state = step(state, event, ceiling, now=i * every)
+        limits.append(state.limit)
+    return state, limits
+
+
+def test_it_starts_at_four_or_the_ceiling_if_lower():
+    assert adaptive.initial(100).limit == 4
+    assert adaptive.initial(2).limit == 2
+    assert adaptive.initial(0).limit == 1  # a ceiling of 0 still lets one call through
+
+
+def test_it_adds_one_call_after_a_limit_of_successes_in_a_row():
+    # From 4: 4 successes -> 5; then 5 more -> 6; then 6 more -> 7 (4 + 5 + 6 = 15 calls).
+    _, limits = run([OK] * 15)
+    assert limits == [4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 7]
+
+
+def test_it_halves_on_a_429_and_pauses_for_its_retry_after():
+    state, limits = run([OK] * 15 + [Event(RATE_LIMITED, retry_after=3.0)])
+    # 7 after 15 successes (above); floor(7 * 0.5) = 3 at t=15, paused until 15 + 3 = 18.
+    assert limits[-1] == 3
+    assert state.paused_until == 18.0
+    assert state.last_decrease == 15.0 and state.successes == 0
+
+
+def test_several_429s_within_the_calm_period_are_one_overload():
+    # 16 -> 8 at t=0; the 429s at t=0.5 and t=1.5 answer calls sent under 16: no cut
+    # (calm 2 s); the one at t=2.5 is a new overload: 8 -> 4.
+    state = State(limit=16)
+    limits = []
+    for now in (0.0, 0.5, 1.5, 2.5):
+        state = step(state, Event(RATE_LIMITED), 100, now=now)
+        limits.append(state.limit)
+    assert limits == [8, 8, 8, 4]
+
+
+def test_a_timeout_halves_too():
+    _, limits = run([Event(TIMEOUT)], start=9)
+    assert limits == [4]  # floor(9 / 2)
+
+
+def test_headers_saying_the_budget_is_almost_spent_hold_and_spent_halve():
+    # 5% of 1000 is 50: with 51 left a success counts (3 of the 4 needed at 4, then the
+    # 4th -> 5); with 50 left the count restarts and the limit holds; 0 left halves.
+    near, far = Event(SUCCESS, remaining=50, budget=1000), Event(SUCCESS, remaining=51, budget=1000)
+    state, limits = run([far, far, far, near, far, far, far, far], start=4)
+    assert limits == [4, 4, 4, 4, 4, 4, 4, 5]
+    _, limits = run([Event(SUCCESS, remaining=0, budget=1000)], start=10)
+    assert limits == [5]
+    # Without a known budget only "none left" counts.
+    _, limits = run([Event(SUCCESS, remaining=1), Event(SUCCESS, remaining=0)], start=10)
+    assert limits == [10, 5]
+
+
+def test_past_the_last_overload_it_grows_four_times_more_slowly():
+    # An overload at 8 -> 4 (overload_at 8). 4 -> 5, 5 -> 6, 6 -> 7 take 4 + 5 + 6 = 15
+    # successes; 7 -> 8 would reach the old wall: 4 * 7 = 28 successes.
+    state = step(State(limit=8), Event(RATE_LIMITED), 100, now=0)
+    assert (state.limit, state.overload_at) == (4, 8)
+    limits = []
+    for i in range(15 + 28):
+        state = step(state, OK, 100, now=10 + i)
+        limits.append(state.limit)
+    assert limits[14] == 7 and limits[15 + 26] == 7 and limits[15 + 27] == 8
+
+
+def test_it_never_goes_above_the_ceiling_nor_below_one():
+    _, limits = run([OK] * 50, ceiling=6)
+    assert max(limits) == 6 and limits[-1] == 6
+    _, limits = run([Event(RATE_LIMITED)] * 10, start=3, every=5.0)
+    assert limits == [1] * 10  # 3 -> 1 -> stays 1
+
+
+def test_a_lowered_ceiling_applies_at_once():
+    state = step(State(limit=40), OK, ceiling=10, now=0)
+    assert state.limit == 10
+
+
+def test_other_errors_change_nothing_but_a_retry_after_still_pauses():
+    state = step(State(limit=8, successes=3), Event(adaptive.OTHER), 100, now=0)
+    assert (state.limit, state.successes) == (8, 3)
+    # A 503 with Retry-After: the server says it is overloaded.
+    state = step(State(limit=8), adaptive.event_of(error_kind="server", retry_after=2.0), 100, now=10)
+    assert (state.limit, state.paused_until) == (4, 12.0)
+
+
+def test_it_reads_openai_and_anthropic_headers_as_litellm_keeps_them():
+    assert adaptive.rate_headers({"x-ratelimit-remaining-requests": "12", "x-ratelimit-limit-requests": "500"}) == (
+        12, 500)
+    assert adaptive.rate_headers({"llm_provider-anthropic-ratelimit-requests-remaining": "3",
+                                  "llm_provider-anthropic-ratelimit-requests-limit": "50"}) == (3, 50)
+    assert adaptive.rate_headers({"x-ratelimit-remaining-requests": "soon"}) == (None, None)
+    assert adaptive.rate_headers(None) == (None, None)
+
+
+def test_event_of_maps_the_error_kinds():
+    assert adaptive.event_of(error_kind="rate_limit", retry_after=1.5) == Event(RATE_LIMITED, retry_after=1.5)
+    assert adaptive.event_of(error_kind="timeout") == Event(TIMEOUT)
+    assert adaptive.event_of(error_kind="bad_request") == Event(adaptive.OTHER)
+    assert adaptive.event_of({"x-ratelimit-remaining-requests": "0"}) == Event(SUCCESS, remaining=0)
+
+
+def test_calls_per_minute():
+    assert adaptive.calls_per_minute(100, 10.0, 150, 40.0) == 100.0  # 50 calls in 30 s
+    assert adaptive.calls_per_minute(100, 10.0, 150, 10.0) is None
+
+
+events = st.builds(Event, kind=st.sampled_from([SUCCESS, RATE_LIMITED, TIMEOUT, adaptive.OTHER]),
+                   retry_after=st.none() | st.floats(0, 60), remaining=st.none() | st.integers(0, 1000),
+                   budget=st.none() | st.integers(0, 1000))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(events, st.floats(0, 10), st.integers(0, 300)), max_size=80), st.integers(1, 200))
+def test_the_limit_stays_between_one_and_the_ceiling(steps, start):
+    state, now = State(limit=start), 0.0
+    for event, gap, ceiling in steps:
+        now += gap
+        before = state
+        state = step(state, event, ceiling, now, Policy())
+        assert 1 <= state.limit <= max(1, ceiling)
+        # It grows by one at most, and only on a success that is no overload.
+        if state.limit > adaptive.clamp(before.limit, ceiling):
+            assert state.limit == adaptive.clamp(before.limit, ceiling) + 1
+            assert event.kind == SUCCESS and not adaptive.overloaded(event)
