@@ -23,9 +23,9 @@ from tests.faults.test_faults import CONCURRENCY, MODELS, WORKERS, run_through
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("REDIS_URL")), reason="the SQLite pass (REDIS_URL unset)")
 
-# Calls the workers had in flight may be asked again, no more: each worker holds at most
-# CONCURRENCY units at once, and a second fault window could meet as many again.
-IN_FLIGHT_BOUND = CONCURRENCY * WORKERS * 2
+# Calls the killed worker had in flight may be asked again, no more: each of its threads
+# holds one batch of at most 4 units (the stack's CFPD_BATCH_SIZE): 8 threads x 4 = 32.
+IN_FLIGHT_BOUND = CONCURRENCY * 4
 
 
 @pytest.fixture(scope="module")
