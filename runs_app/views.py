@@ -129,7 +129,7 @@ def progress_payload(run, user):
         elapsed_seconds=seconds, elapsed=span(seconds) if seconds is not None else None,
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
         started_at=_when(run.started_at), finished_at=_when(run.finished_at),
-        models=[{"name": model.name, **_progress_fields(per_model[model.pk])}
+        models=[{"name": model.name, **_progress_fields(per_model[model.pk]), **_throughput(run, model)}
                 for model in run.llm_models.all()],
         budget=services.budget_state(run),
         # A service the run waits on (Redis, the database, its disk), from the workers' watchers.
@@ -138,6 +138,14 @@ def progress_payload(run, user):
         **available_actions(run, state, user, external),
     )
     return payload
+
+
+def _throughput(run, model) -> dict:
+    """The adaptive limiter's figures for the model in this run (concurrency now, calls
+    per minute, 429s), as the workers last recorded them; None where none yet."""
+    figures = (run.throughput or {}).get(str(model.pk)) or {}
+    return {"concurrency": figures.get("concurrency"), "ceiling": figures.get("ceiling"),
+            "calls_per_minute": figures.get("calls_per_minute"), "rate_limited": figures.get("rate_limited")}
 
 
 def key_label(model):
