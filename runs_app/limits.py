@@ -433,11 +433,15 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
             waiting.remove(me)
             if waiting and me.held is None:
                 waiting[0].poke()
+    limit_then = _now(limit)
     try:
         _spend_a_minute_call(limiter, model, per_minute)
         yield
     finally:
-        if time.monotonic() - granted_at >= HANDOVER_SECONDS or not _hand_over(waiting, (token, granted_at)):
+        # Not handed over when the adaptive limit went down meanwhile: the slot goes back,
+        # so that the calls in flight come down to the new limit at once.
+        if (time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then
+                or not _hand_over(waiting, (token, granted_at))):
             limiter.release(model, token)
 
 

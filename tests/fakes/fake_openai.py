@@ -53,6 +53,13 @@ Faults. For each request, in this order:
    endpoints draw from the same generator. Draws happen in arrival order, so a sequential run is reproducible;
    setting ``seed`` or resetting the stats re-seeds the generator.
 
+Hidden limits, checked before the faults (a provider's, for bench/adaptive_limits.py):
+``limit_in_flight`` requests at once and ``limit_per_minute`` requests answered in any 60 s
+(0: none); beyond either a 429 at once (kinds ``429_in_flight``, ``429_per_minute``) with
+Retry-After (``retry_after``; for the minute, until a place in it frees); with
+``limit_per_minute`` every answer carries ``x-ratelimit-limit-requests`` and
+``x-ratelimit-remaining-requests`` as OpenAI's do.
+
 Every request (faulty or not) first waits ``latency`` seconds (``asyncio.sleep``, so many
 requests wait in parallel).
 """
