@@ -10,7 +10,7 @@ from celery.signals import worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
-from . import batch_execution, connection, execution, health, infra, llm, queueing, services, watcher
+from . import batch_execution, connection, execution, health, infra, llm, queueing, services, unit_rows, watcher
 from .models import LLMModel
 
 
@@ -85,7 +85,9 @@ def connection_test(model_id: int, job: str):
 @shared_task(name=queueing.DISPATCH, ignore_result=True)
 def dispatch(run_id: int):
     """A large launch's units sent in batches (`queueing.dispatch_units`). Acknowledged on
-    receipt: if its worker dies half-way, the sweep finds the rest passed by the queue."""
+    receipt: if its worker dies half-way, the sweep finds the rest passed by the queue.
+    The table's statistics are refreshed first: the run's rows are new to the planner."""
+    unit_rows.refresh_statistics()
     queueing.dispatch_units(run_id)
 
 

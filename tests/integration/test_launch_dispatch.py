@@ -6,7 +6,7 @@ every pending unit to the watcher."""
 import pytest
 import redis.exceptions
 
-from runs_app import queueing, services, tasks
+from runs_app import queueing, services, tasks, unit_rows
 from runs_app.models import LLMModel, Response
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
@@ -90,3 +90,14 @@ def test_a_broker_gone_half_way_leaves_every_pending_unit_to_the_watcher(benchma
     queueing.dispatch_units(run.pk, page=2)
     pending = run.responses.filter(status=Response.Status.PENDING)
     assert pending.exists() and not pending.filter(enqueued_at__isnull=False).exists()
+
+
+def test_the_dispatch_task_refreshes_the_tables_statistics_then_sends(benchmark, models, sent, settings, monkeypatch):
+    settings.CFPD_DISPATCH_INLINE = 3
+    run = services.launch_run(benchmark, models, repeats=1)
+    steps = []
+    monkeypatch.setattr(tasks.unit_rows, "refresh_statistics", lambda: steps.append("analyse"))
+    monkeypatch.setattr(tasks.queueing, "dispatch_units", lambda run_id: steps.append(("send", run_id)))
+    tasks.dispatch(run.pk)
+    assert steps == ["analyse", ("send", run.pk)]
+    unit_rows.refresh_statistics()  # the real one: ANALYZE on PostgreSQL (inside the test's transaction), nothing on SQLite
