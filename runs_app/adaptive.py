@@ -5,7 +5,8 @@ Start low; add one call in flight after every `limit` calls that succeeded in a 
 (about one more per round trip, as TCP does); halve on a 429, on a `Retry-After`, on
 rate-limit headers saying the provider's budget is spent, and on a timeout (a slow server
 gets fewer calls, not more). Headers saying the budget is almost spent (`low_share` or
-less left) hold the limit where it is. Past the limit of the last overload the limit
+less left) take it down gently (`ease`): a provider's budget over a sliding minute frees at
+the pace it was spent, so the pace that keeps a little of it left is the one to hold. Past the limit of the last overload the limit
 grows `probe` times more slowly: the server's wall is where it was last time, most
 likely, and each step into it costs a 429. Several such signals within `calm` seconds are one
 overload: the calls already in flight when the limit was cut answer from the old limit,
@@ -35,7 +36,8 @@ class Policy:
     start: int = 4  # calls in flight before anything is known of the server
     decrease: float = 0.5  # the limit is multiplied by this on an overload
     calm: float = 2.0  # seconds after a cut in which further overload signals are the same overload
-    low_share: float = 0.05  # remaining/limit at or below this (from headers): the limit is held
+    low_share: float = 0.05  # remaining/limit at or below this (from headers): the limit is eased down
+    ease: float = 0.9  # ...multiplied by this (at most once per `calm`)
     probe: int = 4  # successes per step, in multiples of the limit, at and past the last overload
 
 
@@ -94,7 +96,10 @@ def step(state: State, event: Event, ceiling: int, now: float, policy: Policy = 
     if event.kind != SUCCESS:
         return replace(state, limit=limit, paused_until=paused_until)
     if almost_spent(event, policy):
-        return replace(state, limit=limit, successes=0, paused_until=paused_until)
+        if now - state.last_decrease < policy.calm:
+            return replace(state, limit=limit, successes=0, paused_until=paused_until)
+        return replace(state, limit=clamp(math.floor(limit * policy.ease), ceiling), successes=0, last_decrease=now,
+                       paused_until=paused_until)
     needed = limit * (policy.probe if state.overload_at and limit + 1 >= state.overload_at else 1)
     successes = state.successes + 1
     if successes >= needed and limit < max(1, ceiling):

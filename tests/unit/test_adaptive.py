@@ -55,12 +55,13 @@ def test_a_timeout_halves_too():
     assert limits == [4]  # floor(9 / 2)
 
 
-def test_headers_saying_the_budget_is_almost_spent_hold_and_spent_halve():
-    # 5% of 1000 is 50: with 51 left a success counts (3 of the 4 needed at 4, then the
-    # 4th -> 5); with 50 left the count restarts and the limit holds; 0 left halves.
+def test_headers_saying_the_budget_is_almost_spent_ease_and_spent_halve():
+    # 5% of 1000 is 50: with 51 left a success counts (3 of the 4 needed at 10); with 50
+    # left the count restarts and the limit eases to floor(10 * 0.9) = 9 (at t=3); the
+    # next near one at t=4 is within the calm 2 s: held at 9; 9 successes after -> 10.
     near, far = Event(SUCCESS, remaining=50, budget=1000), Event(SUCCESS, remaining=51, budget=1000)
-    state, limits = run([far, far, far, near, far, far, far, far], start=4)
-    assert limits == [4, 4, 4, 4, 4, 4, 4, 5]
+    state, limits = run([far, far, far, near, near] + [far] * 9, start=10)
+    assert limits == [10, 10, 10, 9, 9] + [9] * 8 + [10]
     _, limits = run([Event(SUCCESS, remaining=0, budget=1000)], start=10)
     assert limits == [5]
     # Without a known budget only "none left" counts.
