@@ -330,7 +330,9 @@ def _rate_headers(state: FakeState) -> dict | None:
     if not limit:
         return None
     return {"x-ratelimit-limit-requests": str(limit),
-            "x-ratelimit-remaining-requests": str(max(0, limit - len(state.admitted)))}
+            "x-ratelimit-remaining-requests": str(max(0, limit - len(state.admitted))),
+            # Until the oldest answer counted leaves the window (a place frees), as a duration.
+            "x-ratelimit-reset-requests": f"{max(0.0, state.admitted[0] + 60 - time.monotonic()) if state.admitted else 0.0:.3f}s"}
 
 
 def _completion(body: dict, messages: list) -> dict:

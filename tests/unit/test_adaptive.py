@@ -140,3 +140,97 @@ def test_the_limit_stays_between_one_and_the_ceiling(steps, start):
         if state.limit > adaptive.clamp(before.limit, ceiling):
             assert state.limit == adaptive.clamp(before.limit, ceiling) + 1
             assert event.kind == SUCCESS and not adaptive.overloaded(event)
+
+
+# -- pacing by the request budget ----------------------------------------------------------
+
+from runs_app.adaptive import Pace, pace_interval, pace_step  # noqa: E402
+
+
+def headers(remaining, reset):
+    return Event(SUCCESS, remaining=remaining, budget=600, reset=reset)
+
+
+def test_reset_durations_are_read_as_providers_write_them():
+    assert adaptive.parse_reset("1s") == 1.0
+    assert adaptive.parse_reset("6m0s") == 360.0
+    assert adaptive.parse_reset("20ms") == 0.02
+    assert adaptive.parse_reset("1m30.5s") == 90.5
+    assert adaptive.parse_reset("0.5") == 0.5
+    assert adaptive.parse_reset("1h") == 3600.0
+    # Anthropic: an RFC 3339 time; 2026-11-26T03:00:30Z is 30 s after 03:00:00Z (epoch 1795662000).
+    assert adaptive.parse_reset("2026-11-26T03:00:30Z", now_epoch=1795662000.0) == 30.0
+    assert adaptive.parse_reset("2026-11-26T02:59:00Z", now_epoch=1795662000.0) == 0.0  # past: no wait
+    for bad in (None, "", "soon", "-", "2026-11-26T03:00:30"):  # no zone: not guessed
+        assert adaptive.parse_reset(bad, now_epoch=1795662000.0) is None
+
+
+def test_event_of_reads_the_reset_beside_remaining_and_limit():
+    event = adaptive.event_of({"x-ratelimit-remaining-requests": "300", "x-ratelimit-limit-requests": "600",
+                               "x-ratelimit-reset-requests": "30s"})
+    assert (event.remaining, event.budget, event.reset) == (300, 600, 30.0)
+    raw = adaptive.event_of({"llm_provider-anthropic-ratelimit-requests-remaining": "9",
+                             "llm_provider-anthropic-ratelimit-requests-reset": "2s"})
+    assert (raw.remaining, raw.reset) == (9, 2.0)
+    assert adaptive.event_of({}).reset is None
+
+
+def test_headers_spread_the_budget_left_over_the_time_to_reset():
+    pace = Pace()
+    assert pace_interval(pace, 0.0) == 0.0  # nothing known: unpaced
+    pace = pace_step(pace, headers(300, 30.0), now=1.0, started_last_minute=0)
+    assert pace_interval(pace, 1.0) == 0.1  # 30 s / 300 calls
+    pace = pace_step(pace, headers(10, 0.5), now=2.0, started_last_minute=0)
+    assert pace_interval(pace, 2.0) == 0.05  # 0.5 / 10
+    pace = pace_step(pace, headers(0, 0.8), now=3.0, started_last_minute=0)
+    assert pace_interval(pace, 3.0) == 0.8  # none left: the next start waits the whole reset
+    # Headers stale after 60 s (the model went quiet): unpaced again.
+    assert pace_interval(pace, 63.0) == 0.8 and pace_interval(pace, 63.1) == 0.0
+
+
+def test_a_429_without_headers_teaches_a_rate_probed_upward_slowly():
+    pace = pace_step(Pace(), Event(RATE_LIMITED, retry_after=1.0), now=100.0, started_last_minute=200)
+    assert pace.learned_rpm == 180.0  # 0.9 x 200 started in the minute before
+    assert abs(pace_interval(pace, 100.0) - 60 / 180) < 1e-12  # 0.333 s between starts
+    # +5 % a minute: 189 rpm a minute later (0.3175 s), 270 after ten (0.2222 s)...
+    assert abs(pace_interval(pace, 160.0) - 60 / 189) < 1e-12
+    assert abs(pace_interval(pace, 700.0) - 60 / 270) < 1e-12
+    # ...but never past a configured requests_per_minute: 200 -> 0.3 s.
+    assert pace_interval(pace, 700.0, per_minute=200) == 0.3
+    # Another 429 within 10 s is the same overload; after it, learned again from what started.
+    assert pace_step(pace, Event(RATE_LIMITED), now=109.0, started_last_minute=100) == pace
+    again = pace_step(pace, Event(RATE_LIMITED), now=111.0, started_last_minute=100)
+    assert again.learned_rpm == 90.0 and again.learned_at == 111.0
+
+
+def test_a_429_is_not_learned_from_too_few_calls_nor_while_headers_pace():
+    assert pace_step(Pace(), Event(RATE_LIMITED), now=5.0, started_last_minute=9) == Pace()
+    paced = pace_step(Pace(), headers(50, 10.0), now=0.0, started_last_minute=0)
+    # With fresh headers a 429 is the in-flight wall (the AIMD limit's business), not the budget.
+    assert pace_step(paced, Event(RATE_LIMITED), now=30.0, started_last_minute=500) == paced
+    assert pace_interval(paced, 30.0) == 0.2  # 10 s / 50
+    # Headers 61 s old: the 429 is learned.
+    assert pace_step(paced, Event(RATE_LIMITED), now=61.0, started_last_minute=500).learned_rpm == 450.0
+
+
+header_events = st.builds(lambda r, s: headers(r, s), st.integers(0, 10_000), st.floats(0, 3600))
+any_events = st.one_of(header_events, st.just(OK), st.just(Event(RATE_LIMITED)), st.just(Event(TIMEOUT)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(any_events, st.floats(0, 30), st.integers(0, 5000)), max_size=40),
+       st.one_of(st.none(), st.integers(1, 10_000)))
+def test_pacing_never_outruns_the_headers_budget_nor_a_configured_cap(steps, per_minute):
+    pace, now = Pace(), 0.0
+    for event, gap, started in steps:
+        now += gap
+        pace = pace_step(pace, event, now, started)
+        interval = pace_interval(pace, now, per_minute)
+        assert interval >= 0
+        if event.reset is not None:
+            # Starts spaced this far apart spend at most what is left before the reset.
+            assert interval * max(1, event.remaining) >= event.reset - 1e-9
+        if pace.learned_rpm:
+            assert pace.learned_rpm <= 0.9 * 5000
+            if per_minute:
+                assert interval >= 60.0 / per_minute - 1e-9  # the learned rate never passes the cap
