@@ -116,6 +116,12 @@ def filtered(f: AnswerFilter, user):
         return answers.none()
     if allowed != readers.ALL:
         answers = answers.filter(run__benchmark_id__in=sorted(allowed))
+    return narrowed(answers, f)
+
+
+def narrowed(answers, f: AnswerFilter):
+    """`answers` narrowed by every part of `f` (no reader's restriction: `filtered` adds it;
+    a command's export, run by whoever runs the site, uses this alone)."""
     answers = filter_params.apply_shared(answers, f)
     if f.code_sources:
         answers = answers.filter(filter_params.empty_or(f.code_sources, "code_source"))

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
+from django.http import QueryDict
 
 from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition, Question
 from benchmarks_app.services import current_questions, render_messages
+from cfpd_site.params import BadParameter
 from encoding_app.models import Code
+from explorer_app import answer_list
 from runs_app import services as run_services
 from runs_app.models import LLMModel, Response, Run
 
@@ -65,9 +68,10 @@ def _family_fields(question, cache: dict) -> dict:
     return cache[question.pk]
 
 
-def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel, dict]]:
+def inspect_logs(run: Run, model_name: str | None = None, picked=None) -> list[tuple[LLMModel, dict]]:
     """(model, Inspect log as a dict) for each model of the run (or the one named): the
-    answered and failed units; units never asked are left out (the log's metadata counts them)."""
+    answered and failed units; units never asked are left out (the log's metadata counts them).
+    `picked`: a queryset of answers (the answers list's filter) the logs keep to."""
     models = list(run.llm_models.order_by("name"))
     if model_name is not None:
         models = [m for m in models if m.name == model_name]
@@ -76,8 +80,10 @@ def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel
             raise ExportError(f"run {run.pk} has no model {model_name!r} (its models: {names})")
     logs, family_fields = [], {}
     for model in models:
-        responses = list(Response.objects.answers().filter(run=run, model=model)
-                         .filter(status__in=[Response.Status.DONE, Response.Status.FAILED])
+        chosen = Response.objects.answers().filter(run=run, model=model)
+        if picked is not None:
+            chosen = chosen.filter(pk__in=picked.filter(run=run, model=model).values("pk"))
+        responses = list(chosen.filter(status__in=[Response.Status.DONE, Response.Status.FAILED])
                          .select_related("question__benchmark", "condition", "model")
                          .order_by("question__key", "condition__name", "repeat"))
         codes = {c.response_id: c for c in Code.objects.filter(response__in=[r.pk for r in responses],
@@ -96,10 +102,19 @@ def inspect_logs(run: Run, model_name: str | None = None) -> list[tuple[LLMModel
     return logs
 
 
-def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None) -> list[Path]:
+def picked_answers(query: str):
+    """The answers the answers list's query string picks (`q=…&code=R&model=…`, as on
+    /answers/), or ExportError naming the parameter that is wrong."""
+    try:
+        return answer_list.narrowed(Response.objects.answers(), answer_list.read_filter(QueryDict(query)))
+    except BadParameter as exc:
+        raise ExportError(f"--answers: {exc}") from None
+
+
+def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None, picked=None) -> list[Path]:
     """Write the run's logs: to `out` itself when there is one log (one model, or the one
     named), else into the folder `out`, one `run-N-MODEL.json` per model."""
-    logs = inspect_logs(run, model_name)
+    logs = inspect_logs(run, model_name, picked)
     out = Path(out)
     if len(logs) == 1 and out.suffix == ".json":
         targets = [out]

@@ -94,6 +94,25 @@ def test_a_run_exported_is_read_back_by_inspects_own_reader(benchmark, tmp_path)
     assert read["metrics"]["share_A"] == pytest.approx(coded.count("A") / len(coded))
 
 
+def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchmark, tmp_path):
+    run = imported_run([(KEY_1, "m1", 0, "B: Strike them."), (KEY_1, "m1", 1, "A"), (KEY_2, "m1", 0, "A"),
+                        (KEY_1, "m2", 0, "B")])
+    # The answers list's filter: only m1's answers containing "Strike" (one of its three).
+    call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "picked.json", "--model", "m1",
+                 "--answers", "q=Strike", stdout=io.StringIO())
+    log = json.loads((tmp_path / "picked.json").read_text())
+    assert [(s["id"], s["epoch"], s["output"]["completion"]) for s in log["samples"]] == [
+        (KEY_1, 1, "B: Strike them.")]
+    # By code across models: both models' B answers, one log each.
+    paths = inspect_services.write_inspect_logs(run, tmp_path / "codes", picked=inspect_services.picked_answers(
+        "code=B"))
+    assert {p.name: [s["output"]["completion"] for s in json.loads(p.read_text())["samples"]] for p in paths} == {
+        f"run-{run.pk}-m1.json": ["B: Strike them."], f"run-{run.pk}-m2.json": ["B"]}
+    with pytest.raises(CommandError, match="--answers: code must be one of"):
+        call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "x.json", "--answers", "code=Q")
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_a_run_with_two_models_is_written_as_one_log_each(benchmark, tmp_path):
     run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
     paths = inspect_services.write_inspect_logs(run, tmp_path / "logs")

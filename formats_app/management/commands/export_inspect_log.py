@@ -1,8 +1,9 @@
-"""`export_inspect_log --run N --out PATH [--model NAME]`: a run's answers as Inspect AI eval logs."""
+"""`export_inspect_log --run N --out PATH [--model NAME] [--answers QUERY]`: a run's answers (or
+those the answers list's filter picks) as Inspect AI eval logs."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from formats_app.inspect_services import ExportError, write_inspect_logs
+from formats_app.inspect_services import ExportError, picked_answers, write_inspect_logs
 from runs_app.models import Run
 
 
@@ -17,13 +18,16 @@ class Command(BaseCommand):
         parser.add_argument("--run", type=int, required=True, help="the run's number")
         parser.add_argument("--out", required=True, help="a .json file, or a folder")
         parser.add_argument("--model", help="only this model's answers (its registered name)")
+        parser.add_argument("--answers", metavar="QUERY",
+                            help="only the answers this filter picks, as the answers list's query string "
+                                 "(e.g. 'code=R&condition=t1-0' or 'q=sanctions&status=done')")
 
-    def handle(self, *args, run, out, model, **options):
+    def handle(self, *args, run, out, model, answers, **options):
         found = Run.objects.select_related("benchmark").filter(pk=run).first()
         if found is None:
             raise CommandError(f"no run {run}")
         try:
-            paths = write_inspect_logs(found, out, model)
+            paths = write_inspect_logs(found, out, model, picked_answers(answers) if answers else None)
         except ExportError as exc:
             raise CommandError(str(exc)) from None
         except OSError as exc:
