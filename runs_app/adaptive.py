@@ -166,6 +166,7 @@ class PacePolicy:
     learn_calm: float = 10.0  # seconds after learning in which further 429s are the same overload
     probe: float = 0.05  # the learned rate grows by this share per minute without a 429
     headers_fresh: float = 60.0  # seconds rate headers count as known (429s then are the in-flight wall)
+    reserve: float = 0.05  # share of the budget (headers' limit) kept unspent for the calls in flight
 
 
 @dataclass(frozen=True)
@@ -224,11 +225,14 @@ def pace_step(pace: Pace, event: Event, now: float, started_last_minute: int,
     """The pacing after one call's `event` at `now`, `started_last_minute` calls of the
     model having started in the 60 s before it.
 
-    Headers with remaining and reset: starts spaced reset / remaining (remaining 0: the
-    whole reset). A 429 with no headers seen for `headers_fresh` seconds: the learned rate
+    Headers with remaining and reset: starts spaced reset / (remaining - `reserve` of the
+    limit) (nothing above the reserve: the whole reset). A 429 with no headers seen for `headers_fresh` seconds: the learned rate
     is `learn_share` of the last minute's starts (once per `learn_calm`)."""
     if event.remaining is not None and event.reset is not None:
-        return replace(pace, header_interval=event.reset / max(1, event.remaining), headers_at=now)
+        # A reserve of the budget is kept: the calls in flight when these headers were
+        # written start from it, and it absorbs them (with the limit known; else none).
+        left = event.remaining - (math.ceil(policy.reserve * event.budget) if event.budget else 0)
+        return replace(pace, header_interval=event.reset / left if left >= 1 else event.reset, headers_at=now)
     if event.kind == RATE_LIMITED and now - pace.headers_at > policy.headers_fresh:
         if now - pace.learned_at < policy.learn_calm or started_last_minute < policy.min_starts:
             return pace

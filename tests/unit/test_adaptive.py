@@ -147,8 +147,8 @@ def test_the_limit_stays_between_one_and_the_ceiling(steps, start):
 from runs_app.adaptive import Pace, pace_interval, pace_step  # noqa: E402
 
 
-def headers(remaining, reset):
-    return Event(SUCCESS, remaining=remaining, budget=600, reset=reset)
+def headers(remaining, reset, budget=None):
+    return Event(SUCCESS, remaining=remaining, budget=budget, reset=reset)
 
 
 def test_reset_durations_are_read_as_providers_write_them():
@@ -188,6 +188,17 @@ def test_headers_spread_the_budget_left_over_the_time_to_reset():
     assert pace_interval(pace, 63.0) == 0.8 and pace_interval(pace, 63.1) == 0.0
 
 
+def test_a_reserve_of_the_limit_is_kept_for_the_calls_in_flight():
+    # Limit 600: 5 % = 30 kept. 300 left over 27 s -> 27 / (300 - 30) = 0.1 s.
+    pace = pace_step(Pace(), headers(300, 27.0, budget=600), now=0.0, started_last_minute=0)
+    assert abs(pace_interval(pace, 0.0) - 0.1) < 1e-12
+    # 31 left, 0.4 s to reset: 1 above the reserve -> 0.4 s; 30 left: none above it -> the whole reset.
+    assert pace_interval(pace_step(pace, headers(31, 0.4, budget=600), 1.0, 0), 1.0) == 0.4
+    assert pace_interval(pace_step(pace, headers(30, 0.7, budget=600), 1.0, 0), 1.0) == 0.7
+    # Limit 1,200 (reserve 60): 660 left over 60 s -> 60 / 600 = 0.1 s.
+    assert abs(pace_interval(pace_step(pace, headers(660, 60.0, budget=1200), 1.0, 0), 1.0) - 0.1) < 1e-12
+
+
 def test_a_429_without_headers_teaches_a_rate_probed_upward_slowly():
     pace = pace_step(Pace(), Event(RATE_LIMITED, retry_after=1.0), now=100.0, started_last_minute=200)
     assert pace.learned_rpm == 180.0  # 0.9 x 200 started in the minute before
@@ -213,7 +224,8 @@ def test_a_429_is_not_learned_from_too_few_calls_nor_while_headers_pace():
     assert pace_step(paced, Event(RATE_LIMITED), now=61.0, started_last_minute=500).learned_rpm == 450.0
 
 
-header_events = st.builds(lambda r, s: headers(r, s), st.integers(0, 10_000), st.floats(0, 3600))
+header_events = st.builds(headers, st.integers(0, 10_000), st.floats(0, 3600),
+                          st.one_of(st.none(), st.integers(1, 10_000)))
 any_events = st.one_of(header_events, st.just(OK), st.just(Event(RATE_LIMITED)), st.just(Event(TIMEOUT)))
 
 
