@@ -341,28 +341,19 @@ def ask_in_turn(units: list[Unit]):
     for unit in units:
         model, request = unit.response.model, unit.request
         try:
-            # No wait for a slot (issue 31): a worker thread waiting for a model held back
-            # by its limits is a thread no other model's units can use.
             with slot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
-                      model.requests_per_minute, lease=call_lease(model), wait=0):
+                      model.requests_per_minute,
+                      lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
                 unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                                if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
         except LimitBusy as busy:
-            unit.busy = LimitBusy(busy_again(busy.retry_in))
+            unit.busy = busy
         except llm.LLMError as error:
             unit.error = error
         except Exception as exc:  # the limiter's Redis: never the unit's failure
             if unit.result is None and not set_infra(unit, exc):
                 raise
         observe(limiter, unit)
-
-
-def busy_again(retry_in: float) -> float:
-    """When a unit found its model's slots all taken comes back: after what the limiter
-    said, and a share of CFPD_SLOT_WAIT drawn at random, so that the units of a model held
-    back return spread out (a few claims a second, not a stream of them) while one of them
-    still finds a slot soon after it is freed."""
-    return retry_in + random.random() * settings.CFPD_SLOT_WAIT / 2
 
 
 def adaptive_on(model: LLMModel) -> bool:
