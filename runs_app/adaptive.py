@@ -20,7 +20,6 @@ across workers and hosts, or in the process) and applies `step` to it.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, replace
 
 SUCCESS, RATE_LIMITED, TIMEOUT, OTHER = "success", "rate_limited", "timeout", "other"
@@ -59,7 +58,6 @@ class Event:
     retry_after: float | None = None
     remaining: int | None = None
     budget: int | None = None
-    reset: float | None = None  # seconds until the request budget resets (headers)
 
 
 def initial(ceiling: int, policy: Policy = Policy()) -> State:
@@ -135,7 +133,7 @@ def event_of(result_headers=None, error_kind: str | None = None, retry_after: fl
     ...) or, when it succeeded, its rate-limit headers."""
     if error_kind is None:
         remaining, budget = rate_headers(result_headers)
-        return Event(SUCCESS, remaining=remaining, budget=budget, reset=reset_header(result_headers, time.time()))
+        return Event(SUCCESS, remaining=remaining, budget=budget)
     kind = {"rate_limit": RATE_LIMITED, "timeout": TIMEOUT}.get(error_kind, OTHER)
     return Event(kind, retry_after=retry_after if kind == RATE_LIMITED or retry_after else None)
 
@@ -145,110 +143,3 @@ def calls_per_minute(calls_before: int, at_before: float, calls_now: int, at_now
     if at_now <= at_before:
         return None
     return round(max(0, calls_now - calls_before) * 60.0 / (at_now - at_before), 1)
-
-
-# -- pacing by the provider's request budget (calls per minute, not calls in flight) ---------
-#
-# A provider's per-minute budget is not a wall in flight: 16 calls in flight at 0.5 s each
-# ask 1,920 a minute, and a budget of 600 is spent in 19 s; each sliding minute then
-# echoes that burst. So call *starts* of a model are spaced at least `interval` seconds
-# apart. With rate-limit headers the interval spreads the budget left over the time to
-# its reset; a 429 with no headers known teaches a calls-per-minute estimate (a share of
-# the calls started in the minute before it), paced to and probed upward slowly.
-
-_RESET = ("x-ratelimit-reset-requests", "anthropic-ratelimit-requests-reset")
-
-
-@dataclass(frozen=True)
-class PacePolicy:
-    learn_share: float = 0.9  # a 429 without headers: pace to this share of the last minute's starts
-    min_starts: int = 10  # ...when at least this many started in it (fewer: too little to learn from)
-    learn_calm: float = 10.0  # seconds after learning in which further 429s are the same overload
-    probe: float = 0.05  # the learned rate grows by this share per minute without a 429
-    headers_fresh: float = 60.0  # seconds rate headers count as known (429s then are the in-flight wall)
-    reserve: float = 0.05  # share of the budget (headers' limit) kept unspent for the calls in flight
-
-
-@dataclass(frozen=True)
-class Pace:
-    header_interval: float = 0.0  # seconds between starts from the last headers (0: none)
-    headers_at: float = float("-inf")  # when headers were last seen
-    learned_rpm: float = 0.0  # calls per minute learned from a 429 without headers (0: none)
-    learned_at: float = float("-inf")  # when it was learned (the probe counts from then)
-
-
-def parse_reset(value, now_epoch: float | None = None) -> float | None:
-    """Seconds until the budget resets: OpenAI's durations ("1s", "6m0s", "20ms",
-    "1m30.5s", "0.5"), or Anthropic's RFC 3339 time (needs `now_epoch`). None when
-    unreadable; never negative."""
-    if value is None:
-        return None
-    text = str(value).strip().lower()
-    if not text:
-        return None
-    try:
-        return max(0.0, float(text))
-    except ValueError:
-        pass
-    import re
-    parts = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?",
-                         text)
-    if parts and any(parts.groups()):
-        h, m, s, ms = (float(g) if g else 0.0 for g in parts.groups())
-        return h * 3600 + m * 60 + s + ms / 1000
-    if now_epoch is not None:
-        from datetime import datetime
-        try:
-            when = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if when.tzinfo is None:
-            return None
-        return max(0.0, when.timestamp() - now_epoch)
-    return None
-
-
-def reset_header(headers, now_epoch: float | None = None) -> float | None:
-    """Seconds to the reset of the request budget from the response headers, or None."""
-    if not headers or not hasattr(headers, "get"):
-        return None
-    for name in _RESET:
-        for key in (name, f"llm_provider-{name}"):
-            seconds = parse_reset(headers.get(key), now_epoch)
-            if seconds is not None:
-                return seconds
-    return None
-
-
-def pace_step(pace: Pace, event: Event, now: float, started_last_minute: int,
-              policy: PacePolicy = PacePolicy()) -> Pace:
-    """The pacing after one call's `event` at `now`, `started_last_minute` calls of the
-    model having started in the 60 s before it.
-
-    Headers with remaining and reset: starts spaced reset / (remaining - `reserve` of the
-    limit) (nothing above the reserve: the whole reset). A 429 with no headers seen for `headers_fresh` seconds: the learned rate
-    is `learn_share` of the last minute's starts (once per `learn_calm`)."""
-    if event.remaining is not None and event.reset is not None:
-        # A reserve of the budget is kept: the calls in flight when these headers were
-        # written start from it, and it absorbs them (with the limit known; else none).
-        left = event.remaining - (math.ceil(policy.reserve * event.budget) if event.budget else 0)
-        return replace(pace, header_interval=event.reset / left if left >= 1 else event.reset, headers_at=now)
-    if event.kind == RATE_LIMITED and now - pace.headers_at > policy.headers_fresh:
-        if now - pace.learned_at < policy.learn_calm or started_last_minute < policy.min_starts:
-            return pace
-        return replace(pace, learned_rpm=policy.learn_share * started_last_minute, learned_at=now)
-    return pace
-
-
-def pace_interval(pace: Pace, now: float, per_minute: int | None = None,
-                  policy: PacePolicy = PacePolicy()) -> float:
-    """Seconds at least between two starts of the model's calls now (0: unpaced): the
-    headers' spacing while fresh, the learned rate grown by `probe` a minute since it was
-    learned, and never faster than a configured `per_minute` once a learned rate exists."""
-    interval = pace.header_interval if now - pace.headers_at <= policy.headers_fresh else 0.0
-    if pace.learned_rpm > 0:
-        rpm = pace.learned_rpm * (1 + policy.probe * max(0.0, now - pace.learned_at) / 60.0)
-        if per_minute:
-            rpm = min(rpm, per_minute)
-        interval = max(interval, 60.0 / rpm)
-    return interval

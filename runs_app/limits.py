@@ -43,26 +43,6 @@ return 1
 """
 
 
-# KEYS[1] = pace hash, KEYS[2] = next start, KEYS[3] = this second's starts; ARGV = now, max wait.
-# Reserves the model's next start: at least the hash's `interval` after the one before
-# (no wait when unpaced). Returns {1, wait} when reserved (the start counted), {0, wait}
-# when the wait passes `max wait` (nothing reserved: the task is requeued instead).
-_PACE = """
-local interval = tonumber(redis.call('HGET', KEYS[1], 'interval') or '0') or 0
-local now = tonumber(ARGV[1])
-local at = now
-if interval > 0 then
-  local nxt = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-  if nxt > at then at = nxt end
-  if at - now > tonumber(ARGV[2]) then return {0, tostring(at - now)} end
-  redis.call('SET', KEYS[2], tostring(at + interval), 'PX', math.ceil((at + interval - now) * 1000) + 1000)
-end
-redis.call('INCR', KEYS[3])
-redis.call('EXPIRE', KEYS[3], 70)
-return {1, tostring(at - now)}
-"""
-
-
 class LimitBusy(Exception):
     """No slot came free in time; `retry_in` says when to try again."""
 
@@ -79,8 +59,6 @@ class RedisLimiter:
         self.prefix = prefix
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._rate = self.redis.register_script(_RATE)
-        self._pace = self.redis.register_script(_PACE)
-        self._per_minute: dict[str, int | None] = {}
         self._paused: dict[str, tuple[float, float]] = {}
         self._limits: dict[str, tuple[float, int | None]] = {}
 
@@ -174,7 +152,6 @@ class RedisLimiter:
                     continue
             else:
                 new = state  # eight workers changed it in between: this one event is dropped
-        self.pace_observe(model, event)
         self._limits[model] = (time.monotonic(), new.limit)
         if new.paused_until > time.time():
             self._paused[model] = (time.monotonic(), new.paused_until)
@@ -188,46 +165,9 @@ class RedisLimiter:
             pipe.execute()
         return new
 
-    # -- pacing by the request budget (adaptive.pace_step): the spacing of call starts ----------
-
-    def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
-        """Reserve the model's next call start, shared by every worker: (reserved, seconds
-        to wait before starting). Not reserved when the wait passes `max_wait`."""
-        self._per_minute[model] = per_minute
-        now = time.time()
-        reserved, wait = self._pace(keys=[f"{self.prefix}:{model}:pace", f"{self.prefix}:{model}:next_start",
-                                          f"{self.prefix}:{model}:starts:{int(now)}"], args=[now, max_wait])
-        return bool(int(reserved)), max(0.0, float(wait))
-
-    def started_last_minute(self, model: str) -> int:
-        second = int(time.time())
-        values = self.redis.mget([f"{self.prefix}:{model}:starts:{s}" for s in range(second - 59, second + 1)])
-        return sum(int(v) for v in values if v)
-
-    def pace_observe(self, model: str, event: adaptive.Event,
-                     policy: adaptive.PacePolicy = adaptive.PacePolicy()) -> float:
-        """Apply one call's event to the model's pacing; the interval between starts now.
-        Read, step, write without a transaction: a lost update is one call's lesson, and
-        the next answer's headers bring the same."""
-        if event.reset is None and event.kind != adaptive.RATE_LIMITED:
-            return -1.0
-        key = f"{self.prefix}:{model}:pace"
-        pace = _pace_of(self.redis.hgetall(key))
-        now = time.time()
-        started = self.started_last_minute(model) if event.kind == adaptive.RATE_LIMITED else 0
-        new = adaptive.pace_step(pace, event, now, started, policy)
-        interval = adaptive.pace_interval(new, now, self._per_minute.get(model), policy)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hset(key, mapping={"header_interval": new.header_interval, "headers_at": new.headers_at,
-                                "learned_rpm": new.learned_rpm, "learned_at": new.learned_at, "interval": interval})
-        pipe.expire(key, 7 * 86400)
-        pipe.execute()
-        return interval
-
     def forget_adaptive(self):
         """Drop every model's adaptive state, pause and run counts (tests: ids repeat)."""
-        for pattern in (f"{self.prefix}:*:adaptive", f"{self.prefix}:*:paused", f"{self.prefix}:run:*",
-                        f"{self.prefix}:*:pace", f"{self.prefix}:*:next_start", f"{self.prefix}:*:starts:*"):
+        for pattern in (f"{self.prefix}:*:adaptive", f"{self.prefix}:*:paused", f"{self.prefix}:run:*"):
             for key in self.redis.scan_iter(match=pattern, count=500):
                 self.redis.delete(key)
         self._limits.clear()
@@ -249,10 +189,6 @@ class LocalLimiter:
         self.down: dict[str, tuple[float, float]] = {}  # model -> (first, latest refusal)
         self.pauses: dict[str, float] = {}  # model -> paused until
         self.adaptive: dict[str, adaptive.State] = {}
-        self.paces: dict[str, tuple[adaptive.Pace, float]] = {}  # model -> (pacing, interval now)
-        self.next_start: dict[str, float] = {}
-        self.starts: dict[str, collections.deque] = {}  # model -> start times of the last minute
-        self._per_minute: dict[str, int | None] = {}
         self.calls: dict[int, dict[str, int]] = {}  # run -> {"<model>:calls" ...: count}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
@@ -315,8 +251,6 @@ class LocalLimiter:
             new = self.adaptive[model] = adaptive.step(state, event, ceiling, now, policy)
             if new.paused_until > now:
                 self.pauses[model] = max(self.pauses.get(model, 0.0), new.paused_until)
-        self.pace_observe(model, event)
-        with self.lock:
             if run_id is not None:
                 counts = self.calls.setdefault(run_id, {})
                 counts[f"{model}:calls"] = counts.get(f"{model}:calls", 0) + 1
@@ -324,45 +258,8 @@ class LocalLimiter:
                     counts[f"{model}:{event.kind}"] = counts.get(f"{model}:{event.kind}", 0) + 1
         return new
 
-    def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
-        now = time.time()
-        with self.lock:
-            self._per_minute[model] = per_minute
-            interval = self.paces.get(model, (None, 0.0))[1]
-            at = max(now, self.next_start.get(model, 0.0)) if interval > 0 else now
-            if at - now > max_wait:
-                return False, at - now
-            if interval > 0:
-                self.next_start[model] = at + interval
-            starts = self.starts.setdefault(model, collections.deque())
-            starts.append(at)
-            while starts and starts[0] <= now - 60:
-                starts.popleft()
-            return True, at - now
-
-    def started_last_minute(self, model: str) -> int:
-        now = time.time()
-        with self.lock:
-            return sum(1 for t in self.starts.get(model, ()) if now - 60 < t <= now)
-
-    def pace_observe(self, model: str, event: adaptive.Event,
-                     policy: adaptive.PacePolicy = adaptive.PacePolicy()) -> float:
-        if event.reset is None and event.kind != adaptive.RATE_LIMITED:
-            return -1.0
-        started = self.started_last_minute(model) if event.kind == adaptive.RATE_LIMITED else 0
-        now = time.time()
-        with self.lock:
-            pace = self.paces.get(model, (adaptive.Pace(), 0.0))[0]
-            new = adaptive.pace_step(pace, event, now, started, policy)
-            interval = adaptive.pace_interval(new, now, self._per_minute.get(model), policy)
-            self.paces[model] = (new, interval)
-        return interval
-
     def forget_adaptive(self):
         with self.lock:
-            self.paces.clear()
-            self.next_start.clear()
-            self.starts.clear()
             self.adaptive.clear()
             self.pauses.clear()
             self.calls.clear()
@@ -389,18 +286,6 @@ def _state_of(raw: dict, ceiling: int, policy: adaptive.Policy) -> adaptive.Stat
         return adaptive.initial(ceiling, policy)
 
 
-def _pace_of(raw: dict) -> adaptive.Pace:
-    """A model's pacing from its Redis hash (bytes); none if missing or unreadable."""
-    fields = {k.decode(): v.decode() for k, v in raw.items()}
-    try:
-        return adaptive.Pace(header_interval=float(fields.get("header_interval", 0.0)),
-                             headers_at=float(fields.get("headers_at", "-inf")),
-                             learned_rpm=float(fields.get("learned_rpm", 0.0)),
-                             learned_at=float(fields.get("learned_at", "-inf")))
-    except ValueError:
-        return adaptive.Pace()
-
-
 def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
     """{"model-3:calls": 10, "model-3:rate_limited": 2} -> {"model-3": {"calls": 10, ...}}."""
     out: dict[str, dict[str, int]] = {}
@@ -420,7 +305,6 @@ def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, 
     re-queued instead of holding a worker thread.
     """
     _check_pause(limiter, model)
-    time.sleep(_pace_wait(limiter, model, per_minute, wait))
     deadline = time.monotonic() + wait
     while True:
         token = limiter.try_acquire(model, _now(limit), lease)
@@ -448,16 +332,6 @@ def _check_pause(limiter, model: str):
     paused = limiter.paused_for(model)
     if paused > 0:
         raise LimitBusy(paused)
-
-
-def _pace_wait(limiter, model: str, per_minute: int | None, wait: float) -> float:
-    """Seconds to wait before the call starts: the model's next start reserved, spaced by
-    its pacing (the provider's request budget). LimitBusy (requeue without an attempt)
-    when that is further than `wait`."""
-    reserved, seconds = limiter.reserve_start(model, per_minute, wait)
-    if not reserved:
-        raise LimitBusy(seconds)
-    return seconds
 
 
 def _spend_a_minute_call(limiter, model: str, per_minute: int | None):
@@ -511,9 +385,6 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
     takes its place at once; the others look again every `max_poll` seconds. Raises
     LimitBusy after `wait` seconds."""
     _check_pause(limiter, model)
-    paced = _pace_wait(limiter, model, per_minute, wait)
-    if paced > 0:
-        await asyncio.sleep(paced)
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
     waiting = _waiting_calls(model)

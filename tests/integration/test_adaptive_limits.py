@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from runs_app import adaptive, batch_execution, execution
-from runs_app.limits import LimitBusy, LocalLimiter, RedisLimiter, slot
+from runs_app.limits import LocalLimiter, RedisLimiter
 from runs_app.models import Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
@@ -126,45 +126,3 @@ def test_workers_share_the_adaptive_limit_and_the_runs_counts(monkeypatch):
     assert worker_a.paused_for("m") > 4  # every worker's calls wait out the Retry-After
     assert worker_a.adaptive_limit("m", 1) == 1  # the ceiling wins
     assert worker_a.run_calls(7) == {"m": {"calls": 5, "rate_limited": 1, "timeout": 0}}
-
-
-def test_rate_limit_headers_pace_call_starts_so_the_minute_budget_is_not_spent_at_once(benchmark, monkeypatch,
-                                                                                       settings):
-    settings.CFPD_SLOT_WAIT = 2
-    # A hidden 120 calls a minute: the headers say 119 left, reset in ~60 s after the first
-    # answer, so starts are spaced ~0.5 s. Unpaced, 4+ in flight at 0.05 s would spend the
-    # 120 in under 2 s and meet 429s; paced, 6 s bring about 12 calls and no 429.
-    with FakeOpenAI(seed=1, latency=0.05, limit_per_minute=120) as server:
-        chooser = model(server, max_concurrency=8)
-        run = launch(benchmark, [chooser], monkeypatch)
-        pending = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
-        stop = time.monotonic() + 6
-        while time.monotonic() < stop and pending:
-            batch_execution.execute_batch(pending[:8])
-            pending = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
-        stats = server.stats()
-    assert stats["failures"].get("429_per_minute", 0) == 0
-    # The first batch's 8 calls reserve their starts before any header is known (unpaced);
-    # then one start per ~0.5 s over the 6 s (+2 for timing slack): at most 22, not 120.
-    assert 8 <= stats["total_requests"] <= 8 + 12 + 2
-    limiter = execution.get_limiter(django_settings.REDIS_URL)
-    assert 0.4 <= limiter.pace_observe(f"model-{chooser.pk}", adaptive.Event(
-        adaptive.SUCCESS, remaining=100, reset=50.0)) <= 0.6  # 50 s / 100 left
-
-
-def test_workers_share_a_rate_learned_from_a_429_without_headers():
-    worker_a, worker_b = limiters()
-    for _ in range(50):  # 50 starts in this minute, unpaced
-        assert worker_a.reserve_start("m", None, 5.0) == (True, 0.0)
-    assert worker_b.started_last_minute("m") == 50
-    # A 429 with no headers: 0.9 x 50 = 45 calls a minute, 60 / 45 = 1.333 s between starts.
-    interval = worker_b.pace_observe("m", adaptive.Event(adaptive.RATE_LIMITED, retry_after=1.0))
-    assert abs(interval - 60 / 45) < 1e-9
-    reserved, first = worker_a.reserve_start("m", None, 5.0)
-    reserved_b, second = worker_b.reserve_start("m", None, 5.0)
-    assert reserved and reserved_b and first < 0.05 and abs(second - 60 / 45) < 0.05  # spaced across workers
-    # A start further off than the caller will wait is not reserved (the task is requeued).
-    assert worker_a.reserve_start("m", None, 0.5)[0] is False
-    with pytest.raises(LimitBusy):
-        with slot(worker_a, "m", 4, None, lease=5, wait=0.5):
-            pass
