@@ -7,13 +7,15 @@ under load.
 
 What it shows: generate mode end to end (a small run, every answer coded or queued for a
 reviewer); the connection test finds no log-probabilities, guided choice and a grammar
-refused, and the launch refuses choice mode saying why; a slow answer is waited for, and a
-call past a tiny timeout is a transient timeout, retried, not a failure."""
+refused, and the launch refuses choice mode saying why; a long answer is waited for, and a
+call past a tiny timeout (the server busy with a long request) is a transient timeout, retried, not a failure."""
 
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -158,23 +160,44 @@ def test_the_probe_finds_what_the_server_supports_and_the_launch_refuses_choice_
     assert plan["checks"][0]["level"] == "refuse" and "rank classification cannot work" in plan["checks"][0]["text"]
 
 
-def test_a_slow_answer_is_waited_for_and_a_tiny_timeout_is_a_transient_timeout(smol, benchmark, no_broker):
+def _keep_the_server_busy(api_base: str, folder: Path) -> threading.Thread:
+    """A long request sent straight to the server (counting to a thousand, the end-of-text
+    tokens forbidden by `logit_bias`, which the server applies as a sequence bias): the
+    server works on it for seconds however fast the machine, so that a call sent beside it
+    cannot be answered within one second."""
+    config = json.loads((folder / "config.json").read_text())
+    ends = config.get("eos_token_id")
+    ends = [ends] if isinstance(ends, int) else list(ends or [])
+    body = {"model": str(folder), "max_tokens": 1500, "temperature": 0,
+            "logit_bias": {str(token): -100 for token in ends},
+            "messages": [{"role": "user", "content": "Count from 1 to 1000, one number per line."}]}
+    thread = threading.Thread(target=lambda: httpx.post(f"{api_base}/chat/completions", json=body, timeout=900),
+                              daemon=True)
+    thread.start()
+    time.sleep(1)  # the long request reaches the server first
+    return thread
+
+
+def test_a_long_answer_is_waited_for_and_a_tiny_timeout_is_a_transient_timeout(served, smol, benchmark, no_broker):
     run = services.launch_run(benchmark, [smol], Selection(sample=1, seed=2), repeats=1)
     [unit] = run.responses.all()
-    # A long answer: 160 tokens of a 135M model on the CPU take seconds; waited for.
+    # A long answer (up to 160 tokens) under a 300-second timeout: waited for, however long
+    # the machine takes (no bound on its time: a fast machine answers in a fraction of a second).
     LLMModel.objects.filter(pk=smol.pk).update(max_tokens=160, timeout_seconds=300)
-    started = time.monotonic()
     assert execution.execute(unit.pk).action == "done"
     unit.refresh_from_db()
-    assert unit.status == "done" and unit.latency_ms >= 500 and time.monotonic() - started >= 0.5
+    assert unit.status == "done" and unit.latency_ms > 0 and unit.completion_tokens > 0 and unit.raw_output.strip()
 
-    # The same with a 1-second timeout: the call is abandoned, recorded as a timeout and
-    # given back for a retry with backoff (transient), not failed.
+    # A 1-second timeout while the server is busy with a long request: the call is
+    # abandoned, recorded as a timeout and given back for a retry with backoff
+    # (transient), not failed.
     second = services.launch_run(benchmark, [smol], Selection(sample=1, seed=2), repeats=1, use_cache=False)
     [unit] = second.responses.all()
     LLMModel.objects.filter(pk=smol.pk).update(max_tokens=400, timeout_seconds=1)
+    busy = _keep_the_server_busy(served[1], served[0])
     outcome = execution.execute(unit.pk)
     unit.refresh_from_db()
     assert outcome.action == "retry" and outcome.countdown > 0
     assert unit.status == "pending" and unit.error_kind == "timeout" and unit.attempts == 1
     assert "Timeout" in unit.error_message
+    busy.join(timeout=900)  # the server is free again for the module's other tests
