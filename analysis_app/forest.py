@@ -28,8 +28,9 @@ def drawable(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, count_name: str,
-                  unit: str = "points", digits: int = 1) -> dict | None:
-    """The chart, or None when no row has an interval."""
+                  unit: str = "points", digits: int = 1, correction: str = "correction") -> dict | None:
+    """The chart, or None when no row has an interval. `correction` names the multiplicity
+    control in the title (e.g. Benjamini–Hochberg)."""
     rows = drawable(table)
     if rows.empty:
         return None
@@ -55,7 +56,7 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
     picked = (f"the {len(rows)} with the smallest adjusted p of {eligible}" if eligible > len(rows)
               else f"all {len(rows)}")
     return chart(traces, layout(
-        f"{title}: {picked} with an interval; ★ dark: significant after correction",
+        f"{title}: {picked} with an interval; ★ dark: significant after {correction}",
         xaxis={"range": [-top, top], "zeroline": False, "title": {"text": axis_title}},
         yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "type": "category"},
         height=max(320, 150 + ROW_HEIGHT * len(labels)), margin={"t": 110}, shapes=[zero], showlegend=False))

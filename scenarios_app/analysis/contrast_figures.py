@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis_app import forest
 from analysis_app.panels import PALETTE, chart, layout
-
-SIGNIFICANT, OTHER = "#1f2d3d", "#9aa5b1"
-ROW_HEIGHT = 22
 
 
 def contrast_label(row) -> str:
@@ -20,51 +18,22 @@ def contrast_label(row) -> str:
         f"{row['domain']} ({row['choice_count']}) · {row['category']}"
 
 
-MAX_ROWS = 40
-
-
 def forest_rows(table: pd.DataFrame, shown: dict[str, str]) -> pd.DataFrame:
-    """The rows the chart draws (the table keeps them all): each domain's shown category, over
-    two scenarios or more (over one, a contrast has no interval), the `MAX_ROWS` with the
-    smallest adjusted p-values first (then the larger estimates), so the chart reads at a glance."""
+    """The rows the chart may draw (the table keeps them all): each domain's shown category,
+    over two scenarios or more (over one, a contrast has no interval), each with its label.
+    The shared forest plot picks the `forest.MAX_ROWS` with the smallest adjusted p."""
     rows = table[(table["category"] == table["domain"].map(shown)) & (table["n_scenarios"] >= 2)]
-    order = rows.assign(_size=-rows["estimate"].abs()).sort_values(["p_adjusted", "p_value", "_size"], kind="stable")
-    return order.drop(columns="_size").head(MAX_ROWS)
+    return rows.assign(label=[contrast_label(row) for _, row in rows.iterrows()]) if len(rows) else rows
 
 
 def forest_figure(table: pd.DataFrame, shown: dict[str, str]) -> dict | None:
+    """The shared forest plot (`analysis_app.forest`) of the rows `forest_rows` picks."""
     rows = forest_rows(table, shown)
     if rows.empty:
         return None
-    eligible = int(((table["category"] == table["domain"].map(shown)) & (table["n_scenarios"] >= 2)).sum())
-    labels = [contrast_label(row) for _, row in rows.iterrows()]
-    significant = rows["significant"].astype(bool).tolist()
-    # One trace, each dot coloured by its own significance (as the differences chart): with
-    # scattermode "group" plotly keeps the horizontal orientation, and one trace is no group.
-    traces = [{
-        "type": "scatter", "mode": "markers+text", "name": "contrast", "orientation": "h",
-        "x": rows["estimate"], "y": labels,
-        "marker": {"color": [SIGNIFICANT if s else OTHER for s in significant],
-                   "size": [11 if s else 8 for s in significant], "symbol": "circle"},
-        "text": ["★" if s else "" for s in significant], "textposition": "top center",
-        "error_x": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["estimate"],
-                    "arrayminus": rows["estimate"] - rows["ci_low"], "thickness": 1.5, "color": OTHER},
-        "customdata": rows[["p_value", "p_adjusted", "n_scenarios"]].to_numpy(),
-        "hovertemplate": "%{y}<br>%{x:+.1f} points<br>p = %{customdata[0]:.4f}, adjusted "
-                         "%{customdata[1]:.4f}, %{customdata[2]} scenarios<extra></extra>"}]
-    reach = pd.concat([rows["ci_low"].abs(), rows["ci_high"].abs()]).max() if len(rows) else 10
-    top = max(5.0, float(reach) * 1.1)
-    zero = {"type": "line", "y0": 0, "y1": 1, "yref": "y domain", "x0": 0, "x1": 0, "xref": "x",
-            "line": {"color": "#555", "width": 1.5, "dash": "dash"}}
-    picked = (f"the {len(rows)} with the smallest adjusted p of {eligible}" if eligible > len(rows)
-              else f"all {len(rows)}")
-    return chart(traces, layout(
-        f"Contrasts (left − right, points), 95% cluster-bootstrap intervals: {picked} over 2+ scenarios; "
-        "★ dark: significant after Benjamini–Hochberg",
-        xaxis={"range": [-top, top], "zeroline": False, "title": {"text": "← right higher · left higher → (points)"}},
-        yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "type": "category"},
-        height=max(320, 150 + ROW_HEIGHT * len(labels)), margin={"t": 110}, shapes=[zero], showlegend=False,
-        scattermode="group"))
+    return forest.forest_figure(rows, "Contrasts (left − right, points), 95% cluster-bootstrap intervals, over 2+ "
+                                      "scenarios", "← right higher · left higher → (points)", "n_scenarios",
+                                "scenarios", correction="Benjamini–Hochberg")
 
 
 def flips_figure(summary: pd.DataFrame) -> dict:
