@@ -63,7 +63,7 @@ def row(stack, fake, fault, args, models, seed):
     if fault == "redis-aof" and not stack.appendonly:
         stack.use_appendonly()
     inject, restore = {
-        "kill": (lambda: stack.kill_worker(stack.workers.pop(0)), lambda: stack.start_worker(args.concurrency)),
+        "kill": stack.worker_killer(args.concurrency),
         "postgres": (stack.stop_postgres, stack.start_postgres),
         "redis": (stack.stop_redis, stack.start_redis),
         "redis-aof": (stack.stop_redis, stack.start_redis),

@@ -179,6 +179,18 @@ class Stack:
         process.send_signal(signal.SIGKILL)
         process.wait()
 
+    def worker_killer(self, concurrency: int):
+        """The fault tests' pair (inject, restore): SIGKILL the first worker; then start a new
+        one of `concurrency` threads in its place."""
+        def kill_worker():
+            self.kill_worker(self.workers[0])
+
+        def restart():
+            self.workers.pop(0)
+            self.start_worker(concurrency)
+
+        return kill_worker, restart
+
     def stop_workers(self):
         for process in self.workers:
             if process.poll() is None:

@@ -102,14 +102,7 @@ def run_through(stack, fake, inject, restore, seed):
 
 
 def test_a_worker_killed_and_restarted(stack, fake):
-    def kill_worker():
-        stack.kill_worker(stack.workers[0])
-
-    def restart():
-        stack.workers.pop(0)
-        stack.start_worker(CONCURRENCY)
-
-    report = run_through(stack, fake, kill_worker, restart, seed=11)
+    report = run_through(stack, fake, *stack.worker_killer(CONCURRENCY), seed=11)
     # Calls the killed worker had in flight may be asked again, no more.
     assert report["duplicate_calls"] <= CONCURRENCY * WORKERS * 2
 

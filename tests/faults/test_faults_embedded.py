@@ -48,14 +48,7 @@ def stack(tmp_path_factory, fake):
 
 
 def test_a_worker_killed_and_restarted(stack, fake):
-    def kill_worker():
-        stack.kill_worker(stack.workers[0])
-
-    def restart():
-        stack.workers.pop(0)
-        stack.start_worker(CONCURRENCY)
-
-    report = run_through(stack, fake, kill_worker, restart, seed=21)
+    report = run_through(stack, fake, *stack.worker_killer(CONCURRENCY), seed=21)
     assert report["duplicate_calls"] <= IN_FLIGHT_BOUND
 
 
