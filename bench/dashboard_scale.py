@@ -50,6 +50,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/cfpd_scale")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cfpd_site.settings")
 os.environ.setdefault("DEBUG", "1")
+# The board is built in the request, as a one-process setup builds it (the site gives it to
+# the worker): the time measured is the build the analyst waits for, not a queue.
+os.environ["CFPD_DASHBOARD_IN_WORKER"] = "0"
 
 TARGET_DASHBOARD = 2.0
 TARGET_BOOTSTRAP = 1.0
@@ -146,8 +149,9 @@ def analyst_client():
 
 
 def get_ok(client, url):
+    """The page (200); with fresh=1 the build runs and the page redirects to its own query (302)."""
     response = client.get(url)
-    if response.status_code != 200:
+    if response.status_code not in ((200, 302) if "fresh=1" in url else (200,)):
         raise SystemExit(f"GET {url}: HTTP {response.status_code}")
     return response
 
