@@ -5,9 +5,9 @@
 * ``POST /v1/batches``, ``GET /v1/batches`` (list), ``GET /v1/batches/{id}``, ``POST /v1/batches/{id}/cancel``
 
 A batch completes `delay` seconds after it was created (looked at when polled). Settings
-(`FakeBatch.configure_batches`): `delay`; `fail_first` {"400": n, "500": m}: in each batch
-the first n lines answer 400 and the next m answer 500 — a 500 once per custom_id, so the
-line succeeds when sent again; `expire`: a batch ends expired with the first half of its
+(`FakeBatch.configure_batches`): `delay`; `fail_first` {"400": n, "500": m}: in the first
+batch created the first n lines answer 400 and the next m answer 500 (a later batch's lines
+are all answered: a line sent again succeeds); `expire`: a batch ends expired with the first half of its
 lines answered, the rest in the error file as `batch_expired`; `content_delay`: seconds
 each file download waits before answering (a worker can be killed in the middle of one);
 `cancel_answers`: lines a cancelled batch had answered. `batch_stats()` says how many
@@ -26,7 +26,7 @@ from aiohttp import web
 
 from tests.fakes.fake_openai import STATE, FakeOpenAI, FakeState, _completion, make_app
 
-BATCH_DEFAULTS = {"delay": 0.5, "fail_first": {}, "expire": False, "content_delay": 0.0, "cancel_answers": 0}
+BATCH_DEFAULTS = {"delay": 0.5, "fail_first": {}, "expire": 0, "content_delay": 0.0, "cancel_answers": 0}
 
 
 class BatchState:
@@ -37,7 +37,6 @@ class BatchState:
         self.files: dict[str, dict] = {}
         self.batches: dict[str, dict] = {}
         self.answered: collections.Counter = collections.Counter()  # custom_id -> lines answered 200
-        self.failed_once: set[str] = set()
         self.content_requests = 0
         self.created = 0
 
@@ -71,8 +70,9 @@ def _end(state: BatchState, chat: FakeState, batch: dict, status: str, answer_li
     """Run the batch's lines (the first `answer_lines` of them; all when None) and end it."""
     lines = [json.loads(raw) for raw in state.files[batch["input_file_id"]]["content"].decode().splitlines()
              if raw.strip()]
-    fail_400 = int(state.settings["fail_first"].get("400", 0))
-    fail_500 = int(state.settings["fail_first"].get("500", 0))
+    first = batch["_number"] == 1
+    fail_400 = int(state.settings["fail_first"].get("400", 0)) if first else 0
+    fail_500 = int(state.settings["fail_first"].get("500", 0)) if first else 0
     output, errors = [], []
     for index, line in enumerate(lines):
         custom_id, body = line["custom_id"], line["body"]
@@ -85,8 +85,7 @@ def _end(state: BatchState, chat: FakeState, batch: dict, status: str, answer_li
         if index < fail_400:
             errors.append(_line(custom_id, 400, {"error": {"message": "Invalid value for 'messages'.",
                                                            "type": "invalid_request_error", "code": None}}))
-        elif index < fail_400 + fail_500 and custom_id not in state.failed_once:
-            state.failed_once.add(custom_id)
+        elif index < fail_400 + fail_500:
             errors.append(_line(custom_id, 500, {"error": {"message": "The server had an error.",
                                                            "type": "server_error", "code": None}}))
         else:
@@ -108,7 +107,7 @@ def _end(state: BatchState, chat: FakeState, batch: dict, status: str, answer_li
 def _look(state: BatchState, chat: FakeState, batch: dict):
     """Move the batch on as time has passed."""
     if batch["status"] == "in_progress" and time.time() >= batch["_due"]:
-        if state.settings["expire"]:
+        if batch["_number"] <= int(state.settings["expire"]):
             total = batch["request_counts"]["total"]
             _end(state, chat, batch, "expired", answer_lines=total // 2)
         else:
@@ -163,7 +162,8 @@ async def _create_batch(request: web.Request) -> web.Response:
         "input_file_id": body["input_file_id"], "completion_window": "24h", "status": "in_progress",
         "output_file_id": None, "error_file_id": None, "created_at": now, "in_progress_at": now,
         "expires_at": now + 86400, "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
-        "metadata": body.get("metadata") or {}, "_due": time.time() + float(state.settings["delay"])}
+        "metadata": body.get("metadata") or {}, "_due": time.time() + float(state.settings["delay"]),
+        "_number": state.created + 1}
     state.created += 1
     return web.json_response(_batch_view(state.batches[batch_id]))
 

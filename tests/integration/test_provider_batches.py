@@ -97,14 +97,16 @@ def test_lines_that_fail_are_recorded_or_asked_again_in_a_new_batch(demo, fake, 
 
 
 def test_an_expired_batch_keeps_its_answers_and_sends_the_rest_again(demo, fake, batch_workers):
-    fake.configure_batches(expire=True)
+    fake.configure_batches(expire=2)
     run = launch(demo, fake_model(fake), sample=8)
     batch_workers.start()
-    # Each batch expires with half its lines answered: 8 → 4 → 2 → 1 → 0 left.
+    # The first two batches expire with half their lines answered: 8 → 4 → 2 left.
     wait_for(lambda: run_finished(run), 120, "the run to finish")
     answered_once(run, fake)
     sizes = list(ProviderBatch.objects.filter(run=run).order_by("pk").values_list("size", "status"))
-    assert sizes == [(8, "expired"), (4, "expired"), (2, "expired"), (1, "completed")]
+    assert sizes == [(8, "expired"), (4, "expired"), (2, "completed")]
+    # A unit asked in three batches counts three attempts.
+    assert sorted(run.responses.values_list("attempts", flat=True)) == [1] * 4 + [2] * 2 + [3] * 2
 
 
 def test_cancelling_a_batch_run_cancels_its_provider_batch(demo, fake, batch_workers):
