@@ -413,6 +413,21 @@ def batch_cost(request: llm.LLMRequest, prompt_tokens, completion_tokens) -> flo
     return float(Decimal(str(prompt_cost)) + Decimal(str(completion_cost)))
 
 
+# ------------------------------------------------------------------ the run page
+
+def batch_rows(run: Run) -> list[dict]:
+    """The run's batches for its page and progress.json: state, counts and times."""
+    statuses = dict(ProviderBatch.Status.choices)
+    return [{"id": b.pk, "model": b.model.name, "provider_batch_id": b.provider_batch_id, "status": b.status,
+             "status_label": statuses.get(b.status, b.status).split(":")[0], "size": b.size,
+             "completed": (b.counts or {}).get("completed"), "failed": (b.counts or {}).get("failed"),
+             "written": (b.counts or {}).get("written"), "returned": (b.counts or {}).get("returned"),
+             "message": b.message, "submitted_at": b.submitted_at.isoformat() if b.submitted_at else None,
+             "polled_at": b.polled_at.isoformat() if b.polled_at else None,
+             "finished_at": b.finished_at.isoformat() if b.finished_at else None}
+            for b in run.provider_batches.select_related("model").order_by("pk")[:200]]
+
+
 # ------------------------------------------------------------------ cancelling
 
 def cancel(batch: ProviderBatch):

@@ -240,6 +240,17 @@ def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
     return float(prices[0] or 0), float(prices[1] or 0), "litellm"
 
 
+def batch_table_prices(model: LLMModel) -> tuple[float | None, float | None]:
+    """The batch prices of LiteLLM's table for the model (per token, US$), None where it has none."""
+    if model.input_cost_per_token is not None or model.output_cost_per_token is not None or model.is_bundled:
+        return None, None  # the model's own prices (halved for a batch) or free
+    try:
+        info = llm.litellm.get_model_info(model.litellm_model)
+    except Exception:  # not in the table
+        return None, None
+    return info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
+
+
 def observed_latency_ms(model: LLMModel, recent: int = 200) -> float | None:
     """The model's mean latency over its latest answered calls (not cache hits), or None."""
     latest = (Response.objects.filter(model=model, cache_hit=False, latency_ms__isnull=False)
@@ -270,13 +281,16 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     for model in request.models:
         input_price, output_price, source = model_prices(model)
         latency = observed_latency_ms(model)
+        batch_input, batch_output = batch_table_prices(model)
         specs.append(launch_plan.ModelSpec(
             name=model.name, mode=model.answer_mode, repeats=repeats_for(model, request.repeats),
             max_tokens=model.max_tokens, max_concurrency=model.max_concurrency,
             requests_per_minute=model.requests_per_minute, input_cost_per_token=input_price,
             output_cost_per_token=output_price, price_source=source,
             latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
-            latency_source="observed" if latency else "assumed"))
+            latency_source="observed" if latency else "assumed",
+            input_cost_per_token_batches=batch_input, output_cost_per_token_batches=batch_output,
+            batch_refusal=provider_batch.refusal(model)))
     plan = launch_plan.plan_run(specs, prompt_chars)
     plan.checks = connection.launch_checks(request.models)  # what each model's connection test found
     if family.power is not None and request.models and question_ids:

@@ -182,3 +182,55 @@ def test_models_without_a_batch_interface_are_refused_with_a_plain_reason(demo, 
         launch(demo, model, sample=2)
     assert reason in " ".join(refused.value.errors["delivery"])
     assert not Run.objects.exists()
+
+
+# ---------------------------------------------------------------- the API, the plan and the run page
+
+def test_the_api_launches_by_batch_and_its_plan_shows_batch_beside_live(client, demo, fake):
+    from django.urls import reverse
+
+    from accounts.services import create_user_with_role
+    from tests.conftest import PASSWORD
+
+    operator = create_user_with_role("olga", PASSWORD, role="operators")[0]
+    assert client.login(username=operator.username, password=PASSWORD)
+    fake_model(fake)
+    LLMModel.objects.create(name="mini", litellm_model="openai/gpt-4o-mini", answer_mode="choice")
+    LLMModel.objects.create(name="claude", litellm_model="anthropic/claude-3-5-sonnet-20241022",
+                            answer_mode="choice")
+    body = {"benchmark": "demo", "models": ["fake", "mini", "claude"], "sample": 4, "dry_run": True}
+    plan = client.post(reverse("api-run-list"), body, content_type="application/json").json()
+    by_name = {m["name"]: m for m in plan["models"]}
+    # LiteLLM's table has gpt-4o-mini's batch prices: half its live ones (7.5e-8 vs 1.5e-7 per input token).
+    mini = by_name["mini"]
+    assert mini["batch_price_source"] == "batch price" and abs(mini["batch_cost"] - mini["cost"] / 2) < 1e-12
+    assert by_name["fake"]["batch_cost"] is None and by_name["fake"]["batch_refusal"] == ""
+    assert "anthropic" in by_name["claude"]["batch_refusal"] and not plan["batch_possible"]
+    assert plan["batch_seconds"] == 86400
+
+    refused = client.post(reverse("api-run-list"), {**body, "dry_run": False, "delivery": "batch"},
+                          content_type="application/json")
+    assert refused.status_code == 400 and "anthropic" in str(refused.json()["delivery"])
+    made = client.post(reverse("api-run-list"), {**body, "models": ["fake"], "dry_run": False, "delivery": "batch"},
+                       content_type="application/json")
+    assert made.status_code == 201, made.content
+    assert made.json()["delivery"] == "batch"
+    run = Run.objects.get(pk=made.json()["id"])
+    provider_batch.submit_pending(run)
+    page = client.get(reverse("run-detail", args=[run.pk])).content.decode()
+    assert "Provider batches" in page and "In progress" in page and "batch: the providers' batch interfaces" in page
+    progress = client.get(reverse("run-progress", args=[run.pk])).json()
+    assert [(b["status"], b["size"]) for b in progress["batches"]] == [("in_progress", 4)]
+
+
+def test_run_benchmark_plans_and_refuses_batch_delivery(demo, fake, capsys):
+    from django.core.management import CommandError, call_command
+
+    fake_model(fake)
+    LLMModel.objects.create(name="smol", litellm_model="cfpd-local/smol", is_bundled=True, answer_mode="choice")
+    call_command("run_benchmark", "--benchmark", "demo", "--models", "fake", "--sample", "3", "--batch", "--dry-run")
+    out = capsys.readouterr().out
+    assert "batch cost $" in out and "within 24 h" in out and "by batch:" in out
+    with pytest.raises(CommandError, match="bundled model"):
+        call_command("run_benchmark", "--benchmark", "demo", "--models", "smol", "--sample", "3", "--batch",
+                     "--dry-run")
