@@ -90,7 +90,7 @@ class LaunchForm(forms.Form):
     delivery = forms.ChoiceField(
         choices=[("live", "Live: each question its own call, answers as they come"),
                  ("batch", "Batch: the providers' batch interfaces, answers within 24 h at about half the price")],
-        initial="live", label="Delivery", widget=forms.RadioSelect,
+        initial="live", required=False, label="Delivery", widget=forms.RadioSelect,
         help_text="Batch only for models whose provider has a batch interface (OpenAI's, or an OpenAI-compatible "
                   "server with /v1/batches); the plan shows both costs side by side.")
     note = forms.CharField(required=False, help_text="Optional: what this run is for (200 characters).")
@@ -130,7 +130,7 @@ class LaunchForm(forms.Form):
                 "balanced_options": data["balanced_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
                 "budget_units": data["budget_units"], "note": data["note"], "difference": data["difference"],
-                "delivery": data["delivery"]})
+                "delivery": data.get("delivery") or "live"})
         except services.LaunchInvalid as exc:
             self.add_launch_errors(exc)
         return data
