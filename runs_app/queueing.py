@@ -7,7 +7,8 @@ no task: `tasks` (the worker's side) imports it, and nothing it imports comes ba
 
 Layers of the engine, each importing only those before it:
 models, planning, batching, limits, llm ← queueing ← execution, batch_execution (asking,
-writing; a written answer's follow-up units are queued) ← services ← tasks, views, api.
+writing; a written answer's follow-up units are queued) ← provider_batch (batch delivery,
+through `execution`'s writer) ← services ← tasks, views, api.
 """
 
 from __future__ import annotations
