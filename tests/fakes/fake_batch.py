@@ -10,7 +10,8 @@ batch created the first n lines answer 400 and the next m answer 500 (a later ba
 are all answered: a line sent again succeeds); `expire`: a batch ends expired with the first half of its
 lines answered, the rest in the error file as `batch_expired`; `content_delay`: seconds
 each file download waits before answering (a worker can be killed in the middle of one);
-`cancel_answers`: lines a cancelled batch had answered. `batch_stats()` says how many
+`cancel_answers`: lines a cancelled batch had answered; `fail_batch`: a batch fails as a
+whole when it is due (its file refused: `errors.data`, no output). `batch_stats()` says how many
 times each custom_id was answered, and how many downloads were asked for.
 """
 
@@ -26,7 +27,7 @@ from aiohttp import web
 
 from tests.fakes.fake_openai import STATE, FakeOpenAI, FakeState, _completion, make_app
 
-BATCH_DEFAULTS = {"delay": 0.5, "fail_first": {}, "expire": 0, "content_delay": 0.0, "cancel_answers": 0}
+BATCH_DEFAULTS = {"delay": 0.5, "fail_first": {}, "expire": 0, "content_delay": 0.0, "cancel_answers": 0, "fail_batch": False}
 
 
 class BatchState:
@@ -107,7 +108,11 @@ def _end(state: BatchState, chat: FakeState, batch: dict, status: str, answer_li
 def _look(state: BatchState, chat: FakeState, batch: dict):
     """Move the batch on as time has passed."""
     if batch["status"] == "in_progress" and time.time() >= batch["_due"]:
-        if batch["_number"] <= int(state.settings["expire"]):
+        if state.settings["fail_batch"]:
+            batch.update(status="failed", failed_at=int(time.time()), errors={"object": "list", "data": [
+                {"code": "invalid_json_line", "message": "This line is not parseable as valid JSON.", "line": 1,
+                 "param": None}]})
+        elif batch["_number"] <= int(state.settings["expire"]):
             total = batch["request_counts"]["total"]
             _end(state, chat, batch, "expired", answer_lines=total // 2)
         else:

@@ -145,6 +145,21 @@ def test_a_collect_seen_twice_writes_nothing_twice(demo, fake):
     assert ProviderBatch.objects.get(pk=batch.pk).counts["written"] == 0
 
 
+def test_a_batch_the_provider_failed_as_a_whole_fails_its_units_with_the_providers_message(demo, fake):
+    fake.configure_batches(delay=0, fail_batch=True)
+    run = launch(demo, fake_model(fake), sample=3)
+    [batch] = provider_batch.submit_pending(run)
+    batch.refresh_from_db()
+    assert provider_batch.poll(batch, force=True)
+    batch.refresh_from_db()
+    assert batch.status == "failed" and "invalid_json_line" in batch.message and batch.finished_at
+    units = list(run.responses.all())
+    assert {(u.status, u.error_kind) for u in units} == {("failed", "bad_request")}
+    assert all("not parseable as valid JSON" in u.error_message for u in units)
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE  # nothing left to ask: the run ends
+
+
 def test_a_send_cut_off_after_the_batch_was_created_finds_it_again(demo, fake):
     run = launch(demo, fake_model(fake), sample=3)
     [batch] = provider_batch.submit_pending(run)
