@@ -415,6 +415,10 @@ def batch_cost(request: llm.LLMRequest, prompt_tokens, completion_tokens) -> flo
 
 # ------------------------------------------------------------------ the run page
 
+def _when(moment) -> str | None:
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S") if moment else None
+
+
 def batch_rows(run: Run) -> list[dict]:
     """The run's batches for its page and progress.json: state, counts and times."""
     statuses = dict(ProviderBatch.Status.choices)
@@ -422,9 +426,8 @@ def batch_rows(run: Run) -> list[dict]:
              "status_label": statuses.get(b.status, b.status).split(":")[0], "size": b.size,
              "completed": (b.counts or {}).get("completed"), "failed": (b.counts or {}).get("failed"),
              "written": (b.counts or {}).get("written"), "returned": (b.counts or {}).get("returned"),
-             "message": b.message, "submitted_at": b.submitted_at.isoformat() if b.submitted_at else None,
-             "polled_at": b.polled_at.isoformat() if b.polled_at else None,
-             "finished_at": b.finished_at.isoformat() if b.finished_at else None}
+             "message": b.message, "submitted_at": _when(b.submitted_at), "polled_at": _when(b.polled_at),
+             "finished_at": _when(b.finished_at)}
             for b in run.provider_batches.select_related("model").order_by("pk")[:200]]
 
 
