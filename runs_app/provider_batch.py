@@ -56,10 +56,7 @@ def token(batch: ProviderBatch) -> str:
 
 
 def provider_of(model: LLMModel) -> str:
-    try:
-        return llm.litellm.get_llm_provider(model.litellm_model)[1]
-    except Exception:  # noqa: BLE001 — a model string LiteLLM does not know
-        return ""
+    return llm.batch_provider(model.litellm_model)
 
 
 def refusal(model: LLMModel) -> str:
@@ -71,6 +68,9 @@ def refusal(model: LLMModel) -> str:
     if model.answer_mode == LLMModel.AnswerMode.RANK:
         return (f"{model.name} is in rank mode, which scores continuations on /v1/completions with echo; batch "
                 "delivery sends chat requests only")
+    probed = ((model.capabilities or {}).get("findings") or {}).get("batches") or {}
+    if probed.get("ok") is False and provider_of(model) in SUPPORTED_PROVIDERS:
+        return f"{model.name}'s connection test found no batch interface: {probed.get('summary', '')}"
     if (model.capabilities or {}).get("batch") is False:
         return f"{model.name}'s server has no batch interface: {model.capabilities.get('batch_message', '')}".strip()
     provider = provider_of(model)

@@ -185,6 +185,25 @@ def test_a_server_without_a_batch_interface_fails_the_units_and_is_refused_next_
     assert "no batch interface" in str(refused.value.errors["delivery"])
 
 
+def test_the_connection_test_finds_out_whether_a_server_has_a_batch_interface(demo, fake):
+    from runs_app import connection
+
+    with_batches = fake_model(fake)
+    connection.test_connection(with_batches)
+    with_batches.refresh_from_db()
+    assert with_batches.capabilities["findings"]["batches"]["ok"] is True
+    assert provider_batch.refusal(with_batches) == ""
+    with FakeOpenAI(seed=1) as plain:
+        without = fake_model(plain, name="plain")
+        connection.test_connection(without)
+    without.refresh_from_db()
+    assert without.capabilities["findings"]["batches"]["ok"] is False
+    # Refused before anything is sent, with the reason.
+    with pytest.raises(services.LaunchInvalid) as refused:
+        launch(demo, without, sample=2)
+    assert "found no batch interface" in " ".join(refused.value.errors["delivery"])
+
+
 @pytest.mark.parametrize("changes, reason", [
     (dict(is_bundled=True, litellm_model="cfpd-local/smol"), "bundled model"),
     (dict(answer_mode="rank"), "rank mode"),
