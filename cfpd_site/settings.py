@@ -235,6 +235,10 @@ CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives 
 CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 15)  # how often each worker's watcher looks at the active runs
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
+# Batch delivery (runs_app.provider_batch): how often an open provider batch is polled, and
+# the most requests in one batch file (OpenAI takes up to 50,000).
+CFPD_BATCH_POLL_SECONDS = envint("CFPD_BATCH_POLL_SECONDS", 60)
+CFPD_BATCH_MAX_REQUESTS = envint("CFPD_BATCH_MAX_REQUESTS", 50_000)
 # A launch of more units has them sent by a worker (one `dispatch` message), not by the
 # process that launched it: the launch returns once its rows are written.
 CFPD_DISPATCH_INLINE = envint("CFPD_DISPATCH_INLINE", 20_000)

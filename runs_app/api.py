@@ -110,7 +110,7 @@ class RunSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = ["id", "benchmark", "models", "selection", "repeats", "system_prompt", "permute_options",
-                  "balanced_options", "use_cache", "status", "note", "launched_by", "created_at", "started_at",
+                  "balanced_options", "use_cache", "delivery", "status", "note", "launched_by", "created_at", "started_at",
                   "finished_at", "progress", "budget", "service_notice"]
 
     def get_service_notice(self, run) -> str:
@@ -191,6 +191,10 @@ class LaunchSerializer(serializers.Serializer):
     difference = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=100,
                                           help_text="Points: the difference between two models the plan's power "
                                                     "figures are for (1 to 100; default 10).")
+    delivery = serializers.ChoiceField(choices=["live", "batch"], default="live",
+                                       help_text="live: each question its own call; batch: the providers' batch "
+                                                 "interfaces (answers within 24 h, about half the price), for "
+                                                 "models whose provider has one (others are refused, saying why).")
     dry_run = serializers.BooleanField(default=False, help_text="Return the plan (units, tokens, cost, time) "
                                                                 "and write nothing.")
 
@@ -229,6 +233,12 @@ class ModelPlanSerializer(serializers.Serializer):
     seconds = serializers.FloatField()
     latency_seconds = serializers.FloatField()
     latency_source = serializers.CharField()
+    batch_cost = serializers.FloatField(allow_null=True, help_text="US$ by batch delivery; null when no price is "
+                                                                   "known or the model has no batch interface.")
+    batch_price_source = serializers.CharField(help_text="batch price (LiteLLM's table), half of live, unknown, or "
+                                                         "no batch interface.")
+    batch_refusal = serializers.CharField(allow_blank=True, help_text="Why batch delivery cannot ask this model "
+                                                                      "(empty when it can).")
 
 
 class PlanCheckSerializer(serializers.Serializer):
@@ -250,6 +260,10 @@ class PlanSerializer(serializers.Serializer):
     cost = serializers.FloatField(allow_null=True)
     cost_known = serializers.FloatField()
     seconds = serializers.FloatField()
+    batch_cost = serializers.FloatField(allow_null=True, help_text="US$ by batch delivery, beside `cost` (live).")
+    batch_cost_known = serializers.FloatField()
+    batch_seconds = serializers.FloatField(help_text="The providers' batch window: answers within this many seconds.")
+    batch_possible = serializers.BooleanField()
     token_method = serializers.CharField()
     models = ModelPlanSerializer(many=True)
     checks = PlanCheckSerializer(many=True, help_text="Per model, what its last connection test says of its answer "

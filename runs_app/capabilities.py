@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # The steps, in the order they are tried and shown.
-FINDINGS = ("answers", "logprobs", "guided_choice", "grammar", "echo", "prompt_list", "temperature")
+FINDINGS = ("answers", "logprobs", "guided_choice", "grammar", "echo", "prompt_list", "temperature", "batches")
 LABELS = {
     "answers": "Answers at all",
     "logprobs": "Log-probabilities (top_logprobs)",
@@ -28,6 +28,7 @@ LABELS = {
     "echo": "Echoed prompt log-probabilities (rank classification)",
     "prompt_list": "A list of prompts in one request",
     "temperature": "Temperature changes the output",
+    "batches": "Batch interface (/files, /batches)",
 }
 CHOICE_STRATEGIES = ("guided_choice", "grammar", "logprobs")  # preferred first: a letter is guaranteed
 # How runs_app.llm words LiteLLM's empty answer to a refused parameter.
@@ -149,6 +150,20 @@ def read_temperature(samples: list[Observed], temperature: float) -> dict:
                         **figures)
     return _finding(True, f"{distinct} different answers in {len(answered)} samples at temperature {temperature:g}",
                     **figures)
+
+
+def read_batches(observed: Observed | None, provider: str) -> dict:
+    """The server's answer to a listing of its batches (OpenAI's GET /batches): batch
+    delivery can ask this model, or not and why. None: not asked (not OpenAI's interface)."""
+    if observed is None:
+        return _finding(False, f"not asked: batch delivery goes through OpenAI's batch interface, and this is a "
+                               f"{provider or 'model LiteLLM does not know'}")
+    if not observed.failed:
+        return _finding(True, "the server lists its batches: batch delivery can ask this model")
+    if observed.error_kind in ("timeout", "connection", "server", "rate_limit"):
+        return _untried(observed, "batches")
+    return _finding(False, f"the server refused a listing of its batches ({observed.error_kind}): it has no batch "
+                           f"interface, so batch delivery cannot ask this model", observed.error)
 
 
 def choice_strategies(findings: dict) -> list[str]:

@@ -55,6 +55,9 @@ def request_connection_test(model: LLMModel) -> dict:
         if state.get("status") in ("queued", "running") and not is_stale(state, model.timeout_seconds):
             return state
         job = uuid.uuid4().hex
+        # What a batch send found (no /batches: provider_batch._refused) is found out again.
+        state.pop("batch", None)
+        state.pop("batch_message", None)
         state.update(status="queued", job=job, requested_at=_now_text(), started_at=None, finished_at=None,
                      step="waiting for a worker", done=0, total=probe.STEPS, error="")
         LLMModel.objects.filter(pk=model.pk).update(capabilities=state)

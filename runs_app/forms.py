@@ -87,6 +87,12 @@ class LaunchForm(forms.Form):
     budget_units = forms.CharField(
         required=False, label="Budget (units)", widget=_number(min=1, placeholder="none"),
         help_text="Optional: the run pauses once this many units are finished.")
+    delivery = forms.ChoiceField(
+        choices=[("live", "Live: each question its own call, answers as they come"),
+                 ("batch", "Batch: the providers' batch interfaces, answers within 24 h at about half the price")],
+        initial="live", required=False, label="Delivery", widget=forms.RadioSelect,
+        help_text="Batch only for models whose provider has a batch interface (OpenAI's, or an OpenAI-compatible "
+                  "server with /v1/batches); the plan shows both costs side by side.")
     note = forms.CharField(required=False, help_text="Optional: what this run is for (200 characters).")
     difference = forms.CharField(
         required=False, label="Difference to detect (points)", widget=_number(min=1, max=100, placeholder="10"),
@@ -123,7 +129,8 @@ class LaunchForm(forms.Form):
                 "system_prompt": data["system_prompt"], "permute_options": data["permute_options"],
                 "balanced_options": data["balanced_options"],
                 "use_cache": CACHE_VALUES[data["cache"]], "budget_usd": data["budget_usd"],
-                "budget_units": data["budget_units"], "note": data["note"], "difference": data["difference"]})
+                "budget_units": data["budget_units"], "note": data["note"], "difference": data["difference"],
+                "delivery": data.get("delivery") or "live"})
         except services.LaunchInvalid as exc:
             self.add_launch_errors(exc)
         return data

@@ -19,6 +19,11 @@ Estimates, stated so that nobody mistakes them for measurements:
   "unknown" (no price anywhere), never 0;
 * time: the model's calls in flight divided by an assumed latency, or its requests per
   minute, whichever is slower; models run side by side, so the run takes the longest.
+* batch delivery, beside live: the batch prices of LiteLLM's table
+  (`input_cost_per_token_batches`, `output_cost_per_token_batches`) where it has them, else
+  half the live price (as LiteLLM's own `batch_cost_calculator` assumes), said per model;
+  time: the providers' completion window, within 24 hours (a batch often ends sooner; no
+  figure is promised).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ MAX_WHOLE = 2**31 - 1  # any other count stored or compared in the database
 MAX_BUDGET_USD = Decimal("100000000")  # Run.budget_usd: 12 digits, 4 after the point
 CHARS_PER_TOKEN = 4
 ASSUMED_LATENCY_SECONDS = 2.0  # a model with no answered call yet
+BATCH_WINDOW_SECONDS = 24 * 3600  # OpenAI's batch completion window ("24h", the only one offered)
 
 
 class LaunchInvalid(ValueError):
@@ -184,6 +190,30 @@ class ModelSpec:
     price_source: str = "unknown"  # "model", "litellm", "local" or "unknown"
     latency_seconds: float = ASSUMED_LATENCY_SECONDS
     latency_source: str = "assumed"  # or "observed"
+    # Batch delivery: the table's batch prices (None: not in the table), and why the model
+    # cannot be asked by batch ("" when it can).
+    input_cost_per_token_batches: float | None = None
+    output_cost_per_token_batches: float | None = None
+    batch_refusal: str = ""
+
+
+def batch_prices(live_input: float | None, live_output: float | None, batch_input: float | None,
+                 batch_output: float | None) -> tuple[float | None, float | None, str]:
+    """Per-token batch prices (input, output) and where they come from: the table's batch
+    prices ("batch price"), else half the live price ("half of live"), each side on its own;
+    None for a side with no price at all."""
+    chosen, sources = [], set()
+    for live, batch in ((live_input, batch_input), (live_output, batch_output)):
+        if batch is not None:
+            chosen.append(batch)
+            sources.add("batch price")
+        elif live is not None:
+            chosen.append(live / 2)
+            sources.add("half of live")
+        else:
+            chosen.append(None)
+    source = " and ".join(sorted(sources)) if sources else "unknown"
+    return chosen[0], chosen[1], source
 
 
 @dataclass
@@ -202,6 +232,9 @@ class ModelPlan:
     seconds: float
     latency_seconds: float
     latency_source: str
+    batch_cost: float | None = None  # None: unknown, or no batch interface (batch_refusal)
+    batch_price_source: str = "unknown"
+    batch_refusal: str = ""
 
 
 @dataclass
@@ -220,6 +253,12 @@ class RunPlan:
     # Per model, what its last connection test says of its answer mode (`capabilities.mode_check`):
     # {"model", "level": refuse | warn | note, "text", "url"}; a refusal stops the launch.
     checks: list = field(default_factory=list)
+    # Batch delivery beside live: its cost (None when any model's is unknown or a model has no
+    # batch interface), the known part, and the window the providers answer within.
+    batch_cost: float | None = None
+    batch_cost_known: float = 0.0
+    batch_seconds: float = BATCH_WINDOW_SECONDS
+    batch_possible: bool = True
 
     @property
     def refused(self) -> bool:
@@ -235,6 +274,12 @@ def plan_model(spec: ModelSpec, prompt_chars: list[int]) -> ModelPlan:
     cost = None
     if spec.input_cost_per_token is not None or spec.output_cost_per_token is not None:
         cost = prompt * (spec.input_cost_per_token or 0.0) + completion * (spec.output_cost_per_token or 0.0)
+    batch_input, batch_output, batch_source = batch_prices(
+        spec.input_cost_per_token, spec.output_cost_per_token, spec.input_cost_per_token_batches,
+        spec.output_cost_per_token_batches)
+    batch_cost = None
+    if not spec.batch_refusal and (batch_input is not None or batch_output is not None):
+        batch_cost = prompt * (batch_input or 0.0) + completion * (batch_output or 0.0)
     by_concurrency = max(1, spec.max_concurrency) / max(spec.latency_seconds, 1e-6)
     by_rate = spec.requests_per_minute / 60 if spec.requests_per_minute else math.inf
     rate = min(by_concurrency, by_rate)
@@ -242,17 +287,22 @@ def plan_model(spec: ModelSpec, prompt_chars: list[int]) -> ModelPlan:
         name=spec.name, mode=spec.mode, questions=questions, repeats=spec.repeats, units=units,
         prompt_tokens=prompt, completion_tokens=completion, cost=cost, price_source=spec.price_source,
         requests_per_second=rate, limited_by="requests_per_minute" if by_rate < by_concurrency else "concurrency",
-        seconds=units / rate, latency_seconds=spec.latency_seconds, latency_source=spec.latency_source)
+        seconds=units / rate, latency_seconds=spec.latency_seconds, latency_source=spec.latency_source,
+        batch_cost=batch_cost, batch_price_source=batch_source if not spec.batch_refusal else "no batch interface",
+        batch_refusal=spec.batch_refusal)
 
 
 def plan_run(specs: list[ModelSpec], prompt_chars: list[int]) -> RunPlan:
     models = [plan_model(spec, prompt_chars) for spec in specs]
     known = [m.cost for m in models if m.cost is not None]
+    batch_known = [m.batch_cost for m in models if m.batch_cost is not None]
     return RunPlan(
         questions=len(prompt_chars), units=sum(m.units for m in models),
         prompt_tokens=sum(m.prompt_tokens for m in models), completion_tokens=sum(m.completion_tokens for m in models),
         cost=sum(known) if len(known) == len(models) else None, cost_known=sum(known),
-        seconds=max((m.seconds for m in models), default=0.0), models=models)
+        seconds=max((m.seconds for m in models), default=0.0), models=models,
+        batch_cost=sum(batch_known) if len(batch_known) == len(models) else None, batch_cost_known=sum(batch_known),
+        batch_possible=not any(m.batch_refusal for m in models))
 
 
 # --- budgets ----------------------------------------------------------------------------

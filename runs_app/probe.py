@@ -13,7 +13,8 @@ Requests (nine at most, each short):
    classification's log-probabilities of an echoed prompt; 6. the same with a list of two
    prompts — one request, or one per option;
 7.–9. three samples of a short prompt at temperature 1 — does the temperature change the
-   output.
+   output; 10. a listing of its batches (OpenAI's GET /batches), for an OpenAI-interface
+   model — can batch delivery ask it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ RANK_CONTINUATIONS = [" Paris", " Rome"]
 SAMPLE_PROMPT = "Write one short sentence about the sea."
 SAMPLES = 3
 SAMPLE_TEMPERATURE = 1.0
-STEPS = 6 + SAMPLES  # requests at most, for the progress shown
+STEPS = 7 + SAMPLES  # requests at most, for the progress shown
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,14 @@ def _score(target: Target, continuations: list[str]) -> Observed:
     except llm.LLMError as error:
         return Observed(error_kind=error.kind, error=error.message)
     return Observed(text=scored.winner_text, requests=scored.requests, latency_ms=scored.latency_ms)
+
+
+def _list_batches(target: Target) -> Observed:
+    try:
+        llm.list_batches(_request(target, messages=[]))
+    except llm.LLMError as error:
+        return Observed(error_kind=error.kind, error=error.message)
+    return Observed()
 
 
 def probe(target: Target, progress=None) -> dict:
@@ -126,6 +135,12 @@ def probe(target: Target, progress=None) -> dict:
             samples.append(_ask(_request(target, messages=_user(SAMPLE_PROMPT),
                                          params={"temperature": SAMPLE_TEMPERATURE, "max_tokens": 24})))
         findings["temperature"] = capabilities.read_temperature(samples, SAMPLE_TEMPERATURE)
+        provider = llm.batch_provider(target.model)
+        listed = None
+        if provider == "openai":
+            step("batches")
+            listed = _list_batches(target)
+        findings["batches"] = capabilities.read_batches(listed, provider)
     return {"findings": findings, "recommended": capabilities.recommended(findings),
             "probed": {"model": target.model, "api_base": target.api_base or "", "timeout": target.timeout,
                        "started_at": started.isoformat(),

@@ -7,7 +7,8 @@ no task: `tasks` (the worker's side) imports it, and nothing it imports comes ba
 
 Layers of the engine, each importing only those before it:
 models, planning, batching, limits, llm ← queueing ← execution, batch_execution (asking,
-writing; a written answer's follow-up units are queued) ← services ← tasks, views, api.
+writing; a written answer's follow-up units are queued) ← provider_batch (batch delivery,
+through `execution`'s writer) ← services ← tasks, views, api.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ASK = "runs_app.tasks.ask"
 ASK_BATCH = "runs_app.tasks.ask_batch"
 SWEEP = "runs_app.tasks.sweep"
 DISPATCH = "runs_app.tasks.dispatch"
+PROVIDER_BATCHES = "runs_app.tasks.provider_batches"
 DISPATCH_PAGE = 10_000  # units read and sent at a time by `dispatch_units`
 
 
@@ -41,7 +43,10 @@ def enqueue(response_ids: list[int]):
         for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
             chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
             Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
-            _send(batching.batches(_batch_keys(chunk)))
+            keys, batch_runs = _batch_keys(chunk)
+            _send(batching.batches(keys))
+            for run_id in batch_runs:
+                _publish_or_leave(PROVIDER_BATCHES, [run_id], run_id)
 
     transaction.on_commit(send)
 
@@ -72,9 +77,13 @@ def dispatch_units(run_id: int, page: int = DISPATCH_PAGE) -> int:
     memory at any size). When the broker cannot take them, every pending unit of the run is
     marked as never sent, for the watcher (a unit sent twice is claimed once). Returns the
     units sent."""
-    run = Run.objects.filter(pk=run_id).values("budget_usd", "budget_units").first()
+    run = Run.objects.filter(pk=run_id).values("budget_usd", "budget_units", "delivery").first()
     if run is None:
         return 0
+    if run["delivery"] == Run.Delivery.BATCH:
+        # Batch delivery: one message, whose worker sends the units to the provider's batch interface.
+        _publish_or_leave(PROVIDER_BATCHES, [run_id], run_id)
+        return Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).count()
     sizes = {model_id: batching.units_per_message(bundled, mode, run["budget_usd"], run["budget_units"],
                                                   concurrency, settings.CFPD_BATCH_SIZE)
              for model_id, bundled, mode, concurrency in Run.llm_models.through.objects.filter(run_id=run_id)
@@ -153,17 +162,22 @@ def publish(task: str, args: list, countdown: float | None = None, producer=None
     app.send_task(task, args=args, countdown=countdown, producer=producer, ignore_result=True)
 
 
-def _batch_keys(response_ids: list[int]) -> list[tuple[int, object, int]]:
-    """(unit, what it may be batched with, the largest batch) for each unit that exists."""
+def _batch_keys(response_ids: list[int]) -> tuple[list[tuple[int, object, int]], set[int]]:
+    """(unit, what it may be batched with, the largest batch) for each unit that exists and
+    is asked live; and the runs with batch delivery among the units' (their units go to
+    the provider's batch interface, `provider_batch`, never in live messages)."""
     rows = Response.objects.filter(pk__in=response_ids).values_list(
         "pk", "model_id", "model__max_concurrency", "model__is_bundled", "model__answer_mode", "run__budget_usd",
-        "run__budget_units")
-    keys = []
-    for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units in rows:
+        "run__budget_units", "run_id", "run__delivery")
+    keys, batch_runs = [], set()
+    for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units, run_id, delivery in rows:
+        if delivery == Run.Delivery.BATCH:
+            batch_runs.add(run_id)
+            continue
         size = batching.units_per_message(bundled, mode, budget_usd, budget_units, concurrency,
                                           settings.CFPD_BATCH_SIZE)
         keys.append((pk, model_id, size))
-    return keys
+    return keys, batch_runs
 
 
 def ask_later(response_id: int, countdown: float):

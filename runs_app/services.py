@@ -16,7 +16,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import connection, launch_plan, llm, option_design, queueing, response_import, unit_rows
+from . import connection, launch_plan, llm, option_design, provider_batch, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
@@ -101,6 +101,7 @@ class LaunchRequest:
     budget_units: int | None = None
     note: str = ""
     difference: int = 10  # points: what the plan's power figures are for (`Family.power`)
+    delivery: str = Run.Delivery.LIVE  # or batch: the providers' batch interfaces (`provider_batch`)
 
 
 def read_launch(data: dict) -> LaunchRequest:
@@ -156,6 +157,7 @@ def read_launch(data: dict) -> LaunchRequest:
     balanced = data.get("balanced_options")
     if balanced not in (None, True, False):
         errors["balanced_options"] = ["must be true or false"]
+    delivery = _delivery(data.get("delivery"), models, checked, errors)
     if errors:
         raise LaunchInvalid(errors)
     selection = Selection(choice_counts=checked.choice_counts, sample=checked.sample, seed=checked.seed,
@@ -165,7 +167,27 @@ def read_launch(data: dict) -> LaunchRequest:
                          system_prompt=checked.system_prompt, permute_options=checked.permute_options,
                          balanced_options=bool(balanced), use_cache=use_cache, budget_usd=checked.budget_usd,
                          budget_units=checked.budget_units,
-                         note=note, difference=checked.difference)
+                         note=note, difference=checked.difference, delivery=delivery)
+
+
+def _delivery(value, models: list[LLMModel], checked, errors: dict) -> str:
+    """live (the default) or batch; batch only for models whose provider has a batch
+    interface, and without a budget (a budget is checked before each call, and a batch
+    sends all its calls at once)."""
+    if value in (None, ""):
+        return Run.Delivery.LIVE
+    if value not in Run.Delivery.values:
+        errors["delivery"] = [f"must be one of {', '.join(Run.Delivery.values)}; got {launch_plan._show(value)}"]
+        return Run.Delivery.LIVE
+    if value == Run.Delivery.BATCH:
+        refused = [reason for model in models if (reason := provider_batch.refusal(model))]
+        if refused:
+            errors["delivery"] = [f"batch delivery is not possible: {reason}" for reason in refused]
+        if checked is not None and (checked.budget_usd is not None or checked.budget_units is not None):
+            errors.setdefault("delivery", []).append(
+                "batch delivery takes no budget (a budget is checked before each call; a batch sends its calls "
+                "at once): leave the budget empty or deliver live")
+    return value
 
 
 def _conditions(wanted: list, errors: dict) -> list[Condition]:
@@ -218,6 +240,17 @@ def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
     return float(prices[0] or 0), float(prices[1] or 0), "litellm"
 
 
+def batch_table_prices(model: LLMModel) -> tuple[float | None, float | None]:
+    """The batch prices of LiteLLM's table for the model (per token, US$), None where it has none."""
+    if model.input_cost_per_token is not None or model.output_cost_per_token is not None or model.is_bundled:
+        return None, None  # the model's own prices (halved for a batch) or free
+    try:
+        info = llm.litellm.get_model_info(model.litellm_model)
+    except Exception:  # not in the table
+        return None, None
+    return info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
+
+
 def observed_latency_ms(model: LLMModel, recent: int = 200) -> float | None:
     """The model's mean latency over its latest answered calls (not cache hits), or None."""
     latest = (Response.objects.filter(model=model, cache_hit=False, latency_ms__isnull=False)
@@ -248,13 +281,16 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
     for model in request.models:
         input_price, output_price, source = model_prices(model)
         latency = observed_latency_ms(model)
+        batch_input, batch_output = batch_table_prices(model)
         specs.append(launch_plan.ModelSpec(
             name=model.name, mode=model.answer_mode, repeats=repeats_for(model, request.repeats),
             max_tokens=model.max_tokens, max_concurrency=model.max_concurrency,
             requests_per_minute=model.requests_per_minute, input_cost_per_token=input_price,
             output_cost_per_token=output_price, price_source=source,
             latency_seconds=latency / 1000 if latency else launch_plan.ASSUMED_LATENCY_SECONDS,
-            latency_source="observed" if latency else "assumed"))
+            latency_source="observed" if latency else "assumed",
+            input_cost_per_token_batches=batch_input, output_cost_per_token_batches=batch_output,
+            batch_refusal=provider_batch.refusal(model)))
     plan = launch_plan.plan_run(specs, prompt_chars)
     plan.checks = connection.launch_checks(request.models)  # what each model's connection test found
     if family.power is not None and request.models and question_ids:
@@ -297,7 +333,7 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
                      system_prompt=request.system_prompt, permute_options=request.permute_options,
                      balanced_options=request.balanced_options and family.permutable,
                      permutation_seed=selection.seed, use_cache=request.use_cache, budget_usd=request.budget_usd,
-                     budget_units=request.budget_units)
+                     budget_units=request.budget_units, delivery=request.delivery)
     permute = request.permute_options and family.permutable
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
     if family.asks_every_condition:  # three columns, not 20,000 question objects
@@ -353,7 +389,7 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
                repeats: int = SAMPLING_REPEATS, conditions: list | None = None,
                system_prompt: str = "", permute_options: bool = False, use_cache: bool | None = None,
                launched_by=None, note: str = "", budget_usd=None, budget_units=None,
-               balanced_options: bool = False) -> Run:
+               balanced_options: bool = False, delivery: str = "live") -> Run:
     """`start_run` for callers holding objects (tests, scripts): read through `read_launch`
     like every other launch, so the same limits hold."""
     selection = selection or Selection()
@@ -364,7 +400,7 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
         "system_prompt": system_prompt,
         "permute_options": permute_options, "balanced_options": balanced_options, "use_cache": use_cache,
         "note": note,
-        "budget_usd": budget_usd, "budget_units": budget_units})
+        "budget_usd": budget_usd, "budget_units": budget_units, "delivery": delivery})
     return start_run(request, launched_by=launched_by)
 
 
@@ -389,6 +425,9 @@ def cancel_run(run: Run) -> Cancellation:
     Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=None)
     pending = run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
     in_flight = run.responses.filter(status=Response.Status.RUNNING).count()
+    if run.delivery == Run.Delivery.BATCH:
+        # Its provider batches cancelled by a worker (a call to the provider), now and at every watcher tick.
+        transaction.on_commit(lambda: queueing.publish(queueing.PROVIDER_BATCHES, [run.pk]))
     if in_flight:
         queueing.schedule_sweep(run.pk)  # ends the run should the worker holding a unit die
     else:

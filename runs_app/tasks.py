@@ -10,7 +10,8 @@ from celery.signals import worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
-from . import batch_execution, connection, execution, health, infra, llm, queueing, services, unit_rows, watcher
+from . import (batch_execution, connection, execution, health, infra, llm, provider_batch, queueing, services, unit_rows,
+               watcher)
 from .models import LLMModel
 
 
@@ -89,6 +90,12 @@ def dispatch(run_id: int):
     The table's statistics are refreshed first: the run's rows are new to the planner."""
     unit_rows.refresh_statistics()
     queueing.dispatch_units(run_id)
+
+
+@shared_task(name=queueing.PROVIDER_BATCHES, ignore_result=True)
+def provider_batches(run_id: int):
+    """A batch run's batches moved on now (sent, cancelled): the watcher does the same every tick."""
+    provider_batch.advance_run(run_id)
 
 
 @shared_task(name=queueing.SWEEP, ignore_result=True)

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from benchmarks_app import families
 
-from . import connection, sampling, services
+from . import connection, provider_batch, sampling, services
 from .forms import LaunchForm
 from .models import LLMModel, Response, Run
 
@@ -135,6 +135,7 @@ def progress_payload(run, user):
         # A service the run waits on (Redis, the database, its disk), from the workers' watchers.
         service_notice=services.service_notice(run),
         latest=latest_rows(run), errors=error_rows(run),
+        delivery=run.delivery, batches=provider_batch.batch_rows(run) if run.delivery == Run.Delivery.BATCH else [],
         **available_actions(run, state, user, external),
     )
     return payload
@@ -366,6 +367,7 @@ def run_detail(request, pk):
         "can_act": request.user.has_perm("runs_app.change_run"),
         "can_cancel": payload["can_cancel"], "can_resume": payload["can_resume"],
         "budget": payload["budget"], "temperature_warnings": sampling.temperature_warnings(run),
+        "batch_poll_seconds": settings.CFPD_BATCH_POLL_SECONDS,
     }
     return render(request, "runs_app/run_detail.html", context)
 

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from . import health, infra, services
+from . import health, infra, provider_batch, services
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,10 @@ def tick(now: datetime | None = None) -> dict:
         health.clear(infra.DISK_FULL)
     down = health.down()
     result = services.watch_services(down, ended=_ended_since_last_tick(down), now=now)
+    if not down:
+        # Batch delivery: open batches polled and collected, pending units sent (resumes
+        # after a restart: every state is in the database).
+        result["batch_runs"] = provider_batch.advance_all()
     return {"down": down, **result}
 
 

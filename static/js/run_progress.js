@@ -136,6 +136,28 @@
     return tr;
   }
 
+  function batchRow(b) {
+    var tr = document.createElement("tr");
+    var id = cell(tr, String(b.id), "nowrap");
+    if (b.provider_batch_id) {
+      var remote = document.createElement("span");
+      remote.className = "muted small";
+      remote.textContent = " " + b.provider_batch_id;
+      id.appendChild(remote);
+    }
+    modelCell(tr, b.model);
+    cell(tr, b.status_label);
+    cell(tr, String(b.size), "num");
+    ["completed", "failed", "written", "returned"].forEach(function (name) {
+      cell(tr, b[name] === null || b[name] === undefined ? "\u2014" : String(b[name]), "num");
+    });
+    ["submitted_at", "polled_at", "finished_at"].forEach(function (name) {
+      cell(tr, b[name] || "\u2014", "nowrap small");
+    });
+    cell(tr, b.message || "", "untrusted small");
+    return tr;
+  }
+
   /* Replace the rows of a section's table; show the table or its empty note. */
   function fillRows(name, rows, makeRow) {
     var body = document.querySelector("[data-rows=" + name + "]");
@@ -191,6 +213,7 @@
         fillModels(data.models);
         fillRows("latest", data.latest || [], latestRow);
         fillRows("errors", data.errors || [], errorRow);
+        fillRows("batches", data.batches || [], batchRow);
         setStatus(data);
         if (data.active) { schedule(); } else { stop(); }
       })

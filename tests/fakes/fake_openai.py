@@ -564,10 +564,10 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _start(state: FakeState, host: str, port: int) -> tuple[web.AppRunner, int]:
+async def _start(state: FakeState, host: str, port: int, app_factory=None) -> tuple[web.AppRunner, int]:
     # No access log (it costs more than the answer); handlers of clients that hung up are
     # cancelled (a "timeout" fault does not sleep on); a short grace period on shutdown.
-    runner = web.AppRunner(make_app(state), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
+    runner = web.AppRunner((app_factory or make_app)(state), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
     await runner.setup()
     sock = _listening_socket(host, port)
     site = web.SockSite(runner, sock, backlog=2048)
@@ -579,6 +579,8 @@ async def _start(state: FakeState, host: str, port: int) -> tuple[web.AppRunner,
 
 class FakeOpenAI:
     """The fake server in a background thread with its own event loop."""
+
+    app_factory = None  # make_app; a subclass serves more routes (tests/fakes/fake_batch.py)
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, **settings):
         self.host, self.port = host, port
@@ -607,7 +609,8 @@ class FakeOpenAI:
             asyncio.set_event_loop(loop)
             self._loop = loop
             try:
-                self._runner, self.port = loop.run_until_complete(_start(self._state, self.host, self.port))
+                self._runner, self.port = loop.run_until_complete(_start(self._state, self.host, self.port,
+                                                                         self.app_factory))
             except BaseException as exc:  # reported to start()
                 failure.append(exc)
                 ready.set()

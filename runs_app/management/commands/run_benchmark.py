@@ -65,8 +65,15 @@ def family_selection(o) -> dict[str, list[str]]:
 
 def _plan_line(plan) -> str:
     cost = f"US$ {plan.cost:.4f}" if plan.cost is not None else f"unknown (US$ {plan.cost_known:.4f} known)"
+    if not plan.batch_possible:
+        batch = "no batch interface for every model"
+    elif plan.batch_cost is not None:
+        batch = f"US$ {plan.batch_cost:.4f} within 24 h"
+    else:
+        batch = f"cost unknown (US$ {plan.batch_cost_known:.4f} known) within 24 h"
     return (f"plan: {plan.units} units, {plan.prompt_tokens} prompt tokens (estimated), {plan.completion_tokens} "
-            f"completion tokens (at most), cost {cost}, about {plan.seconds:.0f}s at the models' limits")
+            f"completion tokens (at most), cost {cost}, about {plan.seconds:.0f}s at the models' limits; "
+            f"by batch: {batch}")
 
 
 class Command(BaseCommand):
@@ -106,6 +113,9 @@ class Command(BaseCommand):
         parser.add_argument("--budget-units", help="Pause the run once this many units are finished.")
         parser.add_argument("--difference", metavar="POINTS",
                             help="The difference between two models the plan's power figures are for (default 10).")
+        parser.add_argument("--batch", action="store_true",
+                            help="Batch delivery: through the providers' batch interfaces (answers within 24 h, "
+                                 "about half the price), polled by the workers.")
         parser.add_argument("--dry-run", action="store_true",
                             help="Print the plan (units, estimated tokens, cost and time per model); ask nothing.")
         same = parser.add_mutually_exclusive_group()
@@ -156,7 +166,8 @@ class Command(BaseCommand):
                 "conditions": _split(o["conditions"]), "system_prompt": o["system_prompt"], "permute_options": o["permute"],
                 "balanced_options": o["balanced"],
                 "use_cache": False if o["no_cache"] else None, "note": o["note"],
-                "budget_usd": o["budget_usd"], "budget_units": o["budget_units"], "difference": o["difference"]})
+                "budget_usd": o["budget_usd"], "budget_units": o["budget_units"], "difference": o["difference"],
+                "delivery": "batch" if o.get("batch") else "live"})
         except services.LaunchInvalid as exc:
             raise CommandError(_options_text(exc, o)) from None
 
@@ -169,10 +180,13 @@ class Command(BaseCommand):
         except services.RunError as exc:
             raise CommandError(str(exc)) from None
         header = ["model", "mode", "questions", "repeats", "units", "prompt tokens", "completion tokens", "cost $",
-                  "time", "limited by"]
+                  "time", "limited by", "batch cost $", "batch time"]
         rows = [[m.name, m.mode, m.questions, m.repeats, m.units, m.prompt_tokens, m.completion_tokens,
                  f"{m.cost:.4f}" if m.cost is not None else "unknown", f"{m.seconds:.0f}s",
-                 f"{m.limited_by} ({m.latency_source} latency {m.latency_seconds:.2f}s)"] for m in plan.models]
+                 f"{m.limited_by} ({m.latency_source} latency {m.latency_seconds:.2f}s)",
+                 f"{m.batch_cost:.4f} ({m.batch_price_source})" if m.batch_cost is not None
+                 else ("no batch interface" if m.batch_refusal else "unknown"),
+                 "—" if m.batch_refusal else "within 24 h"] for m in plan.models]
         self._table(header, rows)
         self.stdout.write(_plan_line(plan) + "; nothing was asked")
         for check in plan.checks:  # what each model's connection test says of its answer mode
