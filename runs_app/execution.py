@@ -342,8 +342,8 @@ def ask_in_turn(units: list[Unit]):
         model, request = unit.response.model, unit.request
         try:
             with slot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
-                      model.requests_per_minute,
-                      lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
+                      model.requests_per_minute, lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT,
+                      waiters=settings.CFPD_SLOT_WAITERS):
                 unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                                if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
         except LimitBusy as busy:
@@ -544,8 +544,11 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
         if unit.result is not None:
             continue
         if unit.busy is not None:
-            # Not the model's fault: back untouched (the attempt not counted).
-            pending = _give_back(pk, token, attempts=F("attempts") - 1)
+            # Not the model's fault: back untouched (the attempt not counted), sent again
+            # now: with the old send time the sweep would take its message for lost once
+            # units sent later are answered, and send it a second time (each copy then
+            # sent back again when busy: the messages multiply).
+            pending = _give_back(pk, token, attempts=F("attempts") - 1, enqueued_at=timezone.now())
             outcomes[pk] = (Outcome("requeue", countdown=unit.busy.retry_in * (1 + random.random())) if pending
                             else Outcome("cancelled"))
         elif unit.infra is not None:

@@ -295,24 +295,47 @@ def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
     return out
 
 
+# Threads of this process waiting in `slot` for each model's slot. A thread that waits
+# is a worker thread no other model's unit can have: were every unit of a model held back
+# by its limits to wait, that model's units would fill the worker pool and another
+# model's, free to go, would wait behind them (issue 31, two providers 10x apart). So at
+# most `waiters` threads wait per model; a unit that finds them all taken and no slot
+# free goes back to the queue at once, its turn `BOUNCE` seconds on.
+_slot_waiters: collections.Counter = collections.Counter()
+_slot_waiters_lock = threading.Lock()
+BOUNCE = 1.0  # seconds (jittered by the caller) before a unit sent back unasked is tried again
+
+
 @contextmanager
 def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
-         poll: float = 0.02):
+         poll: float = 0.02, waiters: int | None = None):
     """Hold one of `limit` in-flight slots for `model` (and one call of its minute budget);
     `limit` a number or a function giving it (see `_now`).
 
     Waits up to `wait` seconds for a slot, then raises LimitBusy so the task can be
-    re-queued instead of holding a worker thread.
+    re-queued instead of holding a worker thread. With `waiters`, at most that many
+    threads of this process wait for the model's slot at once: one more tries once and
+    raises LimitBusy(BOUNCE) if no slot is free.
     """
     _check_pause(limiter, model)
-    deadline = time.monotonic() + wait
-    while True:
-        token = limiter.try_acquire(model, _now(limit), lease)
-        if token is not None:
-            break
-        if time.monotonic() >= deadline:
-            raise LimitBusy(poll * 10)
-        time.sleep(poll)
+    token = limiter.try_acquire(model, _now(limit), lease)
+    if token is None:
+        with _slot_waiters_lock:
+            may_wait = waiters is None or _slot_waiters[model] < waiters
+            if may_wait:
+                _slot_waiters[model] += 1
+        if not may_wait:
+            raise LimitBusy(BOUNCE)
+        try:
+            deadline = time.monotonic() + wait
+            while token is None:
+                if time.monotonic() >= deadline:
+                    raise LimitBusy(poll * 10)
+                time.sleep(poll)
+                token = limiter.try_acquire(model, _now(limit), lease)
+        finally:
+            with _slot_waiters_lock:
+                _slot_waiters[model] -= 1
     try:
         _spend_a_minute_call(limiter, model, per_minute)
         yield
