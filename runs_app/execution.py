@@ -15,7 +15,7 @@ import logging
 import random
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -30,7 +30,7 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import adaptive, health, infra, llm, local_provider, queueing
+from . import adaptive, health, infra, llm, local_provider, pacing, queueing
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -378,14 +378,26 @@ def observe(limiter, unit: Unit):
         return
     if unit.result is not None:
         event = adaptive.event_of(unit.result.rate_headers)
+        paced = event.budget is not None or pacing.reset_header(unit.result.rate_headers) is not None
+        event = replace(event, paced=paced)
     elif unit.error is not None:
         event = adaptive.event_of(error_kind=unit.error.kind, retry_after=unit.error.retry_after)
     else:
         return
     try:
         limiter.adaptive_observe(f"model-{model.pk}", model.max_concurrency, event, run_id=unit.response.run_id)
+        limiter.pace_observe(f"model-{model.pk}", pace_outcome(unit))
     except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answer stands; only the lesson is lost
         logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
+
+
+def pace_outcome(unit: Unit) -> pacing.Outcome:
+    """The call as its model's pacing sees it: a 429, or an answer and its rate-limit headers."""
+    if unit.result is None:
+        return pacing.Outcome(rate_limited=unit.error is not None and unit.error.kind == "rate_limit")
+    headers = unit.result.rate_headers
+    remaining, budget = adaptive.rate_headers(headers)
+    return pacing.Outcome(False, remaining=remaining, budget=budget, reset=pacing.reset_header(headers, time.time()))
 
 
 _throughput_recorded: dict[int, float] = {}
