@@ -13,9 +13,10 @@ from real evidence of the budget:
 * 429s that come *repeatedly*: at least `dense_share` of the model's last `window`
   calls answered 429. A spent budget answers nearly every call 429; a server's random
   429 (a fault, a hiccup: tests/integration/test_worker_runs.py injects 5 %) does not.
-  The rate learned is the answers the provider gave in the minute before, never less:
-  those it demonstrably admits. Probed up `probe` a minute; forgotten once it has grown
-  to twice the rate learned with no new evidence.
+  The rate learned is the answers the provider gave in the minute before (those it
+  demonstrably admits) less the same 5 % reserve. Probed up `probe` a minute; once
+  learned, a lower share of 429s (`paced_share`) says the probe passed the budget and
+  learns again; forgotten once grown to twice the rate learned with no new evidence.
 
 A single 429 never changes the pace (the adaptive limit halves the calls in flight for
 it, `adaptive.step`; its Retry-After pauses the model).
@@ -40,12 +41,13 @@ _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(
 class PacePolicy:
     window: int = 20  # the model's last calls looked at for repeated 429s
     dense_share: float = 0.5  # ...at least this share of them 429: the budget is spent
+    paced_share: float = 0.15  # ...once a rate is learned, this share: the probe went past the budget
     learn_calm: float = 10.0  # seconds after learning in which more 429s are the same overload
     probe: float = 0.1  # a learned rate grows by this share a minute without new evidence
     forget_after: float = 2.0  # ...and is dropped once grown to this multiple of itself
     min_rpm: float = 6.0  # never paced slower than this (one start every 10 s)
     headers_fresh: float = 60.0  # seconds the last headers count as known
-    reserve: float = 0.05  # share of the headers' budget kept unspent for the calls in flight
+    reserve: float = 0.05  # share of the budget (the headers', the answers learned) kept unspent
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,13 @@ def header_spacing(outcome: Outcome, policy: PacePolicy = PacePolicy()) -> float
     return spacing
 
 
-def repeated_429s(recent: str, policy: PacePolicy = PacePolicy()) -> bool:
+def repeated_429s(recent: str, paced: bool = False, policy: PacePolicy = PacePolicy()) -> bool:
     """Whether the last calls say the budget is spent: a full window with at least
-    `dense_share` of it 429s."""
-    return len(recent) >= policy.window and recent.count("1") >= policy.dense_share * policy.window
+    `dense_share` of it 429s, or `paced_share` while a learned rate paces the starts (the
+    probe, past the budget, meets it on a few calls only; random 429s can pass that share,
+    but only a budget spent once teaches the first rate)."""
+    share = policy.paced_share if paced else policy.dense_share
+    return len(recent) >= policy.window and recent.count("1") >= share * policy.window
 
 
 def step(pace: Pace, outcome: Outcome, now: float, answered_last_minute: int,
@@ -139,10 +144,11 @@ def step(pace: Pace, outcome: Outcome, now: float, answered_last_minute: int,
     pace = replace(pace, recent=recent)
     if outcome.budget or (outcome.remaining is not None and outcome.reset is not None):
         return replace(pace, header_interval=header_spacing(outcome, policy), headers_at=now)
-    if outcome.rate_limited and repeated_429s(recent, policy) and now - pace.learned_at >= policy.learn_calm:
-        # Never under the answers of the minute before: the provider admitted those.
-        learned = max(float(answered_last_minute), pace.learned_rpm if now - pace.learned_at < 60 else 0.0,
-                      policy.min_rpm)
+    paced = learned_now(pace, now, policy) > 0
+    if outcome.rate_limited and repeated_429s(recent, paced, policy) and now - pace.learned_at >= policy.learn_calm:
+        # The answers of the minute before, less the reserve: the provider admitted
+        # those; paced at all of them, every call at a sliding minute's edge meets it.
+        learned = max(answered_last_minute * (1 - policy.reserve), policy.min_rpm)
         return replace(pace, learned_rpm=learned, learned_at=now, recent="")
     return pace
 
