@@ -102,6 +102,7 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
                                     requests_per_minute=None, timeout_seconds=30, is_bundled=False)
               for n in range(len(base_urls))]
     answered: list[list[float]] = [[] for _ in base_urls]
+    rejected: list[list[float]] = [[] for _ in base_urls]  # when calls were answered 429
     limits: list[list[tuple[float, int]]] = [[] for _ in base_urls]
 
     async def main():
@@ -141,6 +142,8 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
                 if unit.result is not None:
                     answered[n].append(time.monotonic())
                     continue
+                if unit.error is not None and unit.error.kind == "rate_limit":
+                    rejected[n].append(time.monotonic() - start)
                 wait = (unit.busy.retry_in if unit.busy else (unit.error.retry_after or 1.0)
                         if unit.error and unit.error.transient else None)
                 if wait is None:
@@ -165,7 +168,9 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
     results = []
     for n, base_url in enumerate(base_urls):
         result = figures(server(base_url, "/stats"), seconds, answered[n], end)
-        result.update(final_limit=limits[n][-1][1] if limits[n] else None,
+        # The 429s by the 20 s stretch of the run they came in (where the bursts are).
+        by_stretch = [sum(1 for t in rejected[n] if k * 20 <= t < (k + 1) * 20) for k in range(int(seconds // 20))]
+        result.update(rate_limited_by_20s=by_stretch, final_limit=limits[n][-1][1] if limits[n] else None,
                       limits=limits[n][::max(1, len(limits[n]) // 12)])
         results.append(result)
     return results

@@ -281,3 +281,32 @@ def test_a_paced_start_is_waited_for_by_one_thread_and_the_others_go_back():
     assert busy.value.retry_in >= limits.BOUNCE
     thread.join()
     assert len(done) == 1
+
+
+def test_calls_waiting_for_a_slot_when_the_model_is_paused_do_not_go():
+    # Two calls hold the model's 2 slots; three more wait. The first call's answer is a
+    # 429 pausing the model for 5 s: the waiting calls, handed the slots, do not go
+    # (LimitBusy, about 5 s) and the slots go back to the limiter.
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter, went, busy = CountingLimiter(), [], []
+
+    async def call(i):
+        try:
+            async with aslot(limiter, "m", 2, None, lease=10, wait=2):
+                went.append(i)
+                await asyncio.sleep(0.02)  # both slots taken, the other three waiting
+                if i == 0:
+                    limiter.pauses["m"] = time.time() + 5  # its 429's Retry-After
+                await asyncio.sleep(0.03)
+        except LimitBusy as exc:
+            busy.append(round(exc.retry_in))
+
+    async def main():
+        await asyncio.gather(*(call(i) for i in range(5)))
+
+    asyncio.run(main())
+    assert went == [0, 1] and busy == [5, 5, 5]
+    assert limiter.in_flight("m") == 0
