@@ -246,6 +246,9 @@ CFPD_DISPATCH_INLINE = envint("CFPD_DISPATCH_INLINE", 20_000)
 # most this many, and at most half the model's concurrency, so that two workers share it.
 CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)
 CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its model's slot before it is re-queued
+# Worker threads of a process that may wait for one model's slot (a unit asked alone); a
+# unit finding them taken is re-queued at once: a model held back leaves the threads to others.
+CFPD_SLOT_WAITERS = envint("CFPD_SLOT_WAITERS", 1)
 # Calls in flight per model found by an AIMD controller (runs_app/adaptive.py), under the
 # model's max_concurrency as a hard ceiling; 0: always max_concurrency.
 CFPD_ADAPTIVE = envbool("CFPD_ADAPTIVE", True)

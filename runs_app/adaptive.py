@@ -11,7 +11,8 @@ grows `probe` times more slowly: the server's wall is where it was last time, mo
 likely, and each step into it costs a 429. Several such signals within `calm` seconds are one
 overload: the calls already in flight when the limit was cut answer from the old limit,
 and cutting again for each would take the limit to 1. The model's `max_concurrency` is a
-hard ceiling the limit never passes.
+hard ceiling the limit never passes. A success grows the limit only while the calls in
+flight fill it (RFC 7661's rule for a congestion window the sender does not use).
 
 No Django here: plain values in, plain values out. `limits.py` keeps the state (in Redis
 across workers and hosts, or in the process) and applies `step` to it.
@@ -58,6 +59,8 @@ class Event:
     retry_after: float | None = None
     remaining: int | None = None
     budget: int | None = None
+    in_flight: int | None = None  # the model's other calls in flight when it answered (None: not known)
+    paced: bool = False  # the headers say the budget (or when it resets): its starts are paced (runs_app.pacing)
 
 
 def initial(ceiling: int, policy: Policy = Policy()) -> State:
@@ -77,8 +80,11 @@ def overloaded(event: Event, policy: Policy = Policy()) -> bool:
 
 
 def almost_spent(event: Event, policy: Policy = Policy()) -> bool:
-    """Whether the headers say little is left of the provider's budget (not yet none)."""
-    return event.remaining is not None and bool(event.budget) and event.remaining <= policy.low_share * event.budget
+    """Whether the headers say little is left of the provider's budget (not yet none).
+    Not when the starts are paced by the headers (`runs_app.pacing`): easing the calls
+    in flight too would pace twice (the limit fell to 4 where the pace needed 5 in
+    flight at 600 rpm)."""
+    return not event.paced and event.remaining is not None and bool(event.budget) and event.remaining <= policy.low_share * event.budget
 
 
 def step(state: State, event: Event, ceiling: int, now: float, policy: Policy = Policy()) -> State:
@@ -100,6 +106,12 @@ def step(state: State, event: Event, ceiling: int, now: float, policy: Policy = 
             return replace(state, limit=limit, successes=0, paused_until=paused_until)
         return replace(state, limit=clamp(math.floor(limit * policy.ease), ceiling), successes=0, last_decrease=now,
                        paused_until=paused_until)
+    if event.in_flight is not None and event.in_flight + 1 < limit:
+        # Fewer calls in flight than the limit allows: the limit was not what held them
+        # back (their starts were paced, or there were no more units), so the success
+        # says nothing of a higher one. Counted, the limit climbed unopposed (to 33 over a
+        # wall of 16 at 600 rpm, paced) and the next burst met the wall in full.
+        return replace(state, limit=limit, paused_until=paused_until)
     needed = limit * (policy.probe if state.overload_at and limit + 1 >= state.overload_at else 1)
     successes = state.successes + 1
     if successes >= needed and limit < max(1, ceiling):

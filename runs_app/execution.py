@@ -15,7 +15,7 @@ import logging
 import random
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -30,7 +30,7 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import adaptive, health, infra, llm, local_provider, queueing
+from . import adaptive, health, infra, llm, local_provider, pacing, queueing
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -342,8 +342,8 @@ def ask_in_turn(units: list[Unit]):
         model, request = unit.response.model, unit.request
         try:
             with slot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
-                      model.requests_per_minute,
-                      lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
+                      model.requests_per_minute, lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT,
+                      waiters=settings.CFPD_SLOT_WAITERS):
                 unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
                                if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
         except LimitBusy as busy:
@@ -378,14 +378,26 @@ def observe(limiter, unit: Unit):
         return
     if unit.result is not None:
         event = adaptive.event_of(unit.result.rate_headers)
+        paced = event.budget is not None or pacing.reset_header(unit.result.rate_headers) is not None
+        event = replace(event, paced=paced)
     elif unit.error is not None:
         event = adaptive.event_of(error_kind=unit.error.kind, retry_after=unit.error.retry_after)
     else:
         return
     try:
         limiter.adaptive_observe(f"model-{model.pk}", model.max_concurrency, event, run_id=unit.response.run_id)
+        limiter.pace_observe(f"model-{model.pk}", pace_outcome(unit))
     except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answer stands; only the lesson is lost
         logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
+
+
+def pace_outcome(unit: Unit) -> pacing.Outcome:
+    """The call as its model's pacing sees it: a 429, or an answer and its rate-limit headers."""
+    if unit.result is None:
+        return pacing.Outcome(rate_limited=unit.error is not None and unit.error.kind == "rate_limit")
+    headers = unit.result.rate_headers
+    remaining, budget = adaptive.rate_headers(headers)
+    return pacing.Outcome(False, remaining=remaining, budget=budget, reset=pacing.reset_header(headers, time.time()))
 
 
 _throughput_recorded: dict[int, float] = {}
@@ -544,8 +556,11 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
         if unit.result is not None:
             continue
         if unit.busy is not None:
-            # Not the model's fault: back untouched (the attempt not counted).
-            pending = _give_back(pk, token, attempts=F("attempts") - 1)
+            # Not the model's fault: back untouched (the attempt not counted), sent again
+            # now: with the old send time the sweep would take its message for lost once
+            # units sent later are answered, and send it a second time (each copy then
+            # sent back again when busy: the messages multiply).
+            pending = _give_back(pk, token, attempts=F("attempts") - 1, enqueued_at=timezone.now())
             outcomes[pk] = (Outcome("requeue", countdown=unit.busy.retry_in * (1 + random.random())) if pending
                             else Outcome("cancelled"))
         elif unit.infra is not None:

@@ -15,8 +15,9 @@ import threading
 import time
 import uuid
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import replace
 
-from . import adaptive
+from . import adaptive, pacing
 
 # KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token, token, ...
 # Drops holders whose lease ran out (a killed worker never releases), then admits as many
@@ -43,6 +44,23 @@ return 1
 """
 
 
+# KEYS[1] = pace hash, KEYS[2] = next start; ARGV = now, max wait. Reserves the model's
+# next start: at least the hash's `interval` after the one before (no wait when unpaced).
+# Returns {1, wait} when reserved, {0, wait} when the wait passes `max wait` (nothing
+# reserved: the unit goes back to the queue instead of holding its worker).
+_PACE = """
+local interval = tonumber(redis.call('HGET', KEYS[1], 'interval') or '0') or 0
+if interval <= 0 then return {1, '0'} end
+local now = tonumber(ARGV[1])
+local at = now
+local nxt = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+if nxt > at then at = nxt end
+if at - now > tonumber(ARGV[2]) then return {0, tostring(at - now)} end
+redis.call('SET', KEYS[2], tostring(at + interval), 'PX', math.ceil((at + interval - now) * 1000) + 1000)
+return {1, tostring(at - now)}
+"""
+
+
 class LimitBusy(Exception):
     """No slot came free in time; `retry_in` says when to try again."""
 
@@ -59,6 +77,8 @@ class RedisLimiter:
         self.prefix = prefix
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._rate = self.redis.register_script(_RATE)
+        self._pace = self.redis.register_script(_PACE)
+        self._per_minute: dict[str, int | None] = {}
         self._paused: dict[str, tuple[float, float]] = {}
         self._limits: dict[str, tuple[float, int | None]] = {}
 
@@ -131,6 +151,9 @@ class RedisLimiter:
         key = f"{self.prefix}:{model}:adaptive"
         import redis
 
+        if event.kind == adaptive.SUCCESS and event.in_flight is None:
+            event = replace(event, in_flight=self.redis.zcard(f"{self.prefix}:{model}:inflight"))
+
         with self.redis.pipeline() as pipe:
             for _ in range(8):
                 try:
@@ -165,9 +188,50 @@ class RedisLimiter:
             pipe.execute()
         return new
 
+    # -- pacing of call starts by the provider's request budget (runs_app.pacing) ---------
+
+    def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
+        """Reserve the model's next call start, shared by every worker: (reserved, seconds
+        to wait before starting). Not reserved when the wait passes `max_wait`."""
+        self._per_minute[model] = per_minute
+        reserved, wait = self._pace(keys=[f"{self.prefix}:{model}:pace", f"{self.prefix}:{model}:next_start"],
+                                    args=[time.time(), max_wait])
+        return bool(int(reserved)), max(0.0, float(wait))
+
+    def answered_last_minute(self, model: str) -> int:
+        second = int(time.time())
+        values = self.redis.mget([f"{self.prefix}:{model}:answered:{s}" for s in range(second - 59, second + 1)])
+        return sum(int(v) for v in values if v)
+
+    def pace_observe(self, model: str, outcome: pacing.Outcome,
+                     policy: pacing.PacePolicy = pacing.PacePolicy()) -> float:
+        """Apply one call's outcome to the model's pacing; the interval between starts now.
+        Read, step, write without a transaction: a lost update is one call's lesson, and
+        the next answers bring the same."""
+        now = time.time()
+        key = f"{self.prefix}:{model}:pace"
+        pipe = self.redis.pipeline(transaction=False)
+        if not outcome.rate_limited:
+            answered = f"{self.prefix}:{model}:answered:{int(now)}"
+            pipe.incr(answered)
+            pipe.expire(answered, 70)
+        pipe.hgetall(key)
+        pace = _pace_of(pipe.execute()[-1])
+        answered = self.answered_last_minute(model) if outcome.rate_limited else 0
+        new = pacing.step(pace, outcome, now, answered, policy)
+        spacing = pacing.interval(new, now, self._per_minute.get(model), policy)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(key, mapping={"header_interval": new.header_interval, "headers_at": new.headers_at,
+                                "learned_rpm": new.learned_rpm, "learned_at": new.learned_at,
+                                "recent": new.recent, "interval": spacing})
+        pipe.expire(key, 7 * 86400)
+        pipe.execute()
+        return spacing
+
     def forget_adaptive(self):
-        """Drop every model's adaptive state, pause and run counts (tests: ids repeat)."""
-        for pattern in (f"{self.prefix}:*:adaptive", f"{self.prefix}:*:paused", f"{self.prefix}:run:*"):
+        """Drop every model's adaptive state, pacing, pause and run counts (tests: ids repeat)."""
+        for pattern in (f"{self.prefix}:*:adaptive", f"{self.prefix}:*:paused", f"{self.prefix}:run:*",
+                        f"{self.prefix}:*:pace", f"{self.prefix}:*:next_start", f"{self.prefix}:*:answered:*"):
             for key in self.redis.scan_iter(match=pattern, count=500):
                 self.redis.delete(key)
         self._limits.clear()
@@ -190,6 +254,10 @@ class LocalLimiter:
         self.pauses: dict[str, float] = {}  # model -> paused until
         self.adaptive: dict[str, adaptive.State] = {}
         self.calls: dict[int, dict[str, int]] = {}  # run -> {"<model>:calls" ...: count}
+        self.paces: dict[str, tuple[pacing.Pace, float]] = {}  # model -> (pacing, interval now)
+        self.next_start: dict[str, float] = {}
+        self.answered: dict[str, collections.deque] = {}  # model -> times of the last minute's answers
+        self._per_minute: dict[str, int | None] = {}
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -246,6 +314,8 @@ class LocalLimiter:
     def adaptive_observe(self, model: str, ceiling: int, event: adaptive.Event, run_id: int | None = None,
                          policy: adaptive.Policy = adaptive.Policy()) -> adaptive.State:
         now = time.time()
+        if event.kind == adaptive.SUCCESS and event.in_flight is None:
+            event = replace(event, in_flight=self.in_flight(model))
         with self.lock:
             state = self.adaptive.get(model) or adaptive.initial(ceiling, policy)
             new = self.adaptive[model] = adaptive.step(state, event, ceiling, now, policy)
@@ -258,8 +328,46 @@ class LocalLimiter:
                     counts[f"{model}:{event.kind}"] = counts.get(f"{model}:{event.kind}", 0) + 1
         return new
 
+    def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
+        now = time.time()
+        with self.lock:
+            self._per_minute[model] = per_minute
+            spacing = self.paces.get(model, (None, 0.0))[1]
+            if spacing <= 0:
+                return True, 0.0
+            at = max(now, self.next_start.get(model, 0.0))
+            if at - now > max_wait:
+                return False, at - now
+            self.next_start[model] = at + spacing
+            return True, at - now
+
+    def answered_last_minute(self, model: str) -> int:
+        now = time.time()
+        with self.lock:
+            times = self.answered.setdefault(model, collections.deque())
+            while times and times[0] <= now - 60:
+                times.popleft()
+            return len(times)
+
+    def pace_observe(self, model: str, outcome: pacing.Outcome,
+                     policy: pacing.PacePolicy = pacing.PacePolicy()) -> float:
+        now = time.time()
+        if not outcome.rate_limited:
+            with self.lock:
+                self.answered.setdefault(model, collections.deque()).append(now)
+        answered = self.answered_last_minute(model) if outcome.rate_limited else 0
+        with self.lock:
+            pace = self.paces.get(model, (pacing.Pace(), 0.0))[0]
+            new = pacing.step(pace, outcome, now, answered, policy)
+            spacing = pacing.interval(new, now, self._per_minute.get(model), policy)
+            self.paces[model] = (new, spacing)
+        return spacing
+
     def forget_adaptive(self):
         with self.lock:
+            self.paces.clear()
+            self.next_start.clear()
+            self.answered.clear()
             self.adaptive.clear()
             self.pauses.clear()
             self.calls.clear()
@@ -286,6 +394,19 @@ def _state_of(raw: dict, ceiling: int, policy: adaptive.Policy) -> adaptive.Stat
         return adaptive.initial(ceiling, policy)
 
 
+def _pace_of(raw: dict) -> pacing.Pace:
+    """A model's pacing from its Redis hash (bytes); none if missing or unreadable."""
+    fields = {k.decode(): v.decode() for k, v in raw.items()}
+    try:
+        return pacing.Pace(header_interval=float(fields.get("header_interval", 0.0)),
+                           headers_at=float(fields.get("headers_at", "-inf")),
+                           learned_rpm=float(fields.get("learned_rpm", 0.0)),
+                           learned_at=float(fields.get("learned_at", "-inf")),
+                           recent="".join(c for c in fields.get("recent", "") if c in "01"))
+    except ValueError:
+        return pacing.Pace()
+
+
 def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
     """{"model-3:calls": 10, "model-3:rate_limited": 2} -> {"model-3": {"calls": 10, ...}}."""
     out: dict[str, dict[str, int]] = {}
@@ -295,25 +416,54 @@ def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
     return out
 
 
+# Threads of this process waiting in `slot` for each model's slot. A thread that waits
+# is a worker thread no other model's unit can have: were every unit of a model held back
+# by its limits to wait, that model's units would fill the worker pool and another
+# model's, free to go, would wait behind them (issue 31, two providers 10x apart). So at
+# most `waiters` threads wait per model; a unit that finds them all taken and no slot
+# free goes back to the queue at once, its turn `BOUNCE` seconds on.
+_slot_waiters: collections.Counter = collections.Counter()
+_slot_waiters_lock = threading.Lock()
+BOUNCE = 1.0  # seconds (jittered by the caller) before a unit sent back unasked is tried again
+
+
 @contextmanager
 def slot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
-         poll: float = 0.02):
+         poll: float = 0.02, waiters: int | None = None):
     """Hold one of `limit` in-flight slots for `model` (and one call of its minute budget);
     `limit` a number or a function giving it (see `_now`).
 
-    Waits up to `wait` seconds for a slot, then raises LimitBusy so the task can be
-    re-queued instead of holding a worker thread.
+    Waits up to `wait` seconds for its start (the model's pacing, `_pace_wait`) and a
+    slot, then raises LimitBusy so the task can be re-queued instead of holding a worker
+    thread. With `waiters`, at most that many threads of this process wait for the
+    model at once: one more that cannot start at once raises LimitBusy (in BOUNCE
+    seconds, or when its paced start comes if later).
     """
     _check_pause(limiter, model)
-    deadline = time.monotonic() + wait
-    while True:
-        token = limiter.try_acquire(model, _now(limit), lease)
-        if token is not None:
-            break
-        if time.monotonic() >= deadline:
-            raise LimitBusy(poll * 10)
-        time.sleep(poll)
+    reserved, paced = limiter.reserve_start(model, per_minute, 0.0)
+    token = limiter.try_acquire(model, _now(limit), lease) if reserved else None
+    if token is None:
+        with _slot_waiters_lock:
+            may_wait = waiters is None or _slot_waiters[model] < waiters
+            if may_wait:
+                _slot_waiters[model] += 1
+        if not may_wait:
+            raise LimitBusy(max(BOUNCE, paced))
+        try:
+            if not reserved:
+                time.sleep(_pace_wait(limiter, model, per_minute, wait))
+            deadline = time.monotonic() + wait
+            token = limiter.try_acquire(model, _now(limit), lease)
+            while token is None:
+                if time.monotonic() >= deadline:
+                    raise LimitBusy(poll * 10)
+                time.sleep(poll)
+                token = limiter.try_acquire(model, _now(limit), lease)
+        finally:
+            with _slot_waiters_lock:
+                _slot_waiters[model] -= 1
     try:
+        _check_pause(limiter, model)  # paused while it waited (see aslot)
         _spend_a_minute_call(limiter, model, per_minute)
         yield
     finally:
@@ -332,6 +482,16 @@ def _check_pause(limiter, model: str):
     paused = limiter.paused_for(model)
     if paused > 0:
         raise LimitBusy(paused)
+
+
+def _pace_wait(limiter, model: str, per_minute: int | None, wait: float) -> float:
+    """Seconds to wait before the call starts: the model's next start reserved, spaced by
+    its pacing (`runs_app.pacing`). LimitBusy (back to the queue, no attempt counted)
+    when that is further than `wait`."""
+    reserved, seconds = limiter.reserve_start(model, per_minute, wait)
+    if not reserved:
+        raise LimitBusy(seconds)
+    return seconds
 
 
 def _spend_a_minute_call(limiter, model: str, per_minute: int | None):
@@ -385,6 +545,9 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
     takes its place at once; the others look again every `max_poll` seconds. Raises
     LimitBusy after `wait` seconds."""
     _check_pause(limiter, model)
+    paced = _pace_wait(limiter, model, per_minute, wait)
+    if paced > 0:
+        await asyncio.sleep(paced)
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + wait
     waiting = _waiting_calls(model)
@@ -435,13 +598,19 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 waiting[0].poke()
     limit_then = _now(limit)
     try:
+        # The model paused (a 429's Retry-After) while this call waited for its start or
+        # slot: it does not go. Without this look the calls waiting when a per-minute
+        # budget ran out all went on and were answered 429: 120 in 20 s at 600 rpm, 9 %
+        # of the run's calls (bench/adaptive_limits.py --no-headers).
+        _check_pause(limiter, model)
         _spend_a_minute_call(limiter, model, per_minute)
         yield
     finally:
-        # Not handed over when the adaptive limit went down meanwhile: the slot goes back,
-        # so that the calls in flight come down to the new limit at once.
+        # Not handed over when the adaptive limit went down meanwhile (the slot goes back,
+        # so that the calls in flight come down to the new limit at once), nor while the
+        # model is paused.
         if (time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then
-                or not _hand_over(waiting, (token, granted_at))):
+                or limiter.paused_for(model) > 0 or not _hand_over(waiting, (token, granted_at))):
             limiter.release(model, token)
 
 

@@ -102,6 +102,7 @@ DEFAULTS = {
     # A provider's hidden limits (0: none): beyond them a 429 with Retry-After, at once.
     "limit_in_flight": 0,  # requests in flight at once (Retry-After: `retry_after`)
     "limit_per_minute": 0,  # requests answered in any 60 s; answers carry x-ratelimit-*-requests headers
+    "no_rate_headers": False,  # ...unless this: the limits stay hidden (a provider that sends none)
 }
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
@@ -232,6 +233,9 @@ def _validate(settings: dict) -> dict:
             elif name in ("one_prompt_only", "no_logprobs"):
                 if not isinstance(value, bool):
                     raise ValueError
+            elif name == "no_rate_headers":
+                if not isinstance(value, bool):
+                    raise ValueError
             elif name == "word_logprobs":
                 if not isinstance(value, dict):
                     raise ValueError
@@ -329,8 +333,12 @@ def _rate_headers(state: FakeState) -> dict | None:
     limit = state.settings["limit_per_minute"]
     if not limit:
         return None
+    if state.settings["no_rate_headers"]:
+        return None
     return {"x-ratelimit-limit-requests": str(limit),
-            "x-ratelimit-remaining-requests": str(max(0, limit - len(state.admitted)))}
+            "x-ratelimit-remaining-requests": str(max(0, limit - len(state.admitted))),
+            # Until the oldest answer counted leaves the window (a place frees), as a duration.
+            "x-ratelimit-reset-requests": f"{max(0.0, state.admitted[0] + 60 - time.monotonic()) if state.admitted else 0.0:.3f}s"}
 
 
 def _completion(body: dict, messages: list) -> dict:

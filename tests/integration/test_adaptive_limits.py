@@ -118,8 +118,8 @@ def test_workers_share_the_adaptive_limit_and_the_runs_counts(monkeypatch):
     monkeypatch.setattr(limits, "ADAPTIVE_READ", 0.0)  # read Redis at each look, not a cached value
     worker_a, worker_b = limiters()
     assert worker_a.adaptive_limit("m", 50) == 4
-    for _ in range(4):  # 4 successes at 4 -> 5, seen by the other worker
-        worker_a.adaptive_observe("m", 50, adaptive.Event(adaptive.SUCCESS), run_id=7)
+    for _ in range(4):  # 4 successes at 4, the limit filled (3 others in flight) -> 5, seen by the other worker
+        worker_a.adaptive_observe("m", 50, adaptive.Event(adaptive.SUCCESS, in_flight=3), run_id=7)
     assert worker_b.adaptive_limit("m", 50) == 5
     worker_b.adaptive_observe("m", 50, adaptive.Event(adaptive.RATE_LIMITED, retry_after=5.0), run_id=7)
     assert worker_a.adaptive_limit("m", 50) == 2  # floor(5 / 2)

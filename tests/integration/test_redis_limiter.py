@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 
+from runs_app import pacing
 from runs_app.limits import RedisLimiter
 
 pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL (the PostgreSQL/Redis pass)")
@@ -47,3 +48,18 @@ def test_a_worker_takes_many_slots_in_one_step_but_never_more_than_are_free():
     worker_a.release("m", taken[0])
     assert len(worker_b.try_acquire_many("m", 5, lease=30, count=3)) == 2
     assert worker_a.in_flight("m") == 5
+
+
+def test_a_pace_learned_by_one_worker_spaces_the_starts_of_another():
+    prefix = f"cfpd-test:{uuid.uuid4().hex[:8]}"
+    worker_a, worker_b = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"], prefix)
+    for _ in range(12):
+        worker_b.pace_observe("m", pacing.Outcome(False))  # 12 answers this minute, seen by b
+    assert worker_a.reserve_start("m", None, max_wait=1) == (True, 0.0)  # unpaced
+    for _ in range(10):  # a meets 429s: by the 10th, half of the model's last 20 calls (b's answers among them)
+        spacing = worker_a.pace_observe("m", pacing.Outcome(True))
+    # The 12 answers b saw less 5 %: 11.4 a minute, one start every 60 / 11.4 = 5.26 s.
+    assert spacing == pytest.approx(60 / 11.4, rel=1e-3)
+    assert worker_b.reserve_start("m", None, max_wait=1)[0]
+    reserved, wait = worker_a.reserve_start("m", None, max_wait=10)
+    assert reserved and 5.0 < wait <= 5.27

@@ -15,13 +15,11 @@ FAST = dict(limit_in_flight=20, latency=0.1)  # 20 in flight at 0.1 s: up to 200
 SLOW = dict(limit_in_flight=2, latency=0.5)  # 2 in flight at 0.5 s: up to 4 answers a second (50x fewer)
 
 
-# Today a unit asked alone (a model of max_concurrency <= 2 has batches of one; every
-# unit re-queued from a batch) waits up to CFPD_SLOT_WAIT for its model's slot holding
-# its worker thread: the slow model's units fill the threads and the fast one finishes
-# with it ({'fast': 9.3, 'slow': 10.1} here). Handing such a unit back at once
-# (`slot(wait=0)` in `execution.ask_in_turn`) makes this pass, but left the injected-faults
-# run of test_worker_runs unfinished after 180 s (see /work/notes/twoproviders.md).
-@pytest.mark.xfail(strict=True, reason="issue 31: a model held back by its limits holds worker threads")
+# A unit asked alone (a model of max_concurrency <= 2 has batches of one; every unit
+# re-queued from a batch) waited up to CFPD_SLOT_WAIT for its model's slot holding its
+# worker thread: the slow model's units filled the threads and the fast one finished with
+# it ({'fast': 9.3, 'slow': 10.1}). Now at most CFPD_SLOT_WAITERS threads of a process wait
+# for one model's slot (`limits.slot`); the others' units go back to the queue at once.
 def test_a_slow_provider_does_not_hold_back_a_fast_one(demo, workers):  # noqa: F811
     with FakeOpenAI(seed=1, **FAST) as fast, FakeOpenAI(seed=2, **SLOW) as slow:
         a = fake_model(fast, name="fast", max_concurrency=20, timeout_seconds=5)

@@ -140,3 +140,22 @@ def test_the_limit_stays_between_one_and_the_ceiling(steps, start):
         if state.limit > adaptive.clamp(before.limit, ceiling):
             assert state.limit == adaptive.clamp(before.limit, ceiling) + 1
             assert event.kind == SUCCESS and not adaptive.overloaded(event)
+
+
+def test_a_success_grows_the_limit_only_while_the_calls_in_flight_fill_it():
+    # Limit 4: answers with 1 other call in flight (2 of 4 used: paced, or no more units)
+    # never grow it; with 3 others in flight (4 of 4) four in a row take it to 5.
+    state, limits = run([Event(SUCCESS, in_flight=1)] * 12)
+    assert limits == [4] * 12 and state.successes == 0
+    state, limits = run([Event(SUCCESS, in_flight=3)] * 4)
+    assert limits == [4, 4, 4, 5]
+    # Unknown (None): grown as before.
+    assert run([OK] * 4)[1][-1] == 5
+
+
+def test_headers_almost_spent_ease_the_limit_only_when_the_starts_are_not_paced():
+    # 20 of 600 left (under 5 %): eased 7 -> floor(7 * 0.9) = 6; with the starts paced by
+    # the headers (runs_app.pacing) the limit stays.
+    state = State(limit=7)
+    assert step(state, Event(SUCCESS, remaining=20, budget=600), 100, now=0).limit == 6
+    assert step(state, Event(SUCCESS, remaining=20, budget=600, paced=True), 100, now=0).limit == 7

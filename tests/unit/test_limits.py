@@ -3,6 +3,7 @@ import time
 
 import pytest
 
+from runs_app import limits, pacing
 from runs_app.limits import LimitBusy, LocalLimiter, slot
 
 
@@ -53,6 +54,54 @@ def test_slot_gives_up_after_waiting():
     with pytest.raises(LimitBusy):
         with slot(limiter, "m", 1, None, lease=10, wait=0.05):
             pass
+
+
+def test_beyond_the_waiters_allowed_a_call_goes_back_at_once_instead_of_waiting():
+    # The model's one slot held; one thread waits for it (waiters=1). A second call does
+    # not wait: LimitBusy(BOUNCE) at once, and the thread is free for another model's unit.
+    limiter = LocalLimiter()
+    held = limiter.try_acquire("slow", 1, lease=10)
+    waiting = threading.Event()
+    outcome = []
+
+    def wait_for_the_slot():
+        waiting.set()
+        try:
+            with slot(limiter, "slow", 1, None, lease=10, wait=5, waiters=1):
+                outcome.append("asked")
+        except LimitBusy:
+            outcome.append("busy")
+
+    first = threading.Thread(target=wait_for_the_slot)
+    first.start()
+    waiting.wait()
+    while limits._slot_waiters["slow"] < 1:
+        time.sleep(0.001)
+    with pytest.raises(LimitBusy) as busy:
+        with slot(limiter, "slow", 1, None, lease=10, wait=5, waiters=1):
+            pass
+    assert busy.value.retry_in == limits.BOUNCE
+    # Another model is not held back by the slow one's waiter.
+    with slot(limiter, "fast", 1, None, lease=10, wait=5, waiters=1):
+        pass
+    limiter.release("slow", held)
+    first.join()
+    assert outcome == ["asked"] and limits._slot_waiters["slow"] == 0
+
+
+def test_repeated_429s_space_the_models_starts_and_a_random_one_does_not():
+    limiter = LocalLimiter()
+    for _ in range(30):  # answers: counted as the minute's 30 answers
+        limiter.pace_observe("m", pacing.Outcome(False))
+    limiter.pace_observe("m", pacing.Outcome(True))  # one 429 in 20 calls: nothing learned
+    assert limiter.reserve_start("m", None, max_wait=1) == (True, 0.0)
+    for _ in range(10):  # 10 of the last 20 calls 429s: paced to the 30 answers a minute less 5 %
+        spacing = limiter.pace_observe("m", pacing.Outcome(True))
+    assert spacing == pytest.approx(60 / 28.5, rel=1e-3)  # 2.105 s (probed up 10 % a minute since: microseconds)
+    assert limiter.reserve_start("m", None, max_wait=5)[0]
+    reserved, wait = limiter.reserve_start("m", None, max_wait=5)
+    assert reserved and 2.0 < wait <= 2.11  # the next start 2.105 s after the one before
+    assert limiter.reserve_start("m", None, max_wait=1)[0] is False  # 4.2 s away: back to the queue
 
 
 # --- aslot: the same limits for calls on an event loop --------------------------------------
@@ -207,3 +256,57 @@ def test_acquiring_many_takes_only_the_free_slots_in_order():
     assert limiter.try_acquire_many("m", 3, lease=10, count=2) == []
     limiter.release("m", held)
     assert len(limiter.try_acquire_many("m", 3, lease=10, count=1)) == 1
+
+
+def test_a_paced_start_is_waited_for_by_one_thread_and_the_others_go_back():
+    limiter = LocalLimiter()
+    limiter.paces["m"] = (pacing.Pace(), 0.3)  # starts 0.3 s apart
+    with slot(limiter, "m", 10, None, lease=10, wait=5, waiters=1):
+        pass  # the first start: at once
+    done = []
+
+    def second():
+        with slot(limiter, "m", 10, None, lease=10, wait=5, waiters=1):
+            done.append(time.monotonic())
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    while limits._slot_waiters["m"] < 1 and thread.is_alive():
+        time.sleep(0.001)
+    # The second call waits for its start 0.3 s after the first; a third does not wait
+    # behind it: back to the queue, in at least BOUNCE seconds.
+    with pytest.raises(LimitBusy) as busy:
+        with slot(limiter, "m", 10, None, lease=10, wait=5, waiters=1):
+            pass
+    assert busy.value.retry_in >= limits.BOUNCE
+    thread.join()
+    assert len(done) == 1
+
+
+def test_calls_waiting_for_a_slot_when_the_model_is_paused_do_not_go():
+    # Two calls hold the model's 2 slots; three more wait. The first call's answer is a
+    # 429 pausing the model for 5 s: the waiting calls, handed the slots, do not go
+    # (LimitBusy, about 5 s) and the slots go back to the limiter.
+    import asyncio
+
+    from runs_app.limits import aslot
+
+    limiter, went, busy = CountingLimiter(), [], []
+
+    async def call(i):
+        try:
+            async with aslot(limiter, "m", 2, None, lease=10, wait=2):
+                went.append(i)
+                await asyncio.sleep(0.02)  # both slots taken, the other three waiting
+                if i == 0:
+                    limiter.pauses["m"] = time.time() + 5  # its 429's Retry-After
+                await asyncio.sleep(0.03)
+        except LimitBusy as exc:
+            busy.append(round(exc.retry_in))
+
+    async def main():
+        await asyncio.gather(*(call(i) for i in range(5)))
+
+    asyncio.run(main())
+    assert went == [0, 1] and busy == [5, 5, 5]
+    assert limiter.in_flight("m") == 0
