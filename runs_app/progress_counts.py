@@ -1,0 +1,157 @@
+"""The run page's counters (`RunProgress`): units per (run, model, status) with their sums,
+kept by triggers on `runs_app_response` in the database itself.
+
+Every write to a unit — the launch's COPY or INSERT, a worker's claim and answer, a
+cancel, a resume, an import, a run's deletion — passes through them, so no write path
+needs a hook and none can forget one (as the dashboard's tallies, `scenarios_app.analysis.tally`).
+On PostgreSQL three statement-level triggers add the new rows' figures and take away
+the old ones, grouped, one upsert per statement, keys in sorted order (two statements
+lock the same counter rows in the same order); on SQLite row-level triggers do the same
+per row. A removal only ever updates a counter row (a row a flush has already emptied
+stays gone), and when units are deleted their run's rows at n = 0 are removed: a deleted
+run leaves none.
+
+The figures mirror `services.progress_by_model`'s grouped aggregate and the API's
+`run_states`: SUM skips NULL (prompt and completion tokens, latency), the cost is NULL
+where no unit of the group has one (`priced` = 0), `paid` is the cost of calls not
+answered from the cache, latency counts calls not answered from the cache.
+"""
+
+from __future__ import annotations
+
+TABLE = "runs_app_runprogress"
+UNITS = "runs_app_response"
+KEYS = ["run_id", "model_id", "status"]
+FIGURES = ["n", "cached", "prompt_tokens", "completion_tokens", "cost", "priced", "paid", "latency_sum", "latency_n"]
+
+
+def figures(row: str = "") -> list[str]:
+    """One unit's contribution to each of FIGURES, in SQL both databases read (`row`: a
+    prefix such as "NEW." in a row-level trigger)."""
+    r = row
+    return [
+        "1",
+        f"CASE WHEN {r}cache_hit THEN 1 ELSE 0 END",
+        f"COALESCE({r}prompt_tokens, 0)",
+        f"COALESCE({r}completion_tokens, 0)",
+        f"COALESCE({r}cost, 0)",
+        f"CASE WHEN {r}cost IS NULL THEN 0 ELSE 1 END",
+        f"CASE WHEN {r}cache_hit THEN 0 ELSE COALESCE({r}cost, 0) END",
+        f"CASE WHEN {r}cache_hit THEN 0 ELSE COALESCE({r}latency_ms, 0) END",
+        f"CASE WHEN NOT {r}cache_hit AND {r}latency_ms IS NOT NULL THEN 1 ELSE 0 END",
+    ]
+
+
+def _signed(source: str, sign: int) -> str:
+    terms = ", ".join(f"{sign} * {term} AS {name}" for term, name in zip(figures(), FIGURES))
+    return f"SELECT {', '.join(KEYS)}, {terms} FROM {source}"
+
+
+def fill_sql() -> str:
+    """Every unit counted (the migration that made the table; `rebuild`)."""
+    sums = ", ".join(f"SUM({term})" for term in figures())
+    keys = ", ".join(KEYS)
+    return f"INSERT INTO {TABLE} ({keys}, {', '.join(FIGURES)}) SELECT {keys}, {sums} FROM {UNITS} GROUP BY {keys}"
+
+
+# --- PostgreSQL: statement-level triggers over the transition tables ----------------
+
+def _pg_add(delta: str) -> str:
+    keys = ", ".join(KEYS)
+    sums = ", ".join(f"SUM({name})" for name in FIGURES)
+    changed = " OR ".join(f"SUM({name}) <> 0" for name in FIGURES)
+    updates = ", ".join(f"{name} = {TABLE}.{name} + EXCLUDED.{name}" for name in FIGURES)
+    return f"""
+        WITH delta AS ({delta})
+        INSERT INTO {TABLE} ({keys}, {', '.join(FIGURES)})
+        SELECT {keys}, {sums} FROM delta GROUP BY 1, 2, 3 HAVING {changed} ORDER BY 1, 2, 3
+        ON CONFLICT ({keys}) DO UPDATE SET {updates};"""
+
+
+def _pg_take_away(source: str) -> str:
+    """Units deleted: their counter rows lowered (never made), in key order, and those at
+    n = 0 removed."""
+    keys = ", ".join(KEYS)
+    sums = ", ".join(f"SUM({term}) AS {name}" for term, name in zip(figures(), FIGURES))
+    updates = ", ".join(f"{name} = {TABLE}.{name} - gone.{name}" for name in FIGURES)
+    matched = " AND ".join(f"{TABLE}.{key} = gone.{key}" for key in KEYS)
+    return f"""
+        WITH gone AS (SELECT {keys}, {sums} FROM {source} GROUP BY 1, 2, 3),
+        locked AS (SELECT {TABLE}.id FROM {TABLE} JOIN gone ON {matched} ORDER BY {TABLE}.id FOR UPDATE OF {TABLE})
+        UPDATE {TABLE} SET {updates} FROM gone WHERE {matched} AND {TABLE}.id IN (SELECT id FROM locked);
+        DELETE FROM {TABLE} WHERE n = 0 AND run_id IN (SELECT DISTINCT run_id FROM {source});"""
+
+
+def _pg_function(name: str, body: str) -> str:
+    return f"""CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN {body}
+        RETURN NULL; END $body$;"""
+
+
+PG_INSTALL = [
+    _pg_function("run_progress_inserted", _pg_add(_signed("new_rows", 1))),
+    # An update that changes no figure (a lease, the raw output, a code) adds and takes
+    # away the same amounts: HAVING drops the group, no counter row is locked.
+    _pg_function("run_progress_updated", _pg_add(f"{_signed('new_rows', 1)} UNION ALL {_signed('old_rows', -1)}")),
+    _pg_function("run_progress_deleted", _pg_take_away("old_rows")),
+    f"""CREATE TRIGGER run_progress_insert AFTER INSERT ON {UNITS}
+       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION run_progress_inserted()""",
+    f"""CREATE TRIGGER run_progress_update AFTER UPDATE ON {UNITS}
+       REFERENCING NEW TABLE AS new_rows OLD TABLE AS old_rows FOR EACH STATEMENT
+       EXECUTE FUNCTION run_progress_updated()""",
+    f"""CREATE TRIGGER run_progress_delete AFTER DELETE ON {UNITS}
+       REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION run_progress_deleted()""",
+]
+PG_UNINSTALL = [
+    f"DROP TRIGGER IF EXISTS run_progress_insert ON {UNITS}",
+    f"DROP TRIGGER IF EXISTS run_progress_update ON {UNITS}",
+    f"DROP TRIGGER IF EXISTS run_progress_delete ON {UNITS}",
+    "DROP FUNCTION IF EXISTS run_progress_inserted()",
+    "DROP FUNCTION IF EXISTS run_progress_updated()",
+    "DROP FUNCTION IF EXISTS run_progress_deleted()",
+]
+
+
+# --- SQLite: row-level triggers --------------------------------------------------------
+
+def _sqlite_add(row: str) -> str:
+    keys = ", ".join(KEYS)
+    values = ", ".join([*(f"{row}{key}" for key in KEYS), *figures(row)])
+    updates = ", ".join(f"{name} = {name} + excluded.{name}" for name in FIGURES)
+    return (f"INSERT INTO {TABLE} ({keys}, {', '.join(FIGURES)}) VALUES ({values}) "
+            f"ON CONFLICT ({keys}) DO UPDATE SET {updates};")
+
+
+def _sqlite_take_away(row: str, remove_empty: bool) -> str:
+    updates = ", ".join(f"{name} = {name} - ({term})" for name, term in zip(FIGURES, figures(row)))
+    matched = " AND ".join(f"{key} = {row}{key}" for key in KEYS)
+    sql = f"UPDATE {TABLE} SET {updates} WHERE {matched};"
+    return sql + (f" DELETE FROM {TABLE} WHERE run_id = {row}run_id AND n = 0;" if remove_empty else "")
+
+
+WATCHED = "run_id, model_id, status, cache_hit, prompt_tokens, completion_tokens, cost, latency_ms"
+SQLITE_INSTALL = [
+    f"CREATE TRIGGER run_progress_insert AFTER INSERT ON {UNITS} BEGIN {_sqlite_add('NEW.')} END",
+    f"CREATE TRIGGER run_progress_update AFTER UPDATE OF {WATCHED} ON {UNITS} BEGIN "
+    f"{_sqlite_take_away('OLD.', False)} {_sqlite_add('NEW.')} END",
+    f"CREATE TRIGGER run_progress_delete AFTER DELETE ON {UNITS} BEGIN {_sqlite_take_away('OLD.', True)} END",
+]
+SQLITE_UNINSTALL = [
+    "DROP TRIGGER IF EXISTS run_progress_insert",
+    "DROP TRIGGER IF EXISTS run_progress_update",
+    "DROP TRIGGER IF EXISTS run_progress_delete",
+]
+
+
+def install(schema_editor):
+    """The triggers, then every existing unit counted, in the migration's transaction."""
+    statements = PG_INSTALL if schema_editor.connection.vendor == "postgresql" else SQLITE_INSTALL
+    for statement in statements:
+        schema_editor.execute(statement)
+    schema_editor.execute(f"DELETE FROM {TABLE}")
+    schema_editor.execute(fill_sql())
+
+
+def uninstall(schema_editor):
+    for statement in PG_UNINSTALL if schema_editor.connection.vendor == "postgresql" else SQLITE_UNINSTALL:
+        schema_editor.execute(statement)
