@@ -246,6 +246,14 @@ class Response(models.Model):
             # made by migration 0015 (SQLite has no NULLS LAST in an index).
             models.Index(fields=["status", "lease_expires_at"], name="response_stale_leases",
                          condition=Q(status="running")),
+            # Partial, so that a launch's pending units (no error, no latency) add nothing to
+            # them: the run page's error breakdown (services.error_breakdown) and the plan's
+            # observed latency (services.observed_latency_ms), which otherwise walked every
+            # unit of earlier runs of the model at the paper's scale (bench/launch_scale.py).
+            models.Index(fields=["run", "model", "error_kind", "status"], name="response_run_errors",
+                         condition=~Q(error_kind="")),
+            models.Index(fields=["model", "id"], name="response_model_latency",
+                         condition=Q(latency_ms__isnull=False, cache_hit=False)),
         ]
 
     def __str__(self):

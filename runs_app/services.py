@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.db import connection as db_connection
 from django.db import transaction
 from django.db.models import Count, F, Min, Q, Sum
 from django.utils import timezone
@@ -311,11 +312,18 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
 
     if run.balanced_options:
         units = _balanced_units(family, asked, models, request.repeats, selection.seed, unit_key)
+    elif not permute and db_connection.vendor == "postgresql":  # the canonical orders: made by the server
+        units = None
     else:  # a generator: a paper-scale launch's 2.66 million units are written a slice at a time
         units = ((pk, m.pk, c.pk, r, option_order(choice_count, permute, selection.seed, unit_key(key, m, c, r)))
                  for pk, key, choice_count, applying in asked for c in applying
                  for m in models for r in range(repeats_for(m, request.repeats)))
-    written = unit_rows.insert_units(run.pk, units, timezone.now())
+    if units is None:
+        written = unit_rows.insert_unit_grid(
+            run.pk, [(pk, c.pk) for pk, _, _, applying in asked for c in applying],
+            [(m.pk, repeats_for(m, request.repeats)) for m in models], timezone.now())
+    else:
+        written = unit_rows.insert_units(run.pk, units, timezone.now())
     if family.follow_ups is None:  # no unit is added later: the run page reads what was planned
         Run.objects.filter(pk=run.pk).update(planned=_planned(asked, models, request.repeats))
     family.mark_asked(question_ids)

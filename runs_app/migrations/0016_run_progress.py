@@ -55,5 +55,15 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('run', 'model', 'status'), name='one_progress_row')],
             },
         ),
+        migrations.AddIndex(
+            model_name='response',
+            index=models.Index(condition=models.Q(('error_kind', ''), _negated=True),
+                               fields=['run', 'model', 'error_kind', 'status'], name='response_run_errors'),
+        ),
+        migrations.AddIndex(
+            model_name='response',
+            index=models.Index(condition=models.Q(('cache_hit', False), ('latency_ms__isnull', False)),
+                               fields=['model', 'id'], name='response_model_latency'),
+        ),
         migrations.RunPython(install, uninstall, elidable=False),
     ]
