@@ -42,11 +42,6 @@ def figures(row: str = "") -> list[str]:
     ]
 
 
-def _signed(source: str, sign: int) -> str:
-    terms = ", ".join(f"{sign} * {term} AS {name}" for term, name in zip(figures(), FIGURES))
-    return f"SELECT {', '.join(KEYS)}, {terms} FROM {source}"
-
-
 def fill_sql() -> str:
     """Every unit counted (the migration that made the table; `rebuild`)."""
     sums = ", ".join(f"SUM({term})" for term in figures())
@@ -55,6 +50,26 @@ def fill_sql() -> str:
 
 
 # --- PostgreSQL: statement-level triggers over the transition tables ----------------
+
+# Aggregates over a transition table that skip NULLs themselves: no expression per row
+# beyond them (a launch's 2.66 million rows pass through here once).
+PG_AGGREGATES = [
+    "COUNT(*)",
+    "COUNT(*) FILTER (WHERE cache_hit)",
+    "COALESCE(SUM(prompt_tokens), 0)",
+    "COALESCE(SUM(completion_tokens), 0)",
+    "COALESCE(SUM(cost), 0)",
+    "COUNT(cost)",
+    "COALESCE(SUM(cost) FILTER (WHERE NOT cache_hit), 0)",
+    "COALESCE(SUM(latency_ms) FILTER (WHERE NOT cache_hit), 0)",
+    "COUNT(latency_ms) FILTER (WHERE NOT cache_hit)",
+]
+
+
+def _pg_grouped(source: str, sign: int) -> str:
+    terms = ", ".join(f"{sign} * {term} AS {name}" for term, name in zip(PG_AGGREGATES, FIGURES))
+    return f"SELECT {', '.join(KEYS)}, {terms} FROM {source} GROUP BY 1, 2, 3"
+
 
 def _pg_add(delta: str) -> str:
     keys = ", ".join(KEYS)
@@ -69,14 +84,12 @@ def _pg_add(delta: str) -> str:
 
 
 def _pg_take_away(source: str) -> str:
-    """Units deleted: their counter rows lowered (never made), in key order, and those at
-    n = 0 removed."""
-    keys = ", ".join(KEYS)
-    sums = ", ".join(f"SUM({term}) AS {name}" for term, name in zip(figures(), FIGURES))
+    """Units deleted: their counter rows lowered (never made), in key order, and their
+    runs' rows at n = 0 removed."""
     updates = ", ".join(f"{name} = {TABLE}.{name} - gone.{name}" for name in FIGURES)
     matched = " AND ".join(f"{TABLE}.{key} = gone.{key}" for key in KEYS)
     return f"""
-        WITH gone AS (SELECT {keys}, {sums} FROM {source} GROUP BY 1, 2, 3),
+        WITH gone AS ({_pg_grouped(source, 1)}),
         locked AS (SELECT {TABLE}.id FROM {TABLE} JOIN gone ON {matched} ORDER BY {TABLE}.id FOR UPDATE OF {TABLE})
         UPDATE {TABLE} SET {updates} FROM gone WHERE {matched} AND {TABLE}.id IN (SELECT id FROM locked);
         DELETE FROM {TABLE} WHERE n = 0 AND run_id IN (SELECT DISTINCT run_id FROM {source});"""
@@ -89,10 +102,11 @@ def _pg_function(name: str, body: str) -> str:
 
 
 PG_INSTALL = [
-    _pg_function("run_progress_inserted", _pg_add(_signed("new_rows", 1))),
+    _pg_function("run_progress_inserted", _pg_add(_pg_grouped("new_rows", 1))),
     # An update that changes no figure (a lease, the raw output, a code) adds and takes
     # away the same amounts: HAVING drops the group, no counter row is locked.
-    _pg_function("run_progress_updated", _pg_add(f"{_signed('new_rows', 1)} UNION ALL {_signed('old_rows', -1)}")),
+    _pg_function("run_progress_updated",
+                 _pg_add(f"{_pg_grouped('new_rows', 1)} UNION ALL {_pg_grouped('old_rows', -1)}")),
     _pg_function("run_progress_deleted", _pg_take_away("old_rows")),
     f"""CREATE TRIGGER run_progress_insert AFTER INSERT ON {UNITS}
        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION run_progress_inserted()""",
