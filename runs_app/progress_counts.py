@@ -169,3 +169,29 @@ def install(schema_editor):
 def uninstall(schema_editor):
     for statement in PG_UNINSTALL if schema_editor.connection.vendor == "postgresql" else SQLITE_UNINSTALL:
         schema_editor.execute(statement)
+
+
+def ensure_sqlite_triggers(using: str = "default") -> bool:
+    """SQLite drops a table's triggers when a migration remakes the table (most field
+    changes do): after every migrate, triggers that went missing are made again and the
+    counters counted afresh. Whether they were. PostgreSQL keeps its triggers."""
+    from django.db import connections, transaction
+
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = %s", [TABLE])
+        if cursor.fetchone() is None:  # not migrated this far
+            return False
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [UNITS])
+        present = {row[0] for row in cursor.fetchall()}
+    if {"run_progress_insert", "run_progress_update", "run_progress_delete"} <= present:
+        return False
+    with transaction.atomic(using=using), connection.cursor() as cursor:
+        for statement in SQLITE_UNINSTALL + SQLITE_INSTALL:
+            cursor.execute(statement)
+        cursor.execute(f"DELETE FROM {TABLE}")
+        cursor.execute(fill_sql())
+    return True
+

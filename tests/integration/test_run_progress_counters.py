@@ -8,9 +8,10 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
-from runs_app import api, execution, services
+from runs_app import api, execution, progress_counts, services
 from runs_app.models import Response, Run, RunProgress
 from runs_app.views import planned_per_model
 from tests.integration.test_execution import benchmark, claim_unit, fake, launch, model  # noqa: F401  (fixtures)
@@ -122,3 +123,16 @@ def test_an_imported_run_is_counted_and_its_plan_counted_from_its_units(benchmar
     assert_counters_equal_a_recount(imported)
     assert [(p["name"], p["questions"], p["repeats"], p["units"]) for p in planned_per_model(imported)] == [
         ("elsewhere", 4, 2, 8)]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite drops a table's triggers when it remakes it")
+def test_triggers_a_remade_table_lost_are_made_again_and_the_counts_refilled(benchmark, fake, monkeypatch):
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER run_progress_insert")
+    RunProgress.objects.all().delete()
+    assert progress_counts.ensure_sqlite_triggers() is True
+    assert progress_counts.ensure_sqlite_triggers() is False  # all there now
+    assert assert_counters_equal_a_recount(run).total == 4
+    again = launch(benchmark, [model(fake, name="second")], monkeypatch)
+    assert assert_counters_equal_a_recount(again).total == 4
