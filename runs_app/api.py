@@ -152,7 +152,7 @@ class RunSerializer(serializers.ModelSerializer):
 def run_states(run_ids) -> dict[int, page_progress.RunState]:
     """Progress and spending of the given runs in one grouped query over their responses
     (the (run, status) index), instead of two or three aggregates per run."""
-    rows = (RunProgress.objects.filter(run_id__in=list(run_ids), n__gt=0).values("run_id", "status")
+    rows = (RunProgress.objects.filter(run_id__in=list(run_ids)).values("run_id", "status")
             .annotate(total=Sum("n"), cached_n=Sum("cached"), prompt=Sum("prompt_tokens"),
                       completion=Sum("completion_tokens"), cost_sum=Sum("cost"), priced_n=Sum("priced"),
                       paid_sum=Sum("paid"))
@@ -162,7 +162,8 @@ def run_states(run_ids) -> dict[int, page_progress.RunState]:
     return page_progress.fold(run_ids, [
         {"run_id": row["run_id"], "status": row["status"], "n": row["total"], "cached": row["cached_n"],
          "prompt": row["prompt"], "completion": row["completion"],
-         "priced": row["cost_sum"] if row["priced_n"] else None, "paid": row["paid_sum"]} for row in rows])
+         "priced": row["cost_sum"] if row["priced_n"] else None, "paid": row["paid_sum"]} for row in rows
+        if row["total"]])
 
 
 class LaunchSerializer(serializers.Serializer):

@@ -271,7 +271,8 @@ class Response(models.Model):
 class RunProgress(models.Model):
     """The units of a run counted per (model, status), with their sums, kept by database
     triggers on every write to the units (`runs_app.progress_counts`): the run page reads
-    a few rows, not millions. Equal to a recount of the units at every commit."""
+    a few rows, not millions. Their sums per (run, model, status) equal a recount of the
+    units at every commit (PostgreSQL appends a row per change; SQLite keeps one per key)."""
 
     # Plain ids (no constraint, nothing cascades): a run's rows reach n = 0 and are
     # removed by the triggers as its units are deleted.
@@ -288,8 +289,6 @@ class RunProgress(models.Model):
     latency_sum = models.BigIntegerField(default=0)  # ms, calls not from the cache
     latency_n = models.BigIntegerField(default=0)
 
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["run", "model", "status"], name="one_progress_row")]
 
 
 class CachedCompletion(models.Model):

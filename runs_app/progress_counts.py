@@ -4,12 +4,15 @@ kept by triggers on `runs_app_response` in the database itself.
 Every write to a unit — the launch's COPY or INSERT, a worker's claim and answer, a
 cancel, a resume, an import, a run's deletion — passes through them, so no write path
 needs a hook and none can forget one (as the dashboard's tallies, `scenarios_app.analysis.tally`).
-On PostgreSQL three statement-level triggers add the new rows' figures and take away
-the old ones, grouped, one upsert per statement, keys in sorted order (two statements
-lock the same counter rows in the same order); on SQLite row-level triggers do the same
-per row. A removal only ever updates a counter row (a row a flush has already emptied
-stays gone), and when units are deleted their run's rows at n = 0 are removed: a deleted
-run leaves none.
+On PostgreSQL three statement-level triggers append the statement's change, grouped by
+(run, model, status), as new rows: no counter row is updated, so concurrent workers never
+wait on one another's counters (an upsert of one row per (run, model, status) held every
+worker of a model behind the others' commits: the product's throughput fell by a
+quarter to a third, bench/run_throughput.py); readers sum a run's rows and the sweep folds
+them (`compact`). When units are deleted, a run left without any has its rows removed. On
+SQLite (one writer at a time) row-level triggers upsert one row per key; a removal only
+updates a row (a row a flush has already emptied stays gone) and rows at n = 0 of a run
+whose units are deleted are removed.
 
 The figures mirror `services.progress_by_model`'s grouped aggregate and the API's
 `run_states`: SUM skips NULL (prompt and completion tokens, latency), the cost is NULL
@@ -75,24 +78,18 @@ def _pg_add(delta: str) -> str:
     keys = ", ".join(KEYS)
     sums = ", ".join(f"SUM({name})" for name in FIGURES)
     changed = " OR ".join(f"SUM({name}) <> 0" for name in FIGURES)
-    updates = ", ".join(f"{name} = {TABLE}.{name} + EXCLUDED.{name}" for name in FIGURES)
     return f"""
         WITH delta AS ({delta})
         INSERT INTO {TABLE} ({keys}, {', '.join(FIGURES)})
-        SELECT {keys}, {sums} FROM delta GROUP BY 1, 2, 3 HAVING {changed} ORDER BY 1, 2, 3
-        ON CONFLICT ({keys}) DO UPDATE SET {updates};"""
+        SELECT {keys}, {sums} FROM delta GROUP BY 1, 2, 3 HAVING {changed};"""
 
 
 def _pg_take_away(source: str) -> str:
-    """Units deleted: their counter rows lowered (never made), in key order, and their
-    runs' rows at n = 0 removed."""
-    updates = ", ".join(f"{name} = {TABLE}.{name} - gone.{name}" for name in FIGURES)
-    matched = " AND ".join(f"{TABLE}.{key} = gone.{key}" for key in KEYS)
-    return f"""
-        WITH gone AS ({_pg_grouped(source, 1)}),
-        locked AS (SELECT {TABLE}.id FROM {TABLE} JOIN gone ON {matched} ORDER BY {TABLE}.id FOR UPDATE OF {TABLE})
-        UPDATE {TABLE} SET {updates} FROM gone WHERE {matched} AND {TABLE}.id IN (SELECT id FROM locked);
-        DELETE FROM {TABLE} WHERE n = 0 AND run_id IN (SELECT DISTINCT run_id FROM {source});"""
+    """Units deleted: their figures taken away, and every row of a run left without units
+    removed (a deleted run leaves none)."""
+    return f"""{_pg_add(_pg_grouped(source, -1))}
+        DELETE FROM {TABLE} WHERE run_id IN (SELECT DISTINCT run_id FROM {source})
+            AND NOT EXISTS (SELECT 1 FROM {UNITS} unit WHERE unit.run_id = {TABLE}.run_id);"""
 
 
 def _pg_function(name: str, body: str) -> str:
@@ -104,7 +101,7 @@ def _pg_function(name: str, body: str) -> str:
 PG_INSTALL = [
     _pg_function("run_progress_inserted", _pg_add(_pg_grouped("new_rows", 1))),
     # An update that changes no figure (a lease, the raw output, a code) adds and takes
-    # away the same amounts: HAVING drops the group, no counter row is locked.
+    # away the same amounts: HAVING drops the group, no row is written.
     _pg_function("run_progress_updated",
                  _pg_add(f"{_pg_grouped('new_rows', 1)} UNION ALL {_pg_grouped('old_rows', -1)}")),
     _pg_function("run_progress_deleted", _pg_take_away("old_rows")),
@@ -145,12 +142,14 @@ def _sqlite_take_away(row: str, remove_empty: bool) -> str:
 
 WATCHED = "run_id, model_id, status, cache_hit, prompt_tokens, completion_tokens, cost, latency_ms"
 SQLITE_INSTALL = [
+    f"CREATE UNIQUE INDEX IF NOT EXISTS run_progress_key ON {TABLE} (run_id, model_id, status)",
     f"CREATE TRIGGER run_progress_insert AFTER INSERT ON {UNITS} BEGIN {_sqlite_add('NEW.')} END",
     f"CREATE TRIGGER run_progress_update AFTER UPDATE OF {WATCHED} ON {UNITS} BEGIN "
     f"{_sqlite_take_away('OLD.', False)} {_sqlite_add('NEW.')} END",
     f"CREATE TRIGGER run_progress_delete AFTER DELETE ON {UNITS} BEGIN {_sqlite_take_away('OLD.', True)} END",
 ]
 SQLITE_UNINSTALL = [
+    "DROP INDEX IF EXISTS run_progress_key",
     "DROP TRIGGER IF EXISTS run_progress_insert",
     "DROP TRIGGER IF EXISTS run_progress_update",
     "DROP TRIGGER IF EXISTS run_progress_delete",
@@ -194,4 +193,22 @@ def ensure_sqlite_triggers(using: str = "default") -> bool:
         cursor.execute(f"DELETE FROM {TABLE}")
         cursor.execute(fill_sql())
     return True
+
+
+def compact(run_id: int) -> None:
+    """Fold a run's rows into one per (model, status) (PostgreSQL appends a row per
+    statement that changes a unit; the sweep folds them while the run is active). One
+    statement: rows appended meanwhile are not among those it deletes, so none is lost
+    or counted twice; a second compaction at the same time folds only what it deleted."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":  # SQLite keeps one row per key already
+        return
+    keys = ", ".join(KEYS)
+    sums = ", ".join(f"SUM({name})" for name in FIGURES)
+    with connection.cursor() as cursor:
+        cursor.execute(f"""
+            WITH gone AS (DELETE FROM {TABLE} WHERE run_id = %s RETURNING {keys}, {', '.join(FIGURES)})
+            INSERT INTO {TABLE} ({keys}, {', '.join(FIGURES)})
+            SELECT {keys}, {sums} FROM gone GROUP BY 1, 2, 3 HAVING SUM(n) <> 0""", [run_id])
 

@@ -17,7 +17,7 @@ from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
-from . import connection, launch_plan, llm, option_design, queueing, response_import, unit_rows
+from . import connection, launch_plan, llm, option_design, progress_counts, queueing, response_import, unit_rows
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run, RunProgress
 from .planning import option_order, sample_ids
@@ -522,6 +522,7 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
         passed = Q(enqueued_at__lte=before) & (Q(enqueued_at__lt=front) if front is not None else Q())
         lost |= Q(status=Response.Status.PENDING) & passed
     stale = run.responses.filter(lost).order_by(F("enqueued_at").asc(nulls_first=True), "id")
+    progress_counts.compact(run_id)  # the counters' rows appended since the last sweep, folded
     ids = list(stale.values_list("id", flat=True) if everything else stale.values_list("id", flat=True)[:SWEEP_BATCH])
     if ids:
         with transaction.atomic():
@@ -582,12 +583,15 @@ def progress_by_model(run: Run) -> tuple[Progress, dict[int, Progress]]:
     """The run's progress and each model's, from its counters (`RunProgress`, kept by the
     database's triggers on every write to a unit): a paper-scale run's page reads a few
     rows, not 2.66 million units. Equal to `recounted_progress`."""
-    rows = (RunProgress.objects.filter(run_id=run.pk, n__gt=0)
-            .values("model_id", "status", "n", "cached", "priced", "latency_n",
-                    prompt=F("prompt_tokens"), completion=F("completion_tokens"), cost_sum=F("cost"),
-                    latency=F("latency_sum")))
-    return _by_model(run, [{**row, "cost": row["cost_sum"] if row["priced"] else None, "latency_sum": row["latency"]}
-                           for row in rows])
+    rows = (RunProgress.objects.filter(run_id=run.pk).values("model_id", "status")
+            .annotate(units=Sum("n"), cached_n=Sum("cached"), prompt=Sum("prompt_tokens"),
+                      completion=Sum("completion_tokens"), cost_sum=Sum("cost"), priced_n=Sum("priced"),
+                      latency=Sum("latency_sum"), latency_count=Sum("latency_n"))
+            .order_by())
+    return _by_model(run, [{"model_id": row["model_id"], "status": row["status"], "n": row["units"],
+                            "cached": row["cached_n"], "prompt": row["prompt"], "completion": row["completion"],
+                            "cost": row["cost_sum"] if row["priced_n"] else None, "latency_sum": row["latency"],
+                            "latency_n": row["latency_count"]} for row in rows if row["units"]])
 
 
 def recounted_progress(run: Run) -> tuple[Progress, dict[int, Progress]]:

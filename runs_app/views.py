@@ -309,9 +309,10 @@ def run_list(request):
     page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
     now = timezone.now()
     counts: dict[int, dict[str, int]] = {}  # the page's runs' units per status, from their counters
-    for row in (RunProgress.objects.filter(run_id__in=[run.pk for run in page], n__gt=0)
+    for row in (RunProgress.objects.filter(run_id__in=[run.pk for run in page])
                 .values("run_id", "status").annotate(total=Sum("n")).order_by()):
-        counts.setdefault(row["run_id"], {})[row["status"]] = row["total"]
+        if row["total"]:
+            counts.setdefault(row["run_id"], {})[row["status"]] = row["total"]
     for run in page:
         found = counts.get(run.pk, {})
         run.n_total, run.n_done = sum(found.values()), found.get(Response.Status.DONE, 0)

@@ -51,9 +51,6 @@ class Migration(migrations.Migration):
                 ('model', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='runs_app.llmmodel')),
                 ('run', models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='runs_app.run')),
             ],
-            options={
-                'constraints': [models.UniqueConstraint(fields=('run', 'model', 'status'), name='one_progress_row')],
-            },
         ),
         migrations.AddIndex(
             model_name='response',

@@ -108,6 +108,12 @@ def test_the_counters_follow_a_run_through_answers_retries_cancel_resume_and_rec
     state = assert_counters_equal_a_recount(again)
     assert state.cached == 4
 
+    # Folded (as the sweep does): one row per (model, status), the same figures.
+    progress_counts.compact(run.pk)
+    assert_counters_equal_a_recount(run)
+    rows = RunProgress.objects.filter(run=run)
+    assert rows.count() == rows.values("model", "status").distinct().count()
+
     # Deleted runs leave no counter row.
     Run.objects.filter(pk__in=[run.pk, again.pk]).delete()
     assert not RunProgress.objects.filter(run_id__in=[run.pk, again.pk]).exists()
