@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Sum
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
