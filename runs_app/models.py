@@ -274,8 +274,8 @@ class RunProgress(models.Model):
     a few rows, not millions. Their sums per (run, model, status) equal a recount of the
     units at every commit (PostgreSQL appends a row per change; SQLite keeps one per key)."""
 
-    # Plain ids (no constraint, nothing cascades): a run's rows reach n = 0 and are
-    # removed by the triggers as its units are deleted.
+    # Plain ids (no constraint, nothing cascades): the delete trigger removes a run's rows
+    # once none of its units is left.
     run = models.ForeignKey(Run, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     model = models.ForeignKey(LLMModel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     status = models.CharField(max_length=10)
