@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Sum
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
@@ -15,7 +15,7 @@ from cfpd_site import params
 from cfpd_site.api_schema import errors
 
 from . import connection, launch_plan, page_progress, services
-from .models import LLMModel, Response, Run
+from .models import LLMModel, Response, Run, RunProgress
 
 
 class RunPermission(permissions.BasePermission):
@@ -152,12 +152,18 @@ class RunSerializer(serializers.ModelSerializer):
 def run_states(run_ids) -> dict[int, page_progress.RunState]:
     """Progress and spending of the given runs in one grouped query over their responses
     (the (run, status) index), instead of two or three aggregates per run."""
-    rows = (Response.objects.filter(run_id__in=list(run_ids)).values("run_id", "status")
-            .annotate(n=Count("id"), cached=Count("id", filter=Q(cache_hit=True)), prompt=Sum("prompt_tokens"),
-                      completion=Sum("completion_tokens"), priced=Sum("cost"),
-                      paid=Sum("cost", filter=Q(cache_hit=False)))
+    rows = (RunProgress.objects.filter(run_id__in=list(run_ids)).values("run_id", "status")
+            .annotate(total=Sum("n"), cached_n=Sum("cached"), prompt=Sum("prompt_tokens"),
+                      completion=Sum("completion_tokens"), cost_sum=Sum("cost"), priced_n=Sum("priced"),
+                      paid_sum=Sum("paid"))
             .order_by())
-    return page_progress.fold(run_ids, rows)
+    # SUM(cost) over units none of which has a cost is NULL (page_progress.fold); so is
+    # the cost of calls not from the cache where none was made.
+    return page_progress.fold(run_ids, [
+        {"run_id": row["run_id"], "status": row["status"], "n": row["total"], "cached": row["cached_n"],
+         "prompt": row["prompt"], "completion": row["completion"],
+         "priced": row["cost_sum"] if row["priced_n"] else None, "paid": row["paid_sum"]} for row in rows
+        if row["total"]])
 
 
 class LaunchSerializer(serializers.Serializer):

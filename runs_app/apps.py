@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_migrate
 
 
 def _run_deleted(**kwargs):
@@ -8,10 +8,17 @@ def _run_deleted(**kwargs):
     data_version.bump()  # its answers are gone: figures computed from them must be again
 
 
+def _migrated(using="default", **kwargs):
+    from . import progress_counts
+
+    progress_counts.ensure_sqlite_triggers(using)  # a remade units table lost them (SQLite)
+
+
 class RunsAppConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'runs_app'
     verbose_name = "Runs"
 
     def ready(self):
+        post_migrate.connect(_migrated, dispatch_uid="run-progress-triggers-kept")
         post_delete.connect(_run_deleted, sender="runs_app.Run", dispatch_uid="run-deleted-moves-data-version")

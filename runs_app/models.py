@@ -135,6 +135,10 @@ class Run(models.Model):
     # Per model: calls in flight, calls per minute, 429s as the adaptive limiter saw them.
     throughput = models.JSONField(default=dict, blank=True,
                                   help_text="Concurrency, calls per minute and 429s per model (recorded while it runs).")
+    # Written at launch (`services.start_run`) where no unit is added later: per model id,
+    # the questions, repeats and units asked, so that the run page does not count them
+    # from millions of units. None: counted from the units (`views.planned_per_model`).
+    planned = models.JSONField(null=True, blank=True, help_text="Questions, repeats and units per model, as launched.")
 
     objects = RunQuerySet.as_manager()
 
@@ -193,7 +197,9 @@ class Response(models.Model):
         NO_CHOICE = "no_choice", "No option letter could be read"
         OTHER = "other", "Other"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses")
+    # No index of its own: the (run, status) index and the unique constraint lead with it,
+    # and a paper-scale launch writes every index of 2.66 million rows.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses", db_index=False)
     question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="responses")
     model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="responses")
     condition = models.ForeignKey("benchmarks_app.Condition", on_delete=models.PROTECT, related_name="responses",
@@ -249,6 +255,14 @@ class Response(models.Model):
             # made by migration 0015 (SQLite has no NULLS LAST in an index).
             models.Index(fields=["status", "lease_expires_at"], name="response_stale_leases",
                          condition=Q(status="running")),
+            # Partial, so that a launch's pending units (no error, no latency) add nothing to
+            # them: the run page's error breakdown (services.error_breakdown) and the plan's
+            # observed latency (services.observed_latency_ms), which otherwise walked every
+            # unit of earlier runs of the model at the paper's scale (bench/launch_scale.py).
+            models.Index(fields=["run", "model", "error_kind", "status"], name="response_run_errors",
+                         condition=~Q(error_kind="")),
+            models.Index(fields=["model", "id"], name="response_model_latency",
+                         condition=Q(latency_ms__isnull=False, cache_hit=False)),
         ]
 
     def __str__(self):
@@ -303,6 +317,28 @@ class ProviderBatch(models.Model):
 
     def __str__(self):
         return f"batch {self.pk} of run {self.run_id} ({self.status})"
+
+
+class RunProgress(models.Model):
+    """The units of a run counted per (model, status), with their sums, kept by database
+    triggers on every write to the units (`runs_app.progress_counts`): the run page reads
+    a few rows, not millions. Their sums per (run, model, status) equal a recount of the
+    units at every commit (PostgreSQL appends a row per change; SQLite keeps one per key)."""
+
+    # Plain ids (no constraint, nothing cascades): the delete trigger removes a run's rows
+    # once none of its units is left.
+    run = models.ForeignKey(Run, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    model = models.ForeignKey(LLMModel, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    status = models.CharField(max_length=10)
+    n = models.BigIntegerField(default=0)
+    cached = models.BigIntegerField(default=0)  # answered from the cache
+    prompt_tokens = models.BigIntegerField(default=0)
+    completion_tokens = models.BigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=20, decimal_places=8, default=0)
+    priced = models.BigIntegerField(default=0)  # units with a cost (none: SUM(cost) is NULL)
+    paid = models.DecimalField(max_digits=20, decimal_places=8, default=0)  # cost of calls not from the cache
+    latency_sum = models.BigIntegerField(default=0)  # ms, calls not from the cache
+    latency_n = models.BigIntegerField(default=0)
 
 
 class CachedCompletion(models.Model):

@@ -14,6 +14,8 @@ from itertools import islice
 
 from django.db import connection
 
+from benchmarks_app.models import Question
+
 from .models import Response
 
 IDS = ["run_id", "question_id", "model_id", "condition_id", "repeat", "option_order"]
@@ -80,6 +82,36 @@ def insert_units(run_id: int, units: Iterable[tuple[int, int, int, int, list[int
                                    for q, m, c, r, order in chunk))
                 written += len(chunk)
     return written
+
+
+def insert_unit_grid(run_id: int, pairs: list[tuple[int, int]], models: list[tuple[int, int]], now: datetime) -> int:
+    """Write every unit of a launch without permuted options on PostgreSQL, in one
+    INSERT … SELECT made by the server: each (question, condition) of `pairs` × each
+    (model id, repeats) of `models` × each repeat, in that order (the order `insert_units`
+    is given them), option order the canonical one (0 … choice count - 1, as
+    `planning.option_order` gives it unpermuted). Nothing of 2.66 million units passes
+    through Python. Returns how many were written."""
+    defaults = _defaults(now)
+    fields = {field.column: field for field in Response._meta.concrete_fields}
+    names = ", ".join(connection.ops.quote_name(name) for name in [*IDS, *defaults])
+    placeholders = ", ".join(["%s"] * len(defaults))
+    sql = f"""
+        WITH pair AS (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) WITH ORDINALITY AS p(question_id, condition_id, ord)),
+             model AS (SELECT * FROM unnest(%s::bigint[], %s::int[]) WITH ORDINALITY AS m(model_id, repeats, ord)),
+             canonical AS (SELECT q.id, COALESCE((SELECT jsonb_agg(i ORDER BY i) FROM generate_series(0, q.choice_count - 1) i),
+                                                 '[]'::jsonb) AS option_order
+                           FROM {Question._meta.db_table} q WHERE q.id IN (SELECT DISTINCT question_id FROM pair))
+        INSERT INTO {connection.ops.quote_name(Response._meta.db_table)} ({names})
+        SELECT %s, pair.question_id, model.model_id, pair.condition_id, r."repeat", canonical.option_order, {placeholders}
+        FROM pair JOIN canonical ON canonical.id = pair.question_id CROSS JOIN model
+             CROSS JOIN LATERAL generate_series(0, model.repeats - 1) AS r("repeat")
+        ORDER BY pair.ord, model.ord, r."repeat"
+        """
+    params = [[q for q, _ in pairs], [c for _, c in pairs], [m for m, _ in models], [r for _, r in models], run_id,
+              *(fields[column].get_db_prep_save(value, connection) for column, value in defaults.items())]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
 
 
 def refresh_statistics():

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from django.contrib import admin, messages
 from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Sum
 from django.conf import settings
 from django.http import HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,7 +25,7 @@ from benchmarks_app import families
 
 from . import connection, provider_batch, sampling, services
 from .forms import LaunchForm
-from .models import LLMModel, Response, Run
+from .models import LLMModel, Response, Run, RunProgress
 
 ACTIVE = (Run.Status.QUEUED, Run.Status.RUNNING)
 ERROR_KINDS = dict(Response.ErrorKind.choices)
@@ -306,14 +306,18 @@ def launch(request):
 @permission_required("runs_app.view_run", raise_exception=True)
 def run_list(request):
     runs = (Run.objects.select_related("benchmark", "launched_by").prefetch_related("llm_models")
-            .annotate(n_total=Count("responses"),
-                      n_done=Count("responses", filter=Q(responses__status=Response.Status.DONE)),
-                      n_failed=Count("responses", filter=Q(responses__status=Response.Status.FAILED)),
-                      n_cancelled=Count("responses", filter=Q(responses__status=Response.Status.CANCELLED)))
             .order_by("-created_at", "-pk"))
     page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
     now = timezone.now()
+    counts: dict[int, dict[str, int]] = {}  # the page's runs' units per status, from their counters
+    for row in (RunProgress.objects.filter(run_id__in=[run.pk for run in page])
+                .values("run_id", "status").annotate(total=Sum("n")).order_by()):
+        if row["total"]:
+            counts.setdefault(row["run_id"], {})[row["status"]] = row["total"]
     for run in page:
+        found = counts.get(run.pk, {})
+        run.n_total, run.n_done = sum(found.values()), found.get(Response.Status.DONE, 0)
+        run.n_failed, run.n_cancelled = found.get(Response.Status.FAILED, 0), found.get(Response.Status.CANCELLED, 0)
         run.bar = _shares(run.n_total, done=run.n_done, failed=run.n_failed, cancelled=run.n_cancelled)
         seconds = elapsed_seconds(run, now)
         run.duration = span(seconds) if seconds is not None else "—"
@@ -339,12 +343,17 @@ def _selection_summary(run):
 def planned_per_model(run):
     """How many times each model was actually asked: its questions, the repeats planned for
     it and its units, counted from the units themselves (choice-mode models are asked once
-    whatever the run's repeats; an imported run has what the file had)."""
+    whatever the run's repeats; an imported run has what the file had). A launched run
+    keeps them from its launch (`Run.planned`): no count of millions of units."""
+    modes = dict(LLMModel.AnswerMode.choices)
+    if run.planned is not None:
+        models = LLMModel.objects.filter(pk__in=[int(pk) for pk in run.planned]).order_by("name")
+        return [{"name": m.name, "mode": m.answer_mode, "mode_label": modes.get(m.answer_mode, m.answer_mode).split(":")[0],
+                 **run.planned[str(m.pk)]} for m in models]
     rows = (run.responses.values("model__name", "model__answer_mode")
             .annotate(questions=Count("question", distinct=True), repeats=Count("repeat", distinct=True),
                       units=Count("id"))
             .order_by("model__name"))
-    modes = dict(LLMModel.AnswerMode.choices)
     return [{"name": row["model__name"], "mode": row["model__answer_mode"],
              "mode_label": modes.get(row["model__answer_mode"], row["model__answer_mode"]).split(":")[0],
              "questions": row["questions"], "repeats": row["repeats"], "units": row["units"]} for row in rows]
