@@ -51,13 +51,10 @@ def log(*args):
 
 
 def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_openai", "--port", "0", "--latency",
-                                str(latency)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    if not line.startswith("listening on "):
-        process.kill()
-        raise RuntimeError(f"the fake server did not start: {line!r}")
-    return process, line.strip().rsplit(" ", 1)[1]
+    """The fake server in its own process (as the workers see it): (process, base URL)."""
+    from tests.fakes.fake_openai import spawn
+
+    return spawn(latency, ROOT)
 
 
 def server(base_url: str, path: str, body: dict | None = None) -> dict:

@@ -73,13 +73,9 @@ WARM_UP_CALLS = 4  # per process: imports, the client's connection pool, LiteLLM
 
 def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
     """The fake server in its own process (as the workers see it): (process, base URL)."""
-    process = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_openai", "--port", "0", "--latency",
-                                str(latency)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    if not line.startswith("listening on "):
-        process.kill()
-        raise RuntimeError(f"the fake server did not start: {line!r}")
-    return process, line.strip().rsplit(" ", 1)[1]
+    from tests.fakes.fake_openai import spawn
+
+    return spawn(latency, ROOT)
 
 
 def _server(base_url: str, path: str, method: str = "GET") -> dict:

@@ -85,11 +85,11 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-def start_fake(latency):
-    process = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_openai", "--port", "0", "--latency",
-                                str(latency)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    line = process.stdout.readline()
-    return process, line.strip().rsplit(" ", 1)[1]
+def start_fake(latency: float) -> tuple[subprocess.Popen, str]:
+    """The fake server in its own process (as the workers see it): (process, base URL)."""
+    from tests.fakes.fake_openai import spawn
+
+    return spawn(latency, ROOT)
 
 
 def start_workers(threads, processes):

@@ -76,6 +76,7 @@ import random
 import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -703,6 +704,18 @@ async def _serve(args) -> None:
         await stop.wait()
     finally:
         await runner.cleanup()
+
+
+def spawn(latency: float, cwd) -> tuple[subprocess.Popen, str]:
+    """This server in its own process (as workers see a provider), started from the project
+    folder `cwd` with `--port 0`: (process, base URL), once it is listening."""
+    process = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_openai", "--port", "0", "--latency",
+                                str(latency)], cwd=cwd, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline()
+    if not line.startswith("listening on "):
+        process.kill()
+        raise RuntimeError(f"the fake server did not start: {line!r}")
+    return process, line.strip().rsplit(" ", 1)[1]
 
 
 def main(argv=None) -> None:
