@@ -59,4 +59,6 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
         f"{title}: {picked} with an interval; ★ dark: significant after {correction}",
         xaxis={"range": [-top, top], "zeroline": False, "title": {"text": axis_title}},
         yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "type": "category"},
-        height=max(320, 150 + ROW_HEIGHT * len(labels)), margin={"t": 110}, shapes=[zero], showlegend=False))
+        height=max(320, 150 + ROW_HEIGHT * len(labels)), margin={"t": 110}, shapes=[zero], showlegend=False,
+        # With scattermode "group" plotly keeps the trace horizontal (one trace is no group).
+        scattermode="group"))
