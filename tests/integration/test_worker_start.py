@@ -5,12 +5,15 @@ import gc
 import pytest
 from celery.signals import worker_ready
 
-from runs_app import tasks  # noqa: F401 — connects its receivers, as the worker's task discovery does
+from runs_app import tasks, watcher  # noqa: F401 — tasks connects its receivers, as the worker's task discovery does
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_ready_worker_moves_its_start_up_objects_out_of_the_collectors_sight():
+def test_a_ready_worker_moves_its_start_up_objects_out_of_the_collectors_sight(monkeypatch):
+    # The other receivers start the worker's watcher: not in the test process, where its
+    # thread would outlive the test and act on later tests' runs.
+    monkeypatch.setattr(watcher, "start", lambda: None)
     # Each full collection walked every object Django, Celery and LiteLLM loaded and
     # stopped every thread meanwhile (bench/gc_pause.py: 160-210 ms): once ready, a worker
     # freezes them.
