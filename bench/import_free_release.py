@@ -47,12 +47,9 @@ def subset(release: Path, models: list[str], into: Path) -> Path:
 
 
 def recreate_postgres(url: str):
-    import psycopg
+    import scale_db
 
-    admin_url, name = url.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    scale_db.recreate_database(url)
 
 
 def main():

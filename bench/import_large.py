@@ -34,12 +34,9 @@ POSTGRES_URL = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres:postgre
 
 
 def recreate_postgres(url: str):
-    import psycopg
+    import scale_db
 
-    admin_url, name = url.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    scale_db.recreate_database(url)
 
 
 def setup_django(scratch: Path, postgres: bool) -> dict:

@@ -43,12 +43,9 @@ def ensure_database():
     invocations and their dead rows (three updates an answer, faster than autovacuum
     cleans them: 225,000 dead response rows after a dozen runs) made each run slower than
     the one before."""
-    import psycopg
+    import scale_db
 
-    admin_url, name = DATABASE_URL.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    scale_db.recreate_database(DATABASE_URL)
 
 
 def vacuum():

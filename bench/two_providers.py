@@ -39,12 +39,9 @@ def log(*args):
 
 
 def ensure_database():
-    import psycopg
+    import scale_db
 
-    admin_url, name = DATABASE_URL.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    scale_db.recreate_database(DATABASE_URL)
 
 
 def start_workers(threads, processes):
