@@ -21,7 +21,8 @@ from tests.fakes.fake_openai import FakeOpenAI
 from tests.faults.stack import EmbeddedStack, queue_can_be_made_unwritable
 from tests.faults.test_faults import CONCURRENCY, MODELS, WORKERS, run_through
 
-pytestmark = pytest.mark.skipif(bool(os.environ.get("REDIS_URL")), reason="the SQLite pass (REDIS_URL unset)")
+pytestmark = pytest.mark.skipif(bool(os.environ.get("REDIS_URL")),
+                                reason="the SQLite pass only; REDIS_URL is set here (test_faults.py runs instead)")
 
 # Calls the killed worker had in flight may be asked again, no more: each of its threads
 # holds one batch of at most 4 units (the stack's CFPD_BATCH_SIZE): 8 threads x 4 = 32.

@@ -131,7 +131,8 @@ def test_an_imported_run_is_counted_and_its_plan_counted_from_its_units(benchmar
         ("elsewhere", 4, 2, 8)]
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite drops a table's triggers when it remakes it")
+@pytest.mark.skipif(connection.vendor != "sqlite",
+                    reason="a SQLite-only case (SQLite drops a table's triggers when it remakes it)")
 def test_triggers_a_remade_table_lost_are_made_again_and_the_counts_refilled(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     with connection.cursor() as cursor:

@@ -11,6 +11,7 @@ import time
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.db.models import Count
 
 from runs_app import services
 from runs_app.processes import worker_command
@@ -177,13 +178,18 @@ def test_cancel_stops_new_calls_and_resume_asks_only_what_is_missing(demo, fake,
     workers.start(concurrency=4)
     wait_for(lambda: run.responses.filter(status="done").count() >= 6, 60, "some answers")
     services.cancel_run(run)
-    time.sleep(1.5)  # calls in flight at the cancel finish
+    # Calls in flight at the cancel finish (their answers kept); a unit waiting for its
+    # slot ends cancelled. Waited for, not slept on: under load a unit holding its answer
+    # may take seconds to write it (CI once saw 9 done, 50 cancelled, one still running
+    # after a fixed 1.5 s).
+    wait_for(lambda: not run.responses.filter(status="running").exists(), 60, "the units in flight to end")
     seen = fake.stats()["total_requests"]
     time.sleep(2)
     assert fake.stats()["total_requests"] == seen  # no new calls after the cancel
     done_before = set(run.responses.filter(status="done").values_list("pk", flat=True))
     assert 6 <= len(done_before) < 60
-    assert run.responses.filter(status="cancelled").count() == 60 - len(done_before)
+    statuses = dict(run.responses.values_list("status").annotate(n=Count("pk")).order_by())
+    assert statuses == {"done": len(done_before), "cancelled": 60 - len(done_before)}
 
     services.resume_run(run)
     wait_for(lambda: run_finished(run), 120, "the resumed run to finish")
