@@ -383,7 +383,7 @@ def _then(first: Callable, function, *args, **kwargs):
 
 
 def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, category: str = "",
-          heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
+          heatmap_model: str = "", panels: tuple[str, ...] | None = None, adjust: str = "bh") -> Dashboard:
     """Every panel for `filters` (or only those named in `panels`). With no run picked,
     earlier launches of the same selection are left out (`latest_launches`).
 
@@ -493,10 +493,10 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         patterns = max(iterations, 10_000)
         family = contrast_metrics.one_family([
             contrast_metrics.actor_contrasts(by_actor()[1], shown_actors, sets, iterations, seed, patterns=patterns),
-            contrast_metrics.model_contrasts(pooled, None, sets, iterations, seed, patterns=patterns)])
+            contrast_metrics.model_contrasts(pooled, None, sets, iterations, seed, patterns=patterns)], adjust)
         add("contrasts", "Contrasts: actors within scenarios, models on shared scenarios", family,
-            lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category)),
-            contrast_metrics.method_note("bh", iterations, patterns)
+            lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category), adjust),
+            contrast_metrics.method_note(adjust, iterations, patterns)
             + " Actor contrasts: the same scenario asked with the left and the right state advised (pooled over "
               "opponents); model contrasts: left and right models on the scenarios both answered (the "
               "contrast_report command pairs them by question). The chart shows each domain's headline category "
