@@ -46,6 +46,9 @@ def test_the_contrasts_panel_by_hand(seeded):  # noqa: F811
                                     "dove − hawk · Escalation (2) · Use of force"])
     assert figure["layout"]["shapes"][0]["x0"] == 0  # zero marked
     assert "Benjamini" in board.panels["contrasts"].note and "Miller" in board.panels["contrasts"].note
+    # the 3 drawn contrasts rest on 2 scenarios each: p >= 2 / 2^2 = 0.5, and the note says so
+    assert ("No contrast here can be significant: over 2 scenarios the sign-flip p cannot fall below 2 / 2^2 = 0.5"
+            in board.panels["contrasts"].note)
 
 
 def test_the_flip_view_by_hand(seeded):  # noqa: F811
