@@ -3,8 +3,18 @@ each value in `cfpd_site.params`."""
 
 from __future__ import annotations
 
-from cfpd_site.params import BadParameter
+from cfpd_site.params import BadParameter, text
 from runs_app.models import LLMModel, Run
+
+ADJUSTMENTS = ("bh", "holm")  # a contrasts table's multiplicity correction: Benjamini–Hochberg or Holm
+
+
+def adjustment(query) -> str:
+    """The `adjust` parameter (bh by default): the correction of a page's contrasts."""
+    value = text(query, "adjust", default="bh", max_length=64).lower() or "bh"
+    if value not in ADJUSTMENTS:
+        raise BadParameter("adjust", f"must be bh (Benjamini–Hochberg) or holm, not {value!r}")
+    return value
 
 
 def check_known(runs, models) -> None:

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from analysis_app import forest
 from analysis_app.metrics.cluster_contrast import floor_sentence
+from analysis_app.metrics.multiplicity import SHORT_NAMES
 from analysis_app.panels import PALETTE, Panel
 
 from . import contrasts as contrast_metrics
@@ -230,7 +231,7 @@ def contrasts_panel(table: pd.DataFrame, per_run: pd.DataFrame, adjust: str, ite
         drawn = table.assign(label=[contrast_metrics.label(row) for _, row in table.iterrows()])
         figure = forest.forest_figure(drawn, "Paired inconsistency contrasts, 95% cluster-bootstrap intervals",
                                       "← right more inconsistent · left more inconsistent →", "n_clusters",
-                                      "clusters", unit="", digits=3)
+                                      "clusters", unit="", digits=3, correction=SHORT_NAMES[adjust])
         if figure is None:
             note += (" No chart: every contrast in this filter rests on one question, and an interval needs two "
                      "(resampling one cluster always gives the same value).")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from analysis_app.params import adjustment
 from cfpd_site.params import BadParameter, integer, integers, optional_integer, text, texts
 
 from .queries import CrisisFilter
@@ -20,7 +21,6 @@ from .queries import CrisisFilter
 LABELS = {"benchmark": "Benchmark", "scorer": "Scorer", "model": "Models", "move": "Move",
           "continuation": "Continuation", "run": "Runs", "group": "Group", "iterations": "Bootstrap iterations",
           "seed": "Seed", "adjust": "Correction"}
-ADJUSTMENTS = ("bh", "holm")
 PARAMETERS = tuple(LABELS)
 
 __all__ = ["BadParameter", "Options", "parse", "LABELS", "PARAMETERS"]
@@ -32,13 +32,6 @@ class Options:
     iterations: int = 1000
     seed: int = 0
     adjust: str = "bh"
-
-
-def _adjustment(query) -> str:
-    value = text(query, "adjust", default="bh", max_length=64).lower() or "bh"
-    if value not in ADJUSTMENTS:
-        raise BadParameter("adjust", f"must be bh (Benjamini–Hochberg) or holm, not {value!r}")
-    return value
 
 
 def parse(query) -> tuple[CrisisFilter, Options]:
@@ -53,5 +46,5 @@ def parse(query) -> tuple[CrisisFilter, Options]:
     options = Options(group=optional_integer(query, "group", minimum=1),
                       iterations=integer(query, "iterations", default=1000, minimum=100, maximum=10_000),
                       seed=integer(query, "seed", default=0, minimum=0, maximum=2**31 - 1),
-                      adjust=_adjustment(query))
+                      adjust=adjustment(query))
     return filters, options

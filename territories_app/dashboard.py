@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from analysis_app import forest
 from analysis_app.metrics.cluster_contrast import floor_sentence
+from analysis_app.metrics.multiplicity import SHORT_NAMES
 from analysis_app.panels import PALETTE, Panel
 
 from . import contrasts as contrast_metrics
@@ -181,7 +182,8 @@ def contrasts_panel(table: pd.DataFrame, adjust: str, iterations: int) -> Panel:
         drawn = table.assign(label=[contrast_metrics.label(row) for _, row in table.iterrows()])
         figure = forest.forest_figure(
             drawn, "Paired contrasts by territory (points), 95% cluster-bootstrap intervals",
-            "← right higher · left higher → (points)", "n_territories", "territories")
+            "← right higher · left higher → (points)", "n_territories", "territories",
+            correction=SHORT_NAMES[adjust])
         if figure is None:
             note += (" No chart: every contrast in this filter rests on one territory, and an interval needs two "
                      "(resampling one territory always gives the same value).")

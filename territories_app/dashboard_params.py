@@ -5,23 +5,15 @@ from __future__ import annotations
 
 from cfpd_site.params import BadParameter, flag, integer, integers, text, texts
 
-from analysis_app.params import check_known
+from analysis_app.params import adjustment, check_known
 
 from .report_frames import BorderlinesFilter
 
 LABELS = {"benchmark": "Benchmark", "run": "Runs", "model": "Models", "strategy": "Strategies", "region": "Region",
           "claimant": "Claimant", "language": "Language", "unknown": "Unknown only",
           "iterations": "Bootstrap iterations", "seed": "Seed", "adjust": "Correction"}
-ADJUSTMENTS = ("bh", "holm")  # the contrasts' multiplicity correction: Benjamini–Hochberg or Holm
 
 __all__ = ["BadParameter", "parse", "LABELS"]
-
-
-def _adjustment(query) -> str:
-    value = text(query, "adjust", default="bh", max_length=64).lower() or "bh"
-    if value not in ADJUSTMENTS:
-        raise BadParameter("adjust", f"must be bh (Benjamini–Hochberg) or holm, not {value!r}")
-    return value
 
 
 def parse(query) -> tuple[BorderlinesFilter, dict]:
@@ -32,6 +24,6 @@ def parse(query) -> tuple[BorderlinesFilter, dict]:
         unknown_only=flag(query, "unknown"))
     options = {"iterations": integer(query, "iterations", default=1000, minimum=100, maximum=10_000),
                "seed": integer(query, "seed", default=0, minimum=0, maximum=2**31 - 1),
-               "adjust": _adjustment(query)}
+               "adjust": adjustment(query)}
     check_known(filters.runs, filters.models)  # "run 999 does not exist", not an empty page
     return filters, options

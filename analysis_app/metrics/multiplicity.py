@@ -15,6 +15,7 @@ from statsmodels.stats.multitest import multipletests
 
 METHODS = {"bh": "fdr_bh", "holm": "holm"}
 NAMES = {"bh": "Benjamini–Hochberg (false-discovery rate)", "holm": "Holm (family-wise error)"}
+SHORT_NAMES = {"bh": "Benjamini–Hochberg", "holm": "Holm"}
 
 
 def adjust_p_values(p_values, method: str = "bh", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """The CFPD dashboard's figures in the REST API: GET /api/analysis/ with the dashboard's query
 parameters (run, model, domain, choices, actor, focus, iterations, seed, category,
-heatmap_model, and panel to pick panels)."""
+heatmap_model, adjust, and panel to pick panels)."""
 
 import math
 
@@ -29,7 +29,9 @@ class AnalysisView(APIView):
                     query("focus", "flag", description="Complete dyads only: 1, on, true or yes."),
                     query("iterations", "integer", minimum=100, maximum=params.MAX_ITERATIONS),
                     query("seed", "integer", minimum=0, maximum=params.MAX_SEED), query("category"),
-                    query("heatmap_model"), query("panel", many=True, max_length=40)],
+                    query("heatmap_model"), query("panel", many=True, max_length=40),
+                    query("adjust", max_length=8, description="The contrasts' correction: bh (Benjamini–Hochberg, "
+                                                              "default) or holm.")],
         responses={200: dict, **errors(400)},
         description="Coverage and every panel's table for the filters. A bad parameter is a 400 naming it: "
                     "{\"seed\": [\"seed must be between 0 and ...\"]}.")

@@ -1,6 +1,6 @@
 """The contrasts' charts on the CFPD dashboard (issue 29): a forest plot (one row per
 contrast: its estimate and 95 % interval in points, zero marked, the contrasts significant
-after Benjamini–Hochberg drawn dark with ★) and the flip view's chart (per model, the
+after Benjamini–Hochberg (or Holm) drawn dark with ★) and the flip view's chart (per model, the
 share of compared questions whose modal answer flips when only the advised state changes).
 Plain plotly JSON through `analysis_app.panels.chart`, as every other chart of the page."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis_app import forest
+from analysis_app.metrics.multiplicity import SHORT_NAMES
 from analysis_app.panels import PALETTE, chart, layout
 
 
@@ -26,14 +27,14 @@ def forest_rows(table: pd.DataFrame, shown: dict[str, str]) -> pd.DataFrame:
     return rows.assign(label=[contrast_label(row) for _, row in rows.iterrows()]) if len(rows) else rows
 
 
-def forest_figure(table: pd.DataFrame, shown: dict[str, str]) -> dict | None:
+def forest_figure(table: pd.DataFrame, shown: dict[str, str], adjust: str = "bh") -> dict | None:
     """The shared forest plot (`analysis_app.forest`) of the rows `forest_rows` picks."""
     rows = forest_rows(table, shown)
     if rows.empty:
         return None
     return forest.forest_figure(rows, "Contrasts (left − right, points), 95% cluster-bootstrap intervals, over 2+ "
                                       "scenarios", "← right higher · left higher → (points)", "n_scenarios",
-                                "scenarios", correction="Benjamini–Hochberg")
+                                "scenarios", correction=SHORT_NAMES[adjust])
 
 
 def flips_figure(summary: pd.DataFrame) -> dict:

@@ -20,6 +20,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from analysis_app import panels as shared
+from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
@@ -383,7 +384,7 @@ def _then(first: Callable, function, *args, **kwargs):
 
 
 def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, category: str = "",
-          heatmap_model: str = "", panels: tuple[str, ...] | None = None) -> Dashboard:
+          heatmap_model: str = "", panels: tuple[str, ...] | None = None, adjust: str = "bh") -> Dashboard:
     """Every panel for `filters` (or only those named in `panels`). With no run picked,
     earlier launches of the same selection are left out (`latest_launches`).
 
@@ -473,7 +474,8 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         add("differences", "Differences between models",
             metrics.model_differences(pooled, iterations, seed, categories=sets, per_scenario=per_scenario),
             differences_figure,
-            f"Paired sign-flip permutation test over shared scenarios ({iterations} iterations), Holm-corrected "
+            f"Paired sign-flip permutation test over shared scenarios: exact by enumeration with up to 20 non-zero "
+            f"differences, else {iterations} random sign patterns (the method of each p in the table); Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
     # The panels below read the counts by actor.
     if "countries" in wanted:
@@ -493,16 +495,18 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         patterns = max(iterations, 10_000)
         family = contrast_metrics.one_family([
             contrast_metrics.actor_contrasts(by_actor()[1], shown_actors, sets, iterations, seed, patterns=patterns),
-            contrast_metrics.model_contrasts(pooled, None, sets, iterations, seed, patterns=patterns)])
+            contrast_metrics.model_contrasts(pooled, None, sets, iterations, seed, patterns=patterns)], adjust)
+        drawn = contrast_figures.forest_rows(family, _headlines(family, board.category)) if len(family) else family
         add("contrasts", "Contrasts: actors within scenarios, models on shared scenarios", family,
-            lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category)),
-            contrast_metrics.method_note("bh", iterations, patterns)
+            lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category), adjust),
+            contrast_metrics.method_note(adjust, iterations, patterns)
             + " Actor contrasts: the same scenario asked with the left and the right state advised (pooled over "
               "opponents); model contrasts: left and right models on the scenarios both answered (the "
               "contrast_report command pairs them by question). The chart shows each domain's headline category "
               "(or the one picked above) for contrasts over two scenarios or more (over one there is no interval), "
               "smallest adjusted p first, at most 40; the table has every contrast and the method of each p-value."
-            + ("" if len(family) and len(contrast_figures.forest_rows(family, _headlines(family, board.category)))
+            # the drawn contrasts too few scenarios keep from significance (their interval may still miss 0)
+            + (floor_sentence(drawn["n_scenarios"], "scenarios") if len(drawn)
                else " No chart: no contrast in this filter rests on two scenarios or more (an interval needs two)."))
     if "flips" in wanted:
         dyads_all = tidy_counts(replace(filters, actors=tuple(shown_actors)), by_dyad=True)

@@ -5,7 +5,7 @@ or model that does not exist."""
 
 from __future__ import annotations
 
-from analysis_app.params import check_known
+from analysis_app.params import adjustment, check_known
 from cfpd_site import params
 from cfpd_site.params import BadParameter  # noqa: F401 (the views catch it from here)
 
@@ -16,7 +16,8 @@ MAX_SEED = 2**32 - 1  # numpy seeds are non-negative; a 32-bit range is plenty t
 
 
 def parse(query) -> tuple[AnalysisFilter, dict]:
-    """The filter and the display options (iterations, seed, category, heatmap model)."""
+    """The filter and the display options (iterations, seed, category, heatmap model, the
+    contrasts' correction)."""
     filters = AnalysisFilter(
         runs=params.integers(query, "run"),
         models=params.texts(query, "model"),
@@ -30,6 +31,7 @@ def parse(query) -> tuple[AnalysisFilter, dict]:
         "seed": params.integer(query, "seed", default=0, minimum=0, maximum=MAX_SEED),
         "category": params.text(query, "category"),
         "heatmap_model": params.text(query, "heatmap_model"),
+        "adjust": adjustment(query),
     }
     check_known(filters.runs, filters.models)
     return filters, options

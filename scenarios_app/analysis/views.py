@@ -38,7 +38,7 @@ def _choices(filters):
 # The filter form's labels, so that the page names the box the analyst changed.
 LABELS = {"run": "Runs", "model": "Models", "domain": "Domains", "choices": "Choices", "actor": "Qualified actors",
           "category": "Category shown", "heatmap_model": "Heatmap model", "iterations": "Bootstrap iterations",
-          "seed": "Seed"}
+          "seed": "Seed", "adjust": "Correction"}
 
 
 def _bad_page(request, error):
@@ -101,7 +101,8 @@ def _selected(filters, options):
     """The form's state, from the parsed filters (the template compares strings)."""
     return {"run": [str(r) for r in filters.runs], "model": list(filters.models), "domain": list(filters.domains),
             "choices": [str(c) for c in filters.choice_counts], "actor": list(filters.actors),
-            "focus": filters.focus_complete, "iterations": options["iterations"]}
+            "focus": filters.focus_complete, "iterations": options["iterations"],
+            "adjust": options["adjust"]}
 
 
 @permission_required(VIEW, raise_exception=True)

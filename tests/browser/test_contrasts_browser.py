@@ -2,8 +2,6 @@
 of tests/browser/test_dashboard_charts.py: both drawn with data, their methods named, their
 CSV links there; screenshots at 1366 px."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -15,7 +13,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-SHOTS = Path("/work/notes/shots")
 
 # Per trace of a chart as plotly drew it: its name and how many finite numbers it plots
 # (x of the forest plot's horizontal dots, y of the flip view's bars).
@@ -29,7 +26,7 @@ DRAWN = """([selector, axis]) => { const chart = document.querySelector(selector
 
 
 def test_the_forest_plot_and_the_flip_view_are_drawn_with_data(page, live_server, analyst, demo_like,  # noqa: F811
-                                                             settings):
+                                                             settings, screenshots):
     settings.CFPD_DASHBOARD_IN_WORKER = False
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
@@ -44,7 +41,7 @@ def test_the_forest_plot_and_the_flip_view_are_drawn_with_data(page, live_server
     expect(page.locator("#panel-contrasts .panel-note")).to_contain_text("Benjamini–Hochberg")
     expect(page.locator("#panel-contrasts .panel-note")).to_contain_text("Miller 2024")
     page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panels in the shots
-    page.locator("#panel-contrasts").screenshot(path=str(SHOTS / "stats-forest-plot.png"))
+    page.locator("#panel-contrasts").screenshot(path=str(screenshots / "stats-forest-plot.png"))
 
     expect(page.locator("#panel-flips .chart")).to_have_attribute("data-drawn", "1")
     flips = page.evaluate(DRAWN, ["#panel-flips .chart", "y"])
@@ -53,7 +50,7 @@ def test_the_forest_plot_and_the_flip_view_are_drawn_with_data(page, live_server
     expect(page.locator("#panel-flips .panel-note")).to_contain_text("only in the advised state")
     page.locator("#panel-flips details").first.click()  # the flipped pairs, side by side
     expect(page.locator("#panel-flips table")).to_contain_text("left_answer")
-    page.locator("#panel-flips").screenshot(path=str(SHOTS / "stats-flip-view.png"))
+    page.locator("#panel-flips").screenshot(path=str(screenshots / "stats-flip-view.png"))
     for key in ("contrasts", "flips"):
         assert page.locator(f"#panel-{key} a[href*='{key}.csv']").count() >= 1, key
     assert page.problems == []

@@ -2,8 +2,6 @@
 browser (issue 29): each drawn with data (a dot per row, zero marked), its method named,
 its CSV linked; screenshots at 1366 px."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -17,7 +15,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-SHOTS = Path("/work/notes/shots")
 
 # The forest plot as plotly drew it: its zero line, and per trace the finite x values, the rows,
 # the stars and the dark markers.
@@ -40,7 +37,7 @@ def forest(page, key):
 
 
 def test_the_territories_forest_plot_is_drawn_with_data(page, live_server, analyst,
-                                                       two_models_two_strategies):  # noqa: F811
+                                                       two_models_two_strategies, screenshots):  # noqa: F811
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
     page.goto(f"{live_server.url}/analysis/territories/?iterations=200")
@@ -53,7 +50,7 @@ def test_the_territories_forest_plot_is_drawn_with_data(page, live_server, analy
         expect(note).to_contain_text(named)
     assert page.locator("#panel-contrasts a[href*='contrasts.csv']").count() >= 1
     page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panel in the shot
-    page.locator("#panel-contrasts").screenshot(path=str(SHOTS / "famcontrasts-territories-forest.png"))
+    page.locator("#panel-contrasts").screenshot(path=str(screenshots / "famcontrasts-territories-forest.png"))
 
     page.select_option("select[name=adjust]", "holm")  # Holm picked in the form
     with page.expect_navigation():
@@ -63,7 +60,7 @@ def test_the_territories_forest_plot_is_drawn_with_data(page, live_server, analy
     assert page.problems == []
 
 
-def test_the_crisis_forest_plot_is_drawn_with_data(page, live_server, analyst):
+def test_the_crisis_forest_plot_is_drawn_with_data(page, live_server, analyst, screenshots):
     add_run_g(make_scores())
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
@@ -76,5 +73,5 @@ def test_the_crisis_forest_plot_is_drawn_with_data(page, live_server, analyst):
         expect(note).to_contain_text(named)
     assert page.locator("#panel-contrasts a[href*='contrasts.csv']").count() >= 1
     page.add_style_tag(content="nav.contents { position: static !important; }")
-    page.locator("#panel-contrasts").screenshot(path=str(SHOTS / "famcontrasts-crisis-forest.png"))
+    page.locator("#panel-contrasts").screenshot(path=str(screenshots / "famcontrasts-crisis-forest.png"))
     assert page.problems == []

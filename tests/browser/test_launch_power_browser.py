@@ -1,8 +1,6 @@
 """The launch form's plan shows the precision and power of the questions selected (CFPD's
 `Family.power`), in a real browser; screenshot at 1366 px."""
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -22,7 +20,7 @@ pytestmark = [
 DYADS = [("US", "CN"), ("CN", "US"), ("GB", "RU"), ("RU", "GB"), ("IN", "CN")]
 
 
-def test_the_plan_states_precision_and_power(page, live_server):
+def test_the_plan_states_precision_and_power(page, live_server, screenshots):
     benchmark = Benchmark.objects.create(name="power")
     for index in range(4):
         authoring.save_spec(benchmark, escalation_spec(key=f"esc-{index}", dyads=DYADS))
@@ -47,5 +45,5 @@ def test_the_plan_states_precision_and_power(page, live_server):
     expect(page.locator("[data-power-form='Escalation (3)']")).to_be_visible()
     expect(page.locator("#launch-plan")).to_contain_text("0.50 (assumed: no earlier answers")
     expect(page.locator("#launch-plan")).to_contain_text("Kish")
-    page.locator("#launch-plan").screenshot(path="/work/notes/shots/stats-launch-power.png")
+    page.locator("#launch-plan").screenshot(path=str(screenshots / "stats-launch-power.png"))
     assert page.problems == []

@@ -3,7 +3,6 @@ order and the run page says so; an analyst's dashboard draws the Position bias p
 data from a balanced launch, its method named, its CSV link there; screenshots at 1366 px."""
 
 import random
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -24,7 +23,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-SHOTS = Path("/work/notes/shots")
 
 
 @pytest.fixture
@@ -69,7 +67,7 @@ def balanced_answers(db, nothing_sent):
     return run
 
 
-def test_an_operator_launches_with_balanced_option_order(page, live_server, nothing_sent):
+def test_an_operator_launches_with_balanced_option_order(page, live_server, nothing_sent, screenshots):
     benchmark, hawk, owl = _benchmark()
     create_user_with_role("olga", PASSWORD, role="operators")
     page.set_viewport_size({"width": 1366, "height": 900})
@@ -83,7 +81,7 @@ def test_an_operator_launches_with_balanced_option_order(page, live_server, noth
     expect(page.locator("label[for=id_balanced_options], .field").filter(has_text="Balance option order").first
            ).to_be_visible()
     page.locator("input[name=balanced_options]").scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "position-launch-form.png"))
+    page.screenshot(path=str(screenshots / "position-launch-form.png"))
     page.click("button[value=plan]", no_wait_after=True)
     expect(page.locator("#launch-plan")).to_be_visible(timeout=60_000)
     expect(page.locator("input[name=balanced_options]")).to_be_checked()  # kept through the plan
@@ -91,7 +89,7 @@ def test_an_operator_launches_with_balanced_option_order(page, live_server, noth
     expect(page.locator("body")).to_contain_text("balanced rotations", timeout=60_000)
     run = Run.objects.get()
     assert run.balanced_options
-    page.screenshot(path=str(SHOTS / "position-run-page.png"), full_page=False)
+    page.screenshot(path=str(screenshots / "position-run-page.png"), full_page=False)
     # esc-border asked of owl: 6 dyads x 3 repeats = 18 units = 9 x 2 options: each option 9 times at A and at B
     orders = run.responses.filter(question__cfpd__scenario__key="esc-border").values_list("option_order", flat=True)
     assert sorted(tuple(o) for o in orders) == [(0, 1)] * 9 + [(1, 0)] * 9
@@ -104,7 +102,8 @@ DRAWN = """(selector) => { const chart = document.querySelector(selector);
   return chart._fullData.map(t => ({name: t.name, points: numbers(t.y)})); }"""
 
 
-def test_the_position_bias_panel_is_drawn_with_data(page, live_server, analyst, balanced_answers, settings):
+def test_the_position_bias_panel_is_drawn_with_data(page, live_server, analyst, balanced_answers, settings,
+                                                    screenshots):
     settings.CFPD_DASHBOARD_IN_WORKER = False
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
@@ -120,8 +119,8 @@ def test_the_position_bias_panel_is_drawn_with_data(page, live_server, analyst, 
     assert "hawk (2 options)" in labels and ("p = " in labels or "p < 0.001" in labels)
     assert page.locator("#panel-position a[href*='position.csv']").count() >= 1
     page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panels in the shots
-    page.locator("#panel-position").screenshot(path=str(SHOTS / "position-bias-panel.png"))
+    page.locator("#panel-position").screenshot(path=str(screenshots / "position-bias-panel.png"))
     expect(page.locator("#panel-position_rates .chart")).to_have_attribute("data-drawn", "1")
     expect(page.locator("#panel-position_rates .panel-note")).to_contain_text("Position-balanced")
-    page.locator("#panel-position_rates").screenshot(path=str(SHOTS / "position-rates-panel.png"))
+    page.locator("#panel-position_rates").screenshot(path=str(screenshots / "position-rates-panel.png"))
     assert page.problems == []

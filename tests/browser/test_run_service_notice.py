@@ -3,7 +3,6 @@ service is back, without a reload (issue 32): the watcher's notice, written by
 services.watch_services, shown by the progress script."""
 
 from datetime import datetime, timezone as dt_timezone
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,11 +14,9 @@ from tests.integration.test_run_views import operator  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
-SHOTS = Path("/work/notes/shots")
-
 
 def test_the_run_page_shows_and_clears_the_services_notice(page, live_server, operator, benchmark, monkeypatch,
-                                                           settings):
+                                                           settings, screenshots):
     settings.TIME_ZONE = "UTC"
     run = launch(benchmark, [model(type("Fake", (), {"base_url": "http://127.0.0.1:9/v1"})())], monkeypatch)
     since = datetime.now(dt_timezone.utc).replace(hour=12, minute=4)
@@ -30,8 +27,7 @@ def test_the_run_page_shows_and_clears_the_services_notice(page, live_server, op
     notice = page.locator("#run-service-wait")
     expect(notice).to_be_visible()
     expect(notice).to_have_text("Redis unreachable since 12:04; 4 units will be queued again when it returns.")
-    if SHOTS.is_dir():
-        page.screenshot(path=str(SHOTS / "faults-run-page-redis-notice.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "faults-run-page-redis-notice.png"), full_page=True)
     monkeypatch.setattr(queueing, "enqueue", lambda ids: None)
     services.watch_services({}, ended={"redis": since})  # Redis is back: the units are sent again
     expect(notice).to_be_hidden(timeout=30_000)  # the page's next progress poll

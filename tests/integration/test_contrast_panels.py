@@ -46,6 +46,9 @@ def test_the_contrasts_panel_by_hand(seeded):  # noqa: F811
                                     "dove − hawk · Escalation (2) · Use of force"])
     assert figure["layout"]["shapes"][0]["x0"] == 0  # zero marked
     assert "Benjamini" in board.panels["contrasts"].note and "Miller" in board.panels["contrasts"].note
+    # the 3 drawn contrasts rest on 2 scenarios each: p >= 2 / 2^2 = 0.5, and the note says so
+    assert ("No contrast here can be significant: over 2 scenarios the sign-flip p cannot fall below 2 / 2^2 = 0.5"
+            in board.panels["contrasts"].note)
 
 
 def test_the_flip_view_by_hand(seeded):  # noqa: F811
@@ -70,3 +73,31 @@ def test_csv_and_api(client, analyst, seeded):  # noqa: F811
     assert list(data["panels"]) == ["contrasts", "flips"]
     assert {r["estimate"] for r in data["panels"]["contrasts"]["rows"] if r["category"] == F} == {50.0, 0.0, -75.0}
     assert data["panels"]["flips"]["rows"][0]["left_answer"] == F
+
+
+def test_holm_on_request_in_the_page_the_csv_and_the_api_and_a_bad_correction_named(client, analyst,
+                                                                                    seeded):  # noqa: F811
+    assert client.login(username=analyst.username, password=PASSWORD)
+    run = seeded.runs.get().pk
+    url = reverse("api-analysis")
+    bh = client.get(url, {"run": run, "panel": "contrasts", "iterations": 200}).json()["panels"]["contrasts"]
+    holm = client.get(url, {"run": run, "panel": "contrasts", "iterations": 200,
+                            "adjust": "holm"}).json()["panels"]["contrasts"]
+    p = [row["p_value"] for row in holm["rows"]]
+    assert p == [row["p_value"] for row in bh["rows"]]  # the same tests, another correction
+    # Holm over the 6 contrasts: the i-th smallest p times (6 - i + 1), running maximum, capped at 1
+    ordered = sorted(p)
+    running, expected = 0.0, {}
+    for i, value in enumerate(ordered):
+        running = max(running, min(1.0, value * (len(p) - i)))
+        expected.setdefault(value, running)
+    assert [row["p_adjusted"] for row in holm["rows"]] == pytest.approx([expected[value] for value in p])
+    assert "Holm (family-wise error)" in holm["note"] and "Benjamini" in bh["note"]
+    csv = client.get(reverse("analysis-panel-csv", args=["contrasts"]), {"run": run, "iterations": 200,
+                                                                          "adjust": "holm"})
+    table = pd.read_csv(io.StringIO(csv.content.decode()))
+    assert table["p_adjusted"].tolist() == pytest.approx([row["p_adjusted"] for row in holm["rows"]])
+    bad = client.get(url, {"run": run, "adjust": "bonferroni"})
+    assert bad.status_code == 400 and "adjust" in bad.json()
+    page = client.get(reverse("analysis-dashboard"), {"run": run, "adjust": "holm"})
+    assert '<option value="holm" selected>Holm</option>' in page.content.decode()

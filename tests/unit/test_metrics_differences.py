@@ -40,8 +40,9 @@ TABLE = from_records(
 def test_identical_models_differ_by_zero_with_p_value_one():
     row = only(model_differences(TABLE, iterations=500), model_a="dove", model_b="twin", category=UOF)
     assert (row["diff"], row["ci_low"], row["ci_high"]) == (0, 0, 0)
-    # every sign flip of all-zero differences ties the observed 0: (500 + 1)/(500 + 1) = 1
+    # every sign flip of all-zero differences ties the observed 0: p = 1, nothing to enumerate
     assert row["p_value"] == 1.0 and row["p_adjusted"] == 1.0
+    assert row["p_method"] == "every difference 0: p = 1"
     assert not row["significant"]
     assert row["n_scenarios"] == 12
 
@@ -51,8 +52,9 @@ def test_a_clearly_different_pair_has_a_small_p_value():
     # dove - hawk per scenario: 0 - 1 = -1 in 8 scenarios, 1 - 1 = 0 in 4 -> mean -8/12
     assert row["diff"] == pytest.approx(-8 / 12)
     # only the 2 of 2^8 sign patterns of the 8 nonzero differences that are all equal
-    # reach |mean| = 8/12: p is near 1/128 = 0.0078
-    assert row["p_value"] == pytest.approx(1 / 128, abs=0.006)
+    # reach |mean| = 8/12: p = 2/256 = 1/128 exactly, every pattern enumerated
+    assert row["p_value"] == 1 / 128
+    assert row["p_method"] == "exact sign-flip (256 patterns)"
     assert row["ci_high"] < 0
     assert row["significant"]
 
@@ -114,3 +116,17 @@ def test_holm_gives_what_statsmodels_gives_ties_and_all():
         expected_reject, expected_adjusted, _, _ = multipletests(p, alpha=0.05, method="holm")
         np.testing.assert_array_equal(reject, expected_reject)
         np.testing.assert_array_equal(adjusted, expected_adjusted)
+
+
+def test_past_20_non_zero_differences_the_p_value_is_monte_carlo_with_its_error_stated():
+    # hawk (Use of force everywhere) against dove (never) over 21 scenarios: d = 1 in each,
+    # 2^21 patterns too many to enumerate; only the 2 all-equal patterns reach |mean| = 1, so
+    # the add-one estimate is (1 + ~0) / (2000 + 1), about 0.0005, its MC se stated
+    table = from_records(model_rows("hawk", lambda s: UOF, scenarios=21) + model_rows("dove", lambda s: NOF,
+                                                                                       scenarios=21), **BASE)
+    row = only(model_differences(table, iterations=2000), category=UOF)
+    assert row["p_method"].startswith("Monte Carlo sign-flip (2000 patterns, MC se")
+    assert row["p_value"] == pytest.approx(1 / 2001, abs=0.001)
+    # 20 scenarios are still enumerated: 2 of 2^20 patterns
+    row = only(model_differences(table[table["scenario"] != "s20"], iterations=2000), category=UOF)
+    assert (row["p_value"], row["p_method"]) == (2 / 2 ** 20, "exact sign-flip (1048576 patterns)")

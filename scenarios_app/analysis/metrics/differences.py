@@ -7,8 +7,12 @@ choice_count, category), on the scenarios both models answered:
   `diff` is the mean of d_s (so it can differ from the difference of the two domain
   rates when the models answered different scenarios);
 - ci_low, ci_high: percentile bootstrap of mean(d) over scenarios (as `bootstrap.py`);
-- p_value: two-sided paired permutation test by sign flipping (`analysis_app.metrics.paired`:
-  identical models, d = 0, give p = 1);
+- p_value, p_method: two-sided paired permutation test by sign flipping, exact by
+  enumerating the 2^k sign patterns when a category's non-zero differences are k <= 20
+  (`analysis_app.metrics.exact`; issue 29 counted 2 of 96 significance calls that the
+  Monte Carlo estimate turned against enumeration with 6-14 scenarios), else `iterations`
+  random patterns
+  with the estimate's Monte Carlo error in p_method (identical models, d = 0, give p = 1);
 - p_adjusted, significant: Holm's correction (as statsmodels' `multipletests`) across all
   model pairs within each (domain, choice_count, category), at `alpha`.
 
@@ -24,13 +28,14 @@ import numpy as np
 import pandas as pd
 
 from analysis_app.metrics.bootstrap import bootstrap_ci, group_rng
-from analysis_app.metrics.paired import holm_adjusted, sign_flip_p_values
+from analysis_app.metrics.exact import sign_flip_tests
+from analysis_app.metrics.paired import holm_adjusted
 
 from .rates import scenario_rates
 from .tidy import CategorySets, empty_frame
 
 COLUMNS = ["domain", "choice_count", "category", "model_a", "model_b", "diff", "ci_low", "ci_high",
-           "p_value", "p_adjusted", "significant", "n_scenarios", "iterations"]
+           "p_value", "p_method", "p_adjusted", "significant", "n_scenarios", "iterations"]
 
 
 def holm(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -50,8 +55,8 @@ def model_differences(df: pd.DataFrame, iterations: int = 2000, seed: int = 0, a
         per_scenario = scenario_rates(df, categories)
     if per_scenario.empty:
         return empty_frame(COLUMNS)
-    columns = {name: [] for name in ("category", "diff", "ci_low", "ci_high", "p_value", "n_scenarios", "domain",
-                                     "choice_count", "model_a", "model_b")}
+    columns = {name: [] for name in ("category", "diff", "ci_low", "ci_high", "p_value", "p_method", "n_scenarios",
+                                     "domain", "choice_count", "model_a", "model_b")}
     for (domain, choice_count), block in per_scenario.groupby(["domain", "choice_count"], sort=True):
         table = block.pivot(index=["model", "scenario"], columns="category", values="rate").dropna(axis=1, how="all")
         categories, rates = list(table.columns), table.to_numpy(dtype=float)
@@ -70,9 +75,12 @@ def model_differences(df: pd.DataFrame, iterations: int = 2000, seed: int = 0, a
             key = (model_a, model_b, domain, int(choice_count))
             low, high = bootstrap_ci(d, iterations, group_rng(seed, ("bootstrap",) + key))
             width = len(categories)
+            tests = sign_flip_tests(d, group_rng(seed, ("sign-flip",) + key), iterations)
             for name, values in (("category", categories), ("diff", d.mean(axis=0)), ("ci_low", low),
                                  ("ci_high", high),
-                                 ("p_value", sign_flip_p_values(d, iterations, group_rng(seed, ("sign-flip",) + key))),
+                                 ("p_value", [test.p_value for test in tests]),
+                                 ("p_method", [test.describe() if d[:, j].any() else "every difference 0: p = 1"
+                                               for j, test in enumerate(tests)]),
                                  ("n_scenarios", [d.shape[0]] * width), ("domain", [domain] * width),
                                  ("choice_count", [choice_count] * width), ("model_a", [model_a] * width),
                                  ("model_b", [model_b] * width)):
