@@ -210,6 +210,7 @@ class ImportedAnswer:
     completion_tokens: int | None
     latency_ms: int | None
     finish_reason: str
+    option_order: list[int] | None = None  # the options' canonical indexes in the order shown
 
 
 @dataclass
@@ -340,6 +341,15 @@ def _int_or_none(value) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
 
+def _shown_order(value: Any) -> list[int] | None:
+    """Our own logs' metadata.option_order (the options' canonical indexes in the order
+    they were lettered) when it is one; a letter is then coded as the option it named."""
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value) \
+            and sorted(value) == list(range(len(value))):
+        return value
+    return None
+
+
 def read_log(path: str | Path) -> ImportedLog:
     """The answers of an Inspect eval log. A sample is keyed on our question by its
     metadata's `question_key`, else by its id (with an `@condition` suffix read as the
@@ -386,6 +396,7 @@ def read_log(path: str | Path) -> ImportedLog:
             prompt_tokens=_int_or_none(usage.get("input_tokens")),
             completion_tokens=_int_or_none(usage.get("output_tokens")),
             latency_ms=round(seconds * 1000) if isinstance(seconds, (int, float)) and seconds >= 0 else None,
-            finish_reason={"max_tokens": "length"}.get(stop, stop) if isinstance(stop, str) else ""))
+            finish_reason={"max_tokens": "length"}.get(stop, stop) if isinstance(stop, str) else "",
+            option_order=_shown_order(metadata.get("option_order"))))
     return ImportedLog(task=str(spec.get("task") or ""), model=model, answers=answers, problems=problems,
                        skipped=skipped)

@@ -142,9 +142,10 @@ class InspectImport:
 def _answers_csv(answers) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["question_key", "model", "repeat", "condition", "output"])
+    writer.writerow(["question_key", "model", "repeat", "condition", "output", "option_order"])
     for answer in answers:
-        writer.writerow([answer.question_key, answer.model, answer.repeat, answer.condition, answer.output])
+        order = " ".join(map(str, answer.option_order)) if answer.option_order else ""
+        writer.writerow([answer.question_key, answer.model, answer.repeat, answer.condition, answer.output, order])
     return out.getvalue()
 
 

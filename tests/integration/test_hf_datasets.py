@@ -82,6 +82,28 @@ def test_a_runs_answers_load_with_their_codes_and_come_back_as_a_run(benchmark, 
         run.responses.values_list("question__key", "repeat", "raw_output", "code"))
 
 
+def test_an_answer_to_options_shown_in_another_order_comes_back_with_its_own_code(benchmark, tmp_path):
+    from encoding_app.models import Code, ReviewTask
+    from encoding_app.services import encode_answers
+    from runs_app.models import Response
+
+    run = services.import_responses(f"question_key,model,repeat,output\n{KEY_1},m1,0,B\n{KEY_2},m1,0,B\n").run
+    # KEY_1's options shown reversed (a balanced run): its letter B named the first option, A.
+    reversed_answer = Response.objects.get(run=run, question__key=KEY_1)
+    Code.objects.filter(response=reversed_answer).delete()
+    ReviewTask.objects.filter(response=reversed_answer).delete()
+    Response.objects.filter(pk=reversed_answer.pk).update(option_order=[1, 0], code="", code_source="")
+    encode_answers([reversed_answer.pk])
+    hf_services.write_hf_dataset(benchmark, tmp_path / "a", run=Run.objects.get(pk=run.pk))
+    table = pq.read_table(next((tmp_path / "a").rglob("*.parquet")))
+    assert sorted(zip(table.column("question_key").to_pylist(), table.column("option_order").to_pylist(),
+                      table.column("code").to_pylist())) == [(KEY_1, [1, 0], "A"), (KEY_2, [0, 1], "B")]
+    back = hf_services.import_hf_answers(tmp_path / "a", benchmark_name="t")
+    assert not back.problems
+    assert sorted(back.run.responses.values_list("question__key", "option_order", "code")) == [
+        (KEY_1, [1, 0], "A"), (KEY_2, [0, 1], "B")]
+
+
 WRITE = textwrap.dedent("""
     import json, sys
     import datasets

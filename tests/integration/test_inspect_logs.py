@@ -263,3 +263,27 @@ def test_a_file_that_is_no_inspect_log_is_refused_with_a_reason(benchmark, tmp_p
 def test_a_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="No such file"):
         call_command("import_inspect_log", tmp_path / "absent.eval")
+
+
+def shown_in_reverse(run: Run, key: str) -> Response:
+    """The answer to `key` as if its options had been shown in reverse (a balanced run):
+    its letter B is then the canonical option A; coded again under that order."""
+    from encoding_app.services import encode_answers
+
+    response = Response.objects.get(run=run, question__key=key)
+    Code.objects.filter(response=response).delete()
+    ReviewTask.objects.filter(response=response).delete()
+    Response.objects.filter(pk=response.pk).update(option_order=[1, 0], code="", code_source="")
+    encode_answers([response.pk])
+    return Response.objects.get(pk=response.pk)
+
+
+def test_an_answer_shown_in_another_order_comes_back_with_its_own_code(benchmark, tmp_path):
+    run = imported_run([(KEY_1, "m1", 0, "B"), (KEY_2, "m1", 0, "B")])
+    # KEY_1's options were shown reversed: its "B" is the first option, canonical A.
+    assert shown_in_reverse(run, KEY_1).code == "A"
+    [path] = inspect_services.write_inspect_logs(run, tmp_path / "run.json")
+    result = inspect_services.import_inspect_log(path, benchmark_name="t")
+    assert not result.problems and result.created == 2
+    assert sorted(result.run.responses.values_list("question__key", "raw_output", "option_order", "code")) == [
+        (KEY_1, "B", [1, 0], "A"), (KEY_2, "B", [0, 1], "B")]
