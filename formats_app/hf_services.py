@@ -96,6 +96,7 @@ def answers_table(run: Run) -> pa.Table:
 
 _QUESTIONS_BODY = """One row per current question of the benchmark {name!r} ({family}), as CFPD Workbench
 asks it: `text` and its options in canonical order (`choices`; the letter A is the first).
+`eval.yaml` names it as a benchmark for the Hub (one task, this config and split).
 The questions have no right answer: a model's answer is coded as the option it chose, or R
 for a refusal. Export of the tool's own: `export_hf_dataset --benchmark {name}`; run them
 in Inspect AI with `export_inspect_task`."""
@@ -120,7 +121,10 @@ def write_hf_dataset(benchmark: Benchmark, out: str | Path, run: Run | None = No
         parquet, readme = hf_dataset.write_folder(
             out, table, pretty_name=f"{title}: questions", description=benchmark.description or title,
             tags=["cfpd-workbench", benchmark.family], task_categories=["multiple-choice"],
-            body=_QUESTIONS_BODY.format(name=benchmark.name, family=label))
+            body=_QUESTIONS_BODY.format(name=benchmark.name, family=label),
+            # The questions have no right answer: what a model chose is counted by this
+            # product's coding, so it is the evaluation framework the Hub is told of.
+            benchmark={"task_id": benchmark.name, "framework": "cfpd-workbench"})
     else:
         table = answers_table(run)
         parquet, readme = hf_dataset.write_folder(

@@ -6,6 +6,7 @@ import textwrap
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from django.core.management import CommandError, call_command
 
 from formats_app import hf_services
@@ -44,6 +45,9 @@ def test_the_questions_load_with_their_features(benchmark, tmp_path):
     assert "(2 rows," in out.getvalue()
     card = (tmp_path / "q" / "README.md").read_text()
     assert card.startswith("---\npretty_name: \"Test escalation: questions\"") and "num_examples: 2" in card
+    # The Hub's benchmark file: one task, the card's config and split.
+    assert yaml.safe_load((tmp_path / "q" / "eval.yaml").read_text())["tasks"] == [
+        {"id": "t", "config": "default", "split": "test"}]
     loaded = formats_env.run_python(LOAD, tmp_path / "q", cwd=tmp_path)
     assert loaded["splits"] == ["test"]
     features = loaded["features"]
@@ -66,6 +70,7 @@ def test_a_runs_answers_load_with_their_codes_and_come_back_as_a_run(benchmark, 
     run = services.import_responses(text).run
     call_command("export_hf_dataset", "--benchmark", "t", "--run", run.pk, "--out", tmp_path / "a",
                  stdout=io.StringIO())
+    assert not (tmp_path / "a" / "eval.yaml").exists()  # a run's answers are no benchmark
     loaded = formats_env.run_python(LOAD, tmp_path / "a", cwd=tmp_path)
     features = loaded["features"]
     assert features["repeat"]["dtype"] == "int32" and features["chosen_option"]["dtype"] == "int32"
