@@ -17,11 +17,8 @@ pytestmark = [
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
 
-SHOTS = "/work/notes/shots"
-
-
 def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(page, analyst, demo_like,  # noqa: F811
-                                                                              tmp_path):
+                                                                              tmp_path, screenshots):
     out = io.StringIO()
     call_command("export_report", "--url-query", "iterations=200", "--user", analyst.username,
                  "--out", tmp_path / "report.html", stdout=out, stderr=io.StringIO())
@@ -47,7 +44,7 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
     assert [url for url in requests if not url.startswith("file:")] == []
     assert page.problems == []
     page.set_viewport_size({"width": 1366, "height": 900})
-    page.screenshot(path=f"{SHOTS}/report-offline.png")
+    page.screenshot(path=f"{screenshots}/report-offline.png")
 
 
 def test_a_reader_who_may_not_read_the_dashboard_gets_no_report(outsider, tmp_path):
@@ -60,7 +57,7 @@ def test_a_reader_who_may_not_read_the_dashboard_gets_no_report(outsider, tmp_pa
 
 
 def test_an_exported_territories_dashboard_draws_its_map_from_disk(page, analyst, answered_territories,  # noqa: F811
-                                                                   tmp_path):
+                                                                   tmp_path, screenshots):
     call_command("export_report", "--page", "/analysis/territories/", "--url-query", "iterations=200",
                  "--user", analyst.username, "--out", tmp_path / "territories.html", stdout=io.StringIO(),
                  stderr=io.StringIO())
@@ -73,11 +70,11 @@ def test_an_exported_territories_dashboard_draws_its_map_from_disk(page, analyst
     expect(page.locator("#panel-map .chart .countries path").first).to_be_attached()  # the shapes, from the file
     assert page.problems == []
     page.set_viewport_size({"width": 1366, "height": 900})
-    page.locator("#panel-map").screenshot(path=f"{SHOTS}/report-territories-map-offline.png")
+    page.locator("#panel-map").screenshot(path=f"{screenshots}/report-territories-map-offline.png")
 
 
 def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_it_to_the_download(
-        page, live_server, analyst, demo_like, tmp_path, settings, monkeypatch):  # noqa: F811
+        page, live_server, analyst, demo_like, tmp_path, settings, monkeypatch, screenshots):  # noqa: F811
     """The button keeps the filters; the report is made by the worker (run here in place, as
     the suite runs the dashboard's worker) while the report's page polls and says what it is
     doing; then the download, a .zip of figures and tables."""
@@ -96,7 +93,7 @@ def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_i
     expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
     button = page.locator("form.export-report")
     expect(button).to_contain_text("Export report of this view")
-    page.screenshot(path=f"{SHOTS}/report-button.png", clip={"x": 0, "y": 0, "width": 1366, "height": 760})
+    page.screenshot(path=f"{screenshots}/report-button.png", clip={"x": 0, "y": 0, "width": 1366, "height": 760})
     page.check("form.export-report input[value=folder]")
     with page.expect_navigation():
         page.click("form.export-report button[type=submit]")
@@ -118,7 +115,7 @@ def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_i
     link = page.locator("#export-download")
     expect(link).to_be_visible()
     expect(link).to_contain_text(".zip")
-    page.screenshot(path=f"{SHOTS}/report-ready.png", clip={"x": 0, "y": 0, "width": 1366, "height": 420})
+    page.screenshot(path=f"{screenshots}/report-ready.png", clip={"x": 0, "y": 0, "width": 1366, "height": 420})
     with page.expect_download() as download:
         link.click()
     path = tmp_path / "report.zip"
