@@ -25,11 +25,11 @@ class MissingAsset(LookupError):
 # A file read away from the site: its filters cannot be applied again (the form would only
 # reload the same file, figures unchanged, as if the filter made no difference) and the
 # site's own links (other pages, CSV downloads, sign out) lead nowhere from disk. So the
-# form's fields show the filters as exported and cannot be changed, its buttons and the
-# site's links are inert; in-page links (#contents, #rates…) still jump.
+# form's fields show the filters as exported and cannot be changed, its buttons are hidden,
+# the site's links look as on the site but are inert; in-page links (#contents…) still jump.
 READER_ONLY = (
     "<style>form :is(button, input[type=submit]), form a[href] {display: none}"
-    ' a[href^="/"] {pointer-events: none; color: inherit; text-decoration: none}</style>'
+    ' a[href]:not([href^="#"]) {pointer-events: none; cursor: default}</style>'
     '<script>document.addEventListener("DOMContentLoaded", () => {'
     ' document.querySelectorAll("form :is(input, select, textarea)").forEach(field => { field.disabled = true; });'
     "});</script>")

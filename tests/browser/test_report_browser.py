@@ -45,7 +45,8 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
     # reload the same figures); the site's links (CSV, other pages) are inert, jumps work.
     assert page.locator("#filters select").first.is_disabled()
     expect(page.locator("#filters button[type=submit]")).to_be_hidden()
-    assert page.locator('a[href^="/"]').first.evaluate("a => getComputedStyle(a).pointerEvents") == "none"
+    for link in ('a[href^="/"]', 'a[href*=".csv?"]'):
+        assert page.locator(link).first.evaluate("a => getComputedStyle(a).pointerEvents") == "none", link
     assert page.locator('a[href="#contents"]').first.evaluate("a => getComputedStyle(a).pointerEvents") != "none"
     assert [url for url in requests if not url.startswith("file:")] == []
     assert page.problems == []
