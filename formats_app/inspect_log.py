@@ -181,6 +181,15 @@ def build_log(*, task: str, model: str, answers: list[Answer], run_id: int, crea
     return log
 
 
+def log_file_name(*, created: datetime, task: str, run_id: int, model: str) -> str:
+    """A file name `inspect view` lists: it shows a .json log only when its name starts
+    with an ISO time, and reads `{time}_{task}_{id}` from it (so no '_' inside the parts)."""
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    stamp = created.astimezone(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    return f"{stamp}_{_slug(task).replace('_', '-')}_run{run_id}-{_slug(model).replace('_', '-')}.json"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "model"
 

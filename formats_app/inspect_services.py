@@ -113,14 +113,16 @@ def picked_answers(query: str):
 
 def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None, picked=None) -> list[Path]:
     """Write the run's logs: to `out` itself when there is one log (one model, or the one
-    named), else into the folder `out`, one `run-N-MODEL.json` per model."""
+    named) and `out` ends in .json, else into the folder `out`, one per model, named as
+    Inspect names its logs (`TIME_TASK_runN-MODEL.json`) so that `inspect view` lists them."""
     logs = inspect_logs(run, model_name, picked)
     out = Path(out)
     if len(logs) == 1 and out.suffix == ".json":
         targets = [out]
     else:
         out.mkdir(parents=True, exist_ok=True)
-        targets = [out / f"run-{run.pk}-{model.name}.json" for model, _ in logs]
+        targets = [out / inspect_log.log_file_name(created=run.created_at, task=run.benchmark.name, run_id=run.pk,
+                                                   model=model.name) for model, _ in logs]
     for target, (_, log) in zip(targets, logs):
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "w", encoding="utf-8") as handle:

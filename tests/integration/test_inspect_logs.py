@@ -5,6 +5,7 @@ own `read_eval_log`; logs Inspect itself wrote (its `eval` against the fake serv
 import io
 import json
 import textwrap
+from datetime import timezone
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -106,8 +107,8 @@ def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchma
     # By code across models: both models' B answers, one log each.
     paths = inspect_services.write_inspect_logs(run, tmp_path / "codes", picked=inspect_services.picked_answers(
         "code=B"))
-    assert {p.name: [s["output"]["completion"] for s in json.loads(p.read_text())["samples"]] for p in paths} == {
-        f"run-{run.pk}-m1.json": ["B: Strike them."], f"run-{run.pk}-m2.json": ["B"]}
+    assert {p.name.split("_")[-1]: [s["output"]["completion"] for s in json.loads(p.read_text())["samples"]]
+            for p in paths} == {f"run{run.pk}-m1.json": ["B: Strike them."], f"run{run.pk}-m2.json": ["B"]}
     with pytest.raises(CommandError, match="--answers: code must be one of"):
         call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "x.json", "--answers", "code=Q")
     assert not (tmp_path / "x.json").exists()
@@ -116,13 +117,30 @@ def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchma
 def test_a_run_with_two_models_is_written_as_one_log_each(benchmark, tmp_path):
     run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
     paths = inspect_services.write_inspect_logs(run, tmp_path / "logs")
-    assert [p.name for p in paths] == [f"run-{run.pk}-m1.json", f"run-{run.pk}-m2.json"]
+    # Named as Inspect names its logs ({time}_{task}_{id}), which `inspect view` needs to list a .json log.
+    stamp = run.created_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    assert [p.name for p in paths] == [f"{stamp}_t_run{run.pk}-m1.json", f"{stamp}_t_run{run.pk}-m2.json"]
     second = json.loads(paths[1].read_text())
     assert second["eval"]["model"] == "m2" and [s["output"]["completion"] for s in second["samples"]] == ["B"]
     with pytest.raises(CommandError, match="has no model 'm3' \\(its models: m1, m2\\)"):
         call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "x.json", "--model", "m3")
     with pytest.raises(CommandError, match="no run 999"):
         call_command("export_inspect_log", "--run", 999, "--out", tmp_path / "x.json")
+
+
+LISTED = textwrap.dedent("""
+    import json, sys
+    from inspect_ai.log import list_eval_logs
+    print(json.dumps(sorted(info.name.rsplit("/", 1)[-1] for info in list_eval_logs(sys.argv[1]))))
+""")
+
+
+def test_a_runs_logs_are_listed_by_inspect_as_inspect_view_lists_them(benchmark, tmp_path):
+    formats_env.need("inspect_ai")
+    run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
+    paths = inspect_services.write_inspect_logs(run, tmp_path / "logs")
+    # list_eval_logs is what `inspect view` lists a folder with: a .json log named otherwise is not shown.
+    assert formats_env.run_python(LISTED, tmp_path / "logs") == sorted(p.name for p in paths)
 
 
 def test_our_own_log_imports_back_as_a_run_with_the_same_answers(benchmark, tmp_path):
