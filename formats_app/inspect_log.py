@@ -159,7 +159,9 @@ def build_log(*, task: str, model: str, answers: list[Answer], run_id: int, crea
             "task_display_name": task, "task_attribs": {}, "task_args": {}, "task_args_passed": {},
             "dataset": {"name": task, "samples": len(sample_ids), "sample_ids": sample_ids, "shuffled": False},
             "model": model, "model_generate_config": {}, "model_args": {},
-            "config": {"epochs": max(repeats, 1), "log_samples": True},
+            # The epochs the samples carry: a run asked with fewer repeats than it was set
+            # up with (choice mode asks once) would otherwise read "12.6 x 5 samples".
+            "config": {"epochs": max([a.repeat + 1 for a in answers] or [repeats, 1]), "log_samples": True},
             "packages": {PRODUCER: producer_version or "unknown"},
             "scorers": [{"name": SCORER, "options": {}, "metrics": [], "metadata": {}}],
             "metadata": {"producer": PRODUCER, "run": run_id, **(metadata or {})},
