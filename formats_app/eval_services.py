@@ -56,6 +56,25 @@ def _answers(run: Run, model: LLMModel) -> list[InstanceAnswer]:
     return answers
 
 
+_GENERATION_ARGS = ("temperature", "top_p", "top_k", "max_tokens")  # the schema's generation_args we hold
+
+
+def _generation(run: Run, model: LLMModel) -> dict | None:
+    """The sampling settings the model's answers were asked with (`Response.params`), when
+    all share them: Every Eval Ever's `generation_config`. None for imported answers (the
+    tool asked nothing) or settings that differ within the run."""
+    seen = set()
+    for params in (Response.objects.answers().filter(run=run, model=model).exclude(params={})
+                   .values_list("params", flat=True).distinct().iterator()):
+        seen.add(json.dumps({k: params.get(k) for k in _GENERATION_ARGS if params.get(k) is not None},
+                            sort_keys=True))
+        if len(seen) > 1:
+            break
+    if len(seen) != 1:
+        return None
+    return json.loads(seen.pop()) or None
+
+
 def write_eval_records(run: Run, out: str | Path) -> list[Path]:
     """The records of each model of the run under the folder `out` (data/… as the
     Every Eval Ever datastore files them); the paths written, aggregates and companions."""
@@ -69,7 +88,7 @@ def write_eval_records(run: Run, out: str | Path) -> list[Path]:
             benchmark=run.benchmark.name, family=run.benchmark.family, run_id=run.pk, model_name=model.name,
             litellm_model="" if model.is_external else model.litellm_model, deployment=deployment,
             figures=_figures(run, model), answers=_answers(run, model), evaluated_at=run.finished_at,
-            retrieved_at=now)
+            retrieved_at=now, generation=_generation(run, model))
         aggregate = out / files.aggregate_path
         aggregate.parent.mkdir(parents=True, exist_ok=True)
         aggregate.write_text(json.dumps(files.aggregate, ensure_ascii=False, allow_nan=False, indent=1),

@@ -4,6 +4,11 @@ files, its split and its features, so that `datasets.load_dataset(folder)` loads
 those features; the same features ride in the Parquet schema's `huggingface` metadata,
 which `datasets` also reads. Written with pyarrow (the product's), without `datasets`.
 
+A benchmark's questions folder also gets an `eval.yaml` (`eval_yaml`), the file that makes
+a dataset repository a *Benchmark* on the Hugging Face Hub (its leaderboard collects the
+results models' repositories file under `.eval_results/`): a name, a description, the
+framework that evaluates it and one task per config and split.
+
 Read back (`read_table`): the Parquet files of a folder's data/ as plain rows.
 """
 
@@ -68,9 +73,22 @@ def card(*, schema: pa.Schema, rows: int, pretty_name: str, description: str, by
     return "\n".join(lines)
 
 
+EVAL_FILE = "eval.yaml"
+
+
+def eval_yaml(*, name: str, description: str, task_id: str, framework: str) -> str:
+    """The Hub's benchmark file (huggingface.co/docs/hub/eval-results): one task, the
+    folder's default config and its split."""
+    lines = [f"name: {_scalar(name)}", f"description: {_scalar(description)}",
+             f"evaluation_framework: {_scalar(framework)}", "tasks:", f"  - id: {_scalar(task_id)}",
+             "    config: default", f"    split: {SPLIT}", ""]
+    return "\n".join(lines)
+
+
 def write_folder(out: str | Path, table: pa.Table, *, pretty_name: str, description: str, tags: list[str],
-                 task_categories: list[str], body: str) -> tuple[Path, Path]:
-    """(parquet path, card path) of the table written as a dataset folder."""
+                 task_categories: list[str], body: str, benchmark: dict | None = None) -> tuple[Path, Path]:
+    """(parquet path, card path) of the table written as a dataset folder; `benchmark`
+    (eval_yaml's task_id and framework) adds the Hub's eval.yaml."""
     out = Path(out)
     (out / DATA_DIR).mkdir(parents=True, exist_ok=True)
     metadata = {b"huggingface": json.dumps({"info": {"features": features_dict(table.schema)}}).encode()}
@@ -81,6 +99,9 @@ def write_folder(out: str | Path, table: pa.Table, *, pretty_name: str, descript
     readme.write_text(card(schema=table.schema, rows=table.num_rows, pretty_name=pretty_name, description=description,
                            bytes_written=parquet.stat().st_size, tags=tags, task_categories=task_categories,
                            body=body), encoding="utf-8")
+    if benchmark is not None:
+        (out / EVAL_FILE).write_text(eval_yaml(name=pretty_name, description=description, **benchmark),
+                                     encoding="utf-8")
     return parquet, readme
 
 

@@ -35,9 +35,10 @@ ANSWER_COLUMNS = [("run", pa.int64()), ("question_key", pa.string()), ("model", 
                   ("status", pa.string()), ("output", pa.string()), ("finish_reason", pa.string()),
                   ("code", pa.string()), ("code_source", pa.string()), ("chosen_option", pa.int32()),
                   ("chosen_text", pa.string()), ("choices", pa.list_(pa.string())),
+                  ("option_order", pa.list_(pa.int32())),
                   ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("latency_ms", pa.int64()),
                   ("answered_at", pa.timestamp("us", tz="UTC"))]
-IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]  # and condition, optional
+IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]  # and condition, option_order: optional
 
 
 def _with_family_fields(rows: list[dict], extras: list[dict], columns) -> pa.Table:
@@ -84,6 +85,7 @@ def answers_table(run: Run) -> pa.Table:
             "finish_reason": response.finish_reason, "code": response.code or None,
             "code_source": response.code_source or None, "chosen_option": index,
             "chosen_text": texts[index] if index is not None and index < len(texts) else None, "choices": texts,
+            "option_order": list(response.option_order or range(len(texts))),
             "prompt_tokens": response.prompt_tokens, "completion_tokens": response.completion_tokens,
             "latency_ms": response.latency_ms, "answered_at": answered})
         if question.pk not in family_fields:  # asked once per question, not per answer
@@ -94,6 +96,7 @@ def answers_table(run: Run) -> pa.Table:
 
 _QUESTIONS_BODY = """One row per current question of the benchmark {name!r} ({family}), as CFPD Workbench
 asks it: `text` and its options in canonical order (`choices`; the letter A is the first).
+`eval.yaml` names it as a benchmark for the Hub (one task, this config and split).
 The questions have no right answer: a model's answer is coded as the option it chose, or R
 for a refusal. Export of the tool's own: `export_hf_dataset --benchmark {name}`; run them
 in Inspect AI with `export_inspect_task`."""
@@ -101,7 +104,9 @@ in Inspect AI with `export_inspect_task`."""
 _ANSWERS_BODY = """One row per answer of run {run} of the benchmark {name!r} ({family}): the question
 (`question_key`), the model, the condition and the repeat, the model's text (`output`), its
 code (`code`: A-J, the canonical option; R, a refusal; empty, not coded yet) with how it was
-coded (`code_source`), the chosen option's index and text, token usage and time.
+coded (`code_source`), the chosen option's index and text, the order the options were
+shown in (`option_order`: canonical indexes; the letter the model gave names the option at
+that position), token usage and time.
 Import it back with `import_hf_dataset FOLDER`."""
 
 
@@ -116,7 +121,10 @@ def write_hf_dataset(benchmark: Benchmark, out: str | Path, run: Run | None = No
         parquet, readme = hf_dataset.write_folder(
             out, table, pretty_name=f"{title}: questions", description=benchmark.description or title,
             tags=["cfpd-workbench", benchmark.family], task_categories=["multiple-choice"],
-            body=_QUESTIONS_BODY.format(name=benchmark.name, family=label))
+            body=_QUESTIONS_BODY.format(name=benchmark.name, family=label),
+            # The questions have no right answer: what a model chose is counted by this
+            # product's coding, so it is the evaluation framework the Hub is told of.
+            benchmark={"task_id": benchmark.name, "framework": "cfpd-workbench"})
     else:
         table = answers_table(run)
         parquet, readme = hf_dataset.write_folder(
@@ -153,12 +161,13 @@ def import_hf_answers(folder: str | Path, benchmark_name: str | None = None, imp
     missing = [c for c in IMPORT_COLUMNS if c not in table.column_names]
     if missing:
         return DatasetImport(None, 0, [f"folder: missing column(s) {', '.join(missing)}; a folder of answers has "
-                                       + ", ".join(IMPORT_COLUMNS) + " (and condition)"])
-    columns = {name: table.column(name).to_pylist() for name in IMPORT_COLUMNS + ["condition"]
+                                       + ", ".join(IMPORT_COLUMNS) + " (and condition, option_order)"])
+    columns = {name: table.column(name).to_pylist() for name in IMPORT_COLUMNS + ["condition", "option_order"]
                if name in table.column_names}
+    nothing = [None] * table.num_rows
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(IMPORT_COLUMNS + ["condition"])
+    writer.writerow(IMPORT_COLUMNS + ["condition", "option_order"])
     problems = []
     for i in range(table.num_rows):
         model = _text(columns["model"][i])
@@ -166,8 +175,10 @@ def import_hf_answers(folder: str | Path, benchmark_name: str | None = None, imp
         repeat = columns["repeat"][i]
         if isinstance(repeat, float) and repeat.is_integer():
             repeat = int(repeat)
+        order = columns.get("option_order", nothing)[i]
         writer.writerow([_text(columns["question_key"][i]), slug, _text(repeat), _text(columns["output"][i]),
-                         _text(columns.get("condition", [None] * table.num_rows)[i])])
+                         _text(columns.get("condition", nothing)[i]),
+                         " ".join(map(str, order)) if isinstance(order, list) else _text(order)])
     if benchmark_name is not None:
         benchmark = Benchmark.objects.filter(name=benchmark_name).first()
         if benchmark is None:

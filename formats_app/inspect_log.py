@@ -159,7 +159,9 @@ def build_log(*, task: str, model: str, answers: list[Answer], run_id: int, crea
             "task_display_name": task, "task_attribs": {}, "task_args": {}, "task_args_passed": {},
             "dataset": {"name": task, "samples": len(sample_ids), "sample_ids": sample_ids, "shuffled": False},
             "model": model, "model_generate_config": {}, "model_args": {},
-            "config": {"epochs": max(repeats, 1), "log_samples": True},
+            # The epochs the samples carry: a run asked with fewer repeats than it was set
+            # up with (choice mode asks once) would otherwise read "12.6 x 5 samples".
+            "config": {"epochs": max([a.repeat + 1 for a in answers] or [repeats, 1]), "log_samples": True},
             "packages": {PRODUCER: producer_version or "unknown"},
             "scorers": [{"name": SCORER, "options": {}, "metrics": [], "metadata": {}}],
             "metadata": {"producer": PRODUCER, "run": run_id, **(metadata or {})},
@@ -179,6 +181,15 @@ def build_log(*, task: str, model: str, answers: list[Answer], run_id: int, crea
         "samples": samples,
     }
     return log
+
+
+def log_file_name(*, created: datetime, task: str, run_id: int, model: str) -> str:
+    """A file name `inspect view` lists: it shows a .json log only when its name starts
+    with an ISO time, and reads `{time}_{task}_{id}` from it (so no '_' inside the parts)."""
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    stamp = created.astimezone(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    return f"{stamp}_{_slug(task).replace('_', '-')}_run{run_id}-{_slug(model).replace('_', '-')}.json"
 
 
 def _slug(text: str) -> str:
@@ -210,6 +221,7 @@ class ImportedAnswer:
     completion_tokens: int | None
     latency_ms: int | None
     finish_reason: str
+    option_order: list[int] | None = None  # the options' canonical indexes in the order shown
 
 
 @dataclass
@@ -340,6 +352,15 @@ def _int_or_none(value) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
 
+def _shown_order(value: Any) -> list[int] | None:
+    """Our own logs' metadata.option_order (the options' canonical indexes in the order
+    they were lettered) when it is one; a letter is then coded as the option it named."""
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value) \
+            and sorted(value) == list(range(len(value))):
+        return value
+    return None
+
+
 def read_log(path: str | Path) -> ImportedLog:
     """The answers of an Inspect eval log. A sample is keyed on our question by its
     metadata's `question_key`, else by its id (with an `@condition` suffix read as the
@@ -386,6 +407,7 @@ def read_log(path: str | Path) -> ImportedLog:
             prompt_tokens=_int_or_none(usage.get("input_tokens")),
             completion_tokens=_int_or_none(usage.get("output_tokens")),
             latency_ms=round(seconds * 1000) if isinstance(seconds, (int, float)) and seconds >= 0 else None,
-            finish_reason={"max_tokens": "length"}.get(stop, stop) if isinstance(stop, str) else ""))
+            finish_reason={"max_tokens": "length"}.get(stop, stop) if isinstance(stop, str) else "",
+            option_order=_shown_order(metadata.get("option_order"))))
     return ImportedLog(task=str(spec.get("task") or ""), model=model, answers=answers, problems=problems,
                        skipped=skipped)

@@ -113,14 +113,16 @@ def picked_answers(query: str):
 
 def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None, picked=None) -> list[Path]:
     """Write the run's logs: to `out` itself when there is one log (one model, or the one
-    named), else into the folder `out`, one `run-N-MODEL.json` per model."""
+    named) and `out` ends in .json, else into the folder `out`, one per model, named as
+    Inspect names its logs (`TIME_TASK_runN-MODEL.json`) so that `inspect view` lists them."""
     logs = inspect_logs(run, model_name, picked)
     out = Path(out)
     if len(logs) == 1 and out.suffix == ".json":
         targets = [out]
     else:
         out.mkdir(parents=True, exist_ok=True)
-        targets = [out / f"run-{run.pk}-{model.name}.json" for model, _ in logs]
+        targets = [out / inspect_log.log_file_name(created=run.created_at, task=run.benchmark.name, run_id=run.pk,
+                                                   model=model.name) for model, _ in logs]
     for target, (_, log) in zip(targets, logs):
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "w", encoding="utf-8") as handle:
@@ -142,9 +144,10 @@ class InspectImport:
 def _answers_csv(answers) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["question_key", "model", "repeat", "condition", "output"])
+    writer.writerow(["question_key", "model", "repeat", "condition", "output", "option_order"])
     for answer in answers:
-        writer.writerow([answer.question_key, answer.model, answer.repeat, answer.condition, answer.output])
+        order = " ".join(map(str, answer.option_order)) if answer.option_order else ""
+        writer.writerow([answer.question_key, answer.model, answer.repeat, answer.condition, answer.output, order])
     return out.getvalue()
 
 

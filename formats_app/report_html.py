@@ -22,6 +22,19 @@ class MissingAsset(LookupError):
     pass
 
 
+# A file read away from the site: its filters cannot be applied again (the form would only
+# reload the same file, figures unchanged, as if the filter made no difference) and the
+# site's own links (other pages, CSV downloads, sign out) lead nowhere from disk. So the
+# form's fields show the filters as exported and cannot be changed, its buttons are hidden,
+# the site's links look as on the site but are inert; in-page links (#contents…) still jump.
+READER_ONLY = (
+    "<style>form :is(button, input[type=submit]), form a[href] {display: none}"
+    ' a[href]:not([href^="#"]) {pointer-events: none; cursor: default}</style>'
+    '<script>document.addEventListener("DOMContentLoaded", () => {'
+    ' document.querySelectorAll("form :is(input, select, textarea)").forEach(field => { field.disabled = true; });'
+    "});</script>")
+
+
 def inline(page: str, read_asset: Callable[[str], str | None], banner: str = "") -> str:
     """The page with every `<script src>` and stylesheet `<link>` replaced by its text
     (`read_asset(url)`: the file's text, None when it is not the site's own: then the

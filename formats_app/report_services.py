@@ -115,7 +115,8 @@ def render_report(url: str, username: str) -> str:
     page = _Reader(username).get(url, "text/html")
     banner = (f'<p class="report-origin" style="margin:0;padding:.4rem 1rem;background:#f3f4f6;font-size:.85rem">'
               f"Exported from CFPD Workbench: {escape(url)}, as {escape(username)} saw it on {_stamp()}. "
-              "Links lead to the site and need an account.</p>")
+              "The filters are as exported; the site's own links need the site and an account.</p>"
+              + report_html.READER_ONLY)
     page = _EXPORT_FORM.sub("", page)
     try:
         return report_html.inline(page, _read_static, banner + _map_assets(page))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from array import array
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
@@ -35,6 +36,9 @@ from .models import LLMModel, Response, Run
 from .signals import responses_imported
 
 IMPORT_COLUMNS = ["question_key", "model", "repeat", "output"]  # and an optional `condition` (a name)
+# and an optional `option_order`: the options in the order they were shown, as canonical
+# indexes ("1 0 2" or "[1, 0, 2]"); empty, the canonical order. Without it an answer to
+# shuffled options would be coded by the letter it gave, as if shown in canonical order.
 BATCH = 5000
 LOOKUP_CHUNK = 2000  # keys per `key__in` query: SQLite allows a few thousand variables
 
@@ -72,12 +76,26 @@ def _rows(lines: Iterable[str]):
         yield reader.line_num, record
 
 
+def parse_option_order(text: str | None) -> list[int] | None:
+    """The shown order of a row's `option_order` cell, None when empty; ValueError when it
+    is not a permutation of 0..n-1."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    parts = [p for p in re.split(r"[\s,]+", text.removeprefix("[").removesuffix("]").strip()) if p]
+    order = [int(p) for p in parts]
+    if sorted(order) != list(range(len(order))):
+        raise ValueError(text)
+    return order
+
+
 def _check(opened, progress: Progress | None):
     """Pass 1: (problems, summary) where summary holds what the write needs."""
     keys: dict[str, int] = {}
     models: dict[str, int] = {}
     conditions: dict[str, int] = {}
     lines, q, m, c, r = array("q"), array("q"), array("q"), array("q"), array("q")
+    shown = array("q")  # per row, how many options its option_order names (-1: none)
     problems: list[str] = []
     # Checked here, not left to the database: SQLite stores what PostgreSQL refuses.
     max_repeat = connection.ops.integer_field_range(Response._meta.get_field("repeat").get_internal_type())[1]
@@ -110,7 +128,14 @@ def _check(opened, progress: Progress | None):
                 problems.append(f"line {line}: model {model[:40]!r}… is {len(model)} characters long; at most "
                                 f"{model_length} fit")
                 continue
+            try:
+                order = parse_option_order(record.get("option_order"))
+            except ValueError:
+                problems.append(f"line {line}: option_order {record.get('option_order')!r} is not the options' "
+                                "indexes 0..n-1 in the order shown (e.g. 1 0 2)")
+                continue
             condition = (record.get("condition") or "").strip() or "default"
+            shown.append(-1 if order is None else len(order))
             lines.append(line)
             q.append(keys.setdefault(key, len(keys)))
             m.append(models.setdefault(model, len(models)))
@@ -126,11 +151,17 @@ def _check(opened, progress: Progress | None):
     q_a, m_a, c_a, r_a = (np.frombuffer(x, dtype=np.int64) if len(x) else np.zeros(0, np.int64) for x in (q, m, c, r))
     first = _first_lines(q_a, m_a, c_a, r_a, np.frombuffer(lines, dtype=np.int64) if len(lines) else
                          np.zeros(0, np.int64))
-    if len(lines) and (not known_q[q_a].all() or not known_c[c_a].all() or (first >= 0).any()):
-        for i in np.flatnonzero(~known_q[q_a] | ~known_c[c_a] | (first >= 0)):
+    choice_counts = np.array([questions[name][2] if name in questions else -1 for name in key_names], dtype=np.int64)
+    shown_a = np.frombuffer(shown, dtype=np.int64) if len(shown) else np.zeros(0, np.int64)
+    wrong_order = (shown_a >= 0) & known_q[q_a] & (shown_a != choice_counts[q_a])
+    if len(lines) and (not known_q[q_a].all() or not known_c[c_a].all() or (first >= 0).any() or wrong_order.any()):
+        for i in np.flatnonzero(~known_q[q_a] | ~known_c[c_a] | (first >= 0) | wrong_order):
             line, key, condition = lines[i], key_names[q[i]], condition_names[c[i]]
             if not known_q[q[i]]:
                 problems.append(f"line {line}: no question with key {key!r} (keys are as export_questions writes them)")
+            if wrong_order[i]:
+                problems.append(f"line {line}: option_order names {shown[i]} options; question {key!r} has "
+                                f"{choice_counts[q[i]]}")
             if not known_c[c[i]]:
                 problems.append(f"line {line}: no condition named {condition[:80]!r}")
             if first[i] >= 0:
@@ -246,11 +277,13 @@ def _write(opened, summary, imported_by, progress: Progress | None, create_run) 
                 key, model = record["question_key"].strip(), record["model"].strip()
                 question_id, _, choices = questions[key]
                 condition = (record.get("condition") or "").strip() or "default"
+                order = parse_option_order(record.get("option_order"))
                 batch.append(insert.row(question_id=question_id, model_id=models[model].pk,
                                         condition_id=conditions[condition].pk,
                                         repeat=int((record.get("repeat") or "0").strip() or 0),
                                         raw_output=record.get("output") or "", resolved_model=model,
-                                        option_order=insert.order(choices)))
+                                        option_order=insert.order(choices) if order is None else
+                                        insert.prepare["option_order"].get_db_prep_save(order, connection)))
                 if len(batch) == BATCH:
                     insert.write(batch)
                     batch = []

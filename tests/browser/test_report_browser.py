@@ -42,6 +42,13 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
         assert panel["traces"] and any(n > 0 for n in panel["points"]), panel["panel"]
     assert page.locator(".report-origin").inner_text().startswith("Exported from CFPD Workbench: /analysis/")
     assert page.locator("table").count() > 0  # the tables ride with the charts
+    # The filters read as exported and cannot be applied again (from disk that would only
+    # reload the same figures); the site's links (CSV, other pages) are inert, jumps work.
+    assert page.locator("#filters select").first.is_disabled()
+    expect(page.locator("#filters button[type=submit]")).to_be_hidden()
+    for link in ('a[href^="/"]', 'a[href*=".csv?"]'):
+        assert page.locator(link).first.evaluate("a => getComputedStyle(a).pointerEvents") == "none", link
+    assert page.locator('a[href="#contents"]').first.evaluate("a => getComputedStyle(a).pointerEvents") != "none"
     assert [url for url in requests if not url.startswith("file:")] == []
     assert page.problems == []
     page.set_viewport_size({"width": 1366, "height": 900})

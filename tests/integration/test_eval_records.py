@@ -93,6 +93,29 @@ def test_headline_figures_of_the_results_layer_ride_in_the_aggregate(run, tmp_pa
     assert concurrence["evaluation_name"] == "Concurrence (hawk)"
 
 
+def test_the_settings_the_answers_were_asked_with_ride_as_the_generation_config(run, tmp_path):
+    formats_env.need("every_eval_ever")
+    from formats_app.eval_services import write_eval_records
+    from runs_app.models import Response
+
+    # m1's answers asked alike; m2's one answer has no settings (imported: nothing was asked).
+    Response.objects.filter(run=run, model__name="m1").update(params={"temperature": 0.7, "max_tokens": 48,
+                                                                      "timeout": 120})
+    paths = write_eval_records(run, tmp_path / "eee")
+    assert formats_env.eee_validate(paths)[0] == 0
+    aggregates = {p.parent.name: json.loads(p.read_text()) for p in paths if p.suffix == ".json"}
+    assert {r["generation_config"]["generation_args"]["temperature"] for r in aggregates["m1"]["evaluation_results"]
+            } == {0.7}
+    assert aggregates["m1"]["evaluation_results"][0]["generation_config"] == {
+        "generation_args": {"temperature": 0.7, "max_tokens": 48}}  # the schema's fields only: no timeout
+    assert all("generation_config" not in r for r in aggregates["m2"]["evaluation_results"])
+    # Settings that differ within the run are no one configuration: none is claimed.
+    Response.objects.filter(run=run, model__name="m1", repeat=1).update(params={"temperature": 1.0})
+    paths = write_eval_records(run, tmp_path / "eee2")
+    m1 = json.loads(next(p for p in paths if p.suffix == ".json" and p.parent.name == "m1").read_text())
+    assert all("generation_config" not in r for r in m1["evaluation_results"])
+
+
 def test_a_model_with_a_provider_is_filed_under_its_developer(run, tmp_path):
     LLMModel.objects.filter(name="m2").update(is_external=False, litellm_model="openai/gpt-4o-mini")
     from formats_app.eval_services import write_eval_records

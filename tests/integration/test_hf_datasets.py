@@ -6,6 +6,7 @@ import textwrap
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from django.core.management import CommandError, call_command
 
 from formats_app import hf_services
@@ -44,6 +45,9 @@ def test_the_questions_load_with_their_features(benchmark, tmp_path):
     assert "(2 rows," in out.getvalue()
     card = (tmp_path / "q" / "README.md").read_text()
     assert card.startswith("---\npretty_name: \"Test escalation: questions\"") and "num_examples: 2" in card
+    # The Hub's benchmark file: one task, the card's config and split.
+    assert yaml.safe_load((tmp_path / "q" / "eval.yaml").read_text())["tasks"] == [
+        {"id": "t", "config": "default", "split": "test"}]
     loaded = formats_env.run_python(LOAD, tmp_path / "q", cwd=tmp_path)
     assert loaded["splits"] == ["test"]
     features = loaded["features"]
@@ -66,6 +70,7 @@ def test_a_runs_answers_load_with_their_codes_and_come_back_as_a_run(benchmark, 
     run = services.import_responses(text).run
     call_command("export_hf_dataset", "--benchmark", "t", "--run", run.pk, "--out", tmp_path / "a",
                  stdout=io.StringIO())
+    assert not (tmp_path / "a" / "eval.yaml").exists()  # a run's answers are no benchmark
     loaded = formats_env.run_python(LOAD, tmp_path / "a", cwd=tmp_path)
     features = loaded["features"]
     assert features["repeat"]["dtype"] == "int32" and features["chosen_option"]["dtype"] == "int32"
@@ -80,6 +85,28 @@ def test_a_runs_answers_load_with_their_codes_and_come_back_as_a_run(benchmark, 
     assert f"imported 3 answers as run {back.pk} (t)" in out.getvalue()
     assert sorted(back.responses.values_list("question__key", "repeat", "raw_output", "code")) == sorted(
         run.responses.values_list("question__key", "repeat", "raw_output", "code"))
+
+
+def test_an_answer_to_options_shown_in_another_order_comes_back_with_its_own_code(benchmark, tmp_path):
+    from encoding_app.models import Code, ReviewTask
+    from encoding_app.services import encode_answers
+    from runs_app.models import Response
+
+    run = services.import_responses(f"question_key,model,repeat,output\n{KEY_1},m1,0,B\n{KEY_2},m1,0,B\n").run
+    # KEY_1's options shown reversed (a balanced run): its letter B named the first option, A.
+    reversed_answer = Response.objects.get(run=run, question__key=KEY_1)
+    Code.objects.filter(response=reversed_answer).delete()
+    ReviewTask.objects.filter(response=reversed_answer).delete()
+    Response.objects.filter(pk=reversed_answer.pk).update(option_order=[1, 0], code="", code_source="")
+    encode_answers([reversed_answer.pk])
+    hf_services.write_hf_dataset(benchmark, tmp_path / "a", run=Run.objects.get(pk=run.pk))
+    table = pq.read_table(next((tmp_path / "a").rglob("*.parquet")))
+    assert sorted(zip(table.column("question_key").to_pylist(), table.column("option_order").to_pylist(),
+                      table.column("code").to_pylist())) == [(KEY_1, [1, 0], "A"), (KEY_2, [0, 1], "B")]
+    back = hf_services.import_hf_answers(tmp_path / "a", benchmark_name="t")
+    assert not back.problems
+    assert sorted(back.run.responses.values_list("question__key", "option_order", "code")) == [
+        (KEY_1, [1, 0], "A"), (KEY_2, [0, 1], "B")]
 
 
 WRITE = textwrap.dedent("""

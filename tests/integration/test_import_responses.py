@@ -84,3 +84,27 @@ def test_keys_written_by_export_questions_come_back(tmp_path, scenario):
     keys = [row["question_key"] for row in csv.DictReader(exported.open())]
     run_command(tmp_path, answers([(key, "ext", 0, "A") for key in keys]))
     assert Response.objects.filter(model__name="ext").count() == len(keys) == 2
+
+
+def test_an_answer_to_options_shown_in_another_order_is_coded_as_the_option_it_named(tmp_path, scenario):
+    # KEY_1's two options shown reversed ("1 0"): the letter B named the first option, A.
+    run_command(tmp_path, answers([(KEY_1, "m", 0, "B", "1 0"), (KEY_1, "m", 1, "B", "[0, 1]"),
+                                   (KEY_2, "m", 0, "B", "")],
+                                  header=("question_key", "model", "repeat", "output", "option_order")))
+    assert sorted(Run.objects.get().responses.values_list("question__key", "repeat", "option_order", "code")) == [
+        (KEY_1, 0, [1, 0], "A"), (KEY_1, 1, [0, 1], "B"), (KEY_2, 0, [0, 1], "B")]
+
+
+def test_an_option_order_that_is_no_order_of_the_questions_options_is_named(tmp_path, scenario):
+    text = answers([(KEY_1, "m", 0, "A", "1 1"), (KEY_1, "m", 1, "A", "0 1 2"), (KEY_2, "m", 0, "A", "x")],
+                   header=("question_key", "model", "repeat", "output", "option_order"))
+    path = tmp_path / "answers.csv"
+    path.write_text(text)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="3 problem\\(s\\); nothing was imported"):
+        call_command("import_responses", str(path), stdout=out)
+    report = out.getvalue()
+    assert "line 2: option_order '1 1' is not the options' indexes 0..n-1" in report
+    assert f"line 3: option_order names 3 options; question {KEY_1!r} has 2" in report
+    assert "line 4: option_order 'x' is not the options' indexes" in report
+    assert Run.objects.count() == 0

@@ -5,6 +5,7 @@ own `read_eval_log`; logs Inspect itself wrote (its `eval` against the fake serv
 import io
 import json
 import textwrap
+from datetime import timezone
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -106,8 +107,8 @@ def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchma
     # By code across models: both models' B answers, one log each.
     paths = inspect_services.write_inspect_logs(run, tmp_path / "codes", picked=inspect_services.picked_answers(
         "code=B"))
-    assert {p.name: [s["output"]["completion"] for s in json.loads(p.read_text())["samples"]] for p in paths} == {
-        f"run-{run.pk}-m1.json": ["B: Strike them."], f"run-{run.pk}-m2.json": ["B"]}
+    assert {p.name.split("_")[-1]: [s["output"]["completion"] for s in json.loads(p.read_text())["samples"]]
+            for p in paths} == {f"run{run.pk}-m1.json": ["B: Strike them."], f"run{run.pk}-m2.json": ["B"]}
     with pytest.raises(CommandError, match="--answers: code must be one of"):
         call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "x.json", "--answers", "code=Q")
     assert not (tmp_path / "x.json").exists()
@@ -116,13 +117,30 @@ def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchma
 def test_a_run_with_two_models_is_written_as_one_log_each(benchmark, tmp_path):
     run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
     paths = inspect_services.write_inspect_logs(run, tmp_path / "logs")
-    assert [p.name for p in paths] == [f"run-{run.pk}-m1.json", f"run-{run.pk}-m2.json"]
+    # Named as Inspect names its logs ({time}_{task}_{id}), which `inspect view` needs to list a .json log.
+    stamp = run.created_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S+00-00")
+    assert [p.name for p in paths] == [f"{stamp}_t_run{run.pk}-m1.json", f"{stamp}_t_run{run.pk}-m2.json"]
     second = json.loads(paths[1].read_text())
     assert second["eval"]["model"] == "m2" and [s["output"]["completion"] for s in second["samples"]] == ["B"]
     with pytest.raises(CommandError, match="has no model 'm3' \\(its models: m1, m2\\)"):
         call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "x.json", "--model", "m3")
     with pytest.raises(CommandError, match="no run 999"):
         call_command("export_inspect_log", "--run", 999, "--out", tmp_path / "x.json")
+
+
+LISTED = textwrap.dedent("""
+    import json, sys
+    from inspect_ai.log import list_eval_logs
+    print(json.dumps(sorted(info.name.rsplit("/", 1)[-1] for info in list_eval_logs(sys.argv[1]))))
+""")
+
+
+def test_a_runs_logs_are_listed_by_inspect_as_inspect_view_lists_them(benchmark, tmp_path):
+    formats_env.need("inspect_ai")
+    run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
+    paths = inspect_services.write_inspect_logs(run, tmp_path / "logs")
+    # list_eval_logs is what `inspect view` lists a folder with: a .json log named otherwise is not shown.
+    assert formats_env.run_python(LISTED, tmp_path / "logs") == sorted(p.name for p in paths)
 
 
 def test_our_own_log_imports_back_as_a_run_with_the_same_answers(benchmark, tmp_path):
@@ -263,3 +281,27 @@ def test_a_file_that_is_no_inspect_log_is_refused_with_a_reason(benchmark, tmp_p
 def test_a_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="No such file"):
         call_command("import_inspect_log", tmp_path / "absent.eval")
+
+
+def shown_in_reverse(run: Run, key: str) -> Response:
+    """The answer to `key` as if its options had been shown in reverse (a balanced run):
+    its letter B is then the canonical option A; coded again under that order."""
+    from encoding_app.services import encode_answers
+
+    response = Response.objects.get(run=run, question__key=key)
+    Code.objects.filter(response=response).delete()
+    ReviewTask.objects.filter(response=response).delete()
+    Response.objects.filter(pk=response.pk).update(option_order=[1, 0], code="", code_source="")
+    encode_answers([response.pk])
+    return Response.objects.get(pk=response.pk)
+
+
+def test_an_answer_shown_in_another_order_comes_back_with_its_own_code(benchmark, tmp_path):
+    run = imported_run([(KEY_1, "m1", 0, "B"), (KEY_2, "m1", 0, "B")])
+    # KEY_1's options were shown reversed: its "B" is the first option, canonical A.
+    assert shown_in_reverse(run, KEY_1).code == "A"
+    [path] = inspect_services.write_inspect_logs(run, tmp_path / "run.json")
+    result = inspect_services.import_inspect_log(path, benchmark_name="t")
+    assert not result.problems and result.created == 2
+    assert sorted(result.run.responses.values_list("question__key", "raw_output", "option_order", "code")) == [
+        (KEY_1, "B", [1, 0], "A"), (KEY_2, "B", [0, 1], "B")]

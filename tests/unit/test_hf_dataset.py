@@ -35,3 +35,13 @@ def test_a_family_fields_type_follows_its_values(values, expected):
 def test_other_values_are_carried_as_json_text():
     assert as_type({"a": 1}, pa.string()) == '{"a": 1}' and as_type(True, pa.string()) == "true"
     assert as_type(3, pa.int64()) == 3 and as_type(None, pa.string()) is None
+
+
+def test_the_eval_yaml_names_the_benchmark_its_framework_and_its_one_task():
+    from formats_app.hf_dataset import eval_yaml
+
+    text = eval_yaml(name='Demo: "questions"', description="Two lines\nof text", task_id="demo",
+                     framework="cfpd-workbench")
+    assert yaml.safe_load(text) == {
+        "name": 'Demo: "questions"', "description": "Two lines\nof text", "evaluation_framework": "cfpd-workbench",
+        "tasks": [{"id": "demo", "config": "default", "split": "test"}]}

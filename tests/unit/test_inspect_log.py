@@ -118,3 +118,25 @@ def test_any_json_log_is_read_or_refused_with_a_reason_never_a_crash(tmp_path_fa
         assert isinstance(answer.output, str) and isinstance(answer.question_key, str) and answer.repeat >= 0
         assert all(isinstance(m["content"], str) and m["role"] in {"system", "user", "assistant", "tool"}
                    for m in answer.messages)
+
+
+def test_a_log_file_is_named_as_inspect_view_lists_it():
+    import re
+    from datetime import datetime, timedelta, timezone
+
+    from formats_app.inspect_log import log_file_name
+
+    name = log_file_name(created=datetime(2026, 11, 26, 9, 5, 7, tzinfo=timezone(timedelta(hours=1))),
+                         task="my_bench", run_id=4, model="local/gemma_3")
+    assert name == "2026-11-26T08-05-07+00-00_my-bench_run4-local-gemma-3.json"  # 09:05 at +01:00 is 08:05 UTC
+    # inspect_ai.log._file: a .json log is listed when its name matches this, and split on "_".
+    assert re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*$", name) and len(name.split("_")) == 3
+
+
+def test_the_logs_epochs_are_the_repeats_its_answers_carry_not_the_runs_setting():
+    # A run set up with 5 repeats whose answers were asked once (choice mode asks once):
+    # Inspect shows samples x epochs, so 5 would read as "0.4 x 5 samples" for 2 answers.
+    answers = [answer(repeat=0), answer(question_key="t/q2", repeat=0)]
+    log = build_log(task="t", model="m/x", answers=answers, run_id=7, created=WHEN, started=WHEN, finished=WHEN,
+                    repeats=5)
+    assert log["eval"]["config"]["epochs"] == 1 and log["eval"]["dataset"]["samples"] == 2

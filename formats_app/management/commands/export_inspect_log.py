@@ -12,11 +12,14 @@ class Command(BaseCommand):
             "reads and `inspect view` shows: one sample per answer (its messages, output, usage and time), the "
             "answer's code as the score 'code' (its source and rule in the score's metadata), condition, repeat "
             "(epoch) and the family's fields as metadata. One log per model: PATH itself when PATH ends in .json "
-            "and there is one log (one model, or --model), otherwise the folder PATH with run-N-MODEL.json each.")
+            "and there is one log (one model, or --model), otherwise the folder PATH with one "
+            "TIME_TASK_runN-MODEL.json each (as Inspect names its logs: `inspect view --log-dir PATH` lists a .json "
+            "log only when its name starts with a time).")
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, required=True, help="the run's number")
-        parser.add_argument("--out", required=True, help="a .json file, or a folder")
+        parser.add_argument("--out", required=True,
+                            help="a .json file, or a folder (whose logs `inspect view --log-dir` lists)")
         parser.add_argument("--model", help="only this model's answers (its registered name)")
         parser.add_argument("--answers", metavar="QUERY",
                             help="only the answers this filter picks, as the answers list's query string "
