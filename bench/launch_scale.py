@@ -97,11 +97,13 @@ def one(step: str, repeats: int) -> dict:
         run = None
     else:
         run = services.start_run(request).pk
+        units = None
+    seconds = time.perf_counter() - started
+    backend_after = backend_cpu_seconds(backend)
+    if run is not None:  # counted after the clock: the launch does not count its units
         from runs_app.models import Response
 
         units = Response.objects.filter(run_id=run).count()
-    seconds = time.perf_counter() - started
-    backend_after = backend_cpu_seconds(backend)
     return {"step": step, "seconds": round(seconds, 1), "units": units, "run": run,
             "peak_mib": round(peak_mib()), "warm_mib": round(before),
             "cpu_s": round(cpu_seconds() - cpu_before, 1),
