@@ -97,7 +97,9 @@ def insert_unit_grid(run_id: int, pairs: list[tuple[int, int]], models: list[tup
     pair) over arrays made once: no join and no sort of the wide rows (a sort by the
     pairs' and models' ordinals spilled 36 MB to disk at 266,000 units), and each choice
     count's canonical order made once (a subquery per unit had taken a second at that
-    size). JIT off: the row estimates made PostgreSQL compile the statement for 0.5 s."""
+    size). JIT off: the row estimates made PostgreSQL compile the statement for 0.5 s.
+    Counts kept by triggers may skip the statement and count the grid from
+    `signals.unit_grid_written`, sent once it is written (the dashboard's tallies do)."""
     defaults = _defaults(now)
     fields = {field.column: field for field in Response._meta.concrete_fields}
     names = ", ".join(connection.ops.quote_name(name) for name in [*IDS, *defaults])
@@ -114,7 +116,8 @@ def insert_unit_grid(run_id: int, pairs: list[tuple[int, int]], models: list[tup
                                CROSS JOIN LATERAL generate_series(0, m.repeats - 1) AS r),
              canonical AS (SELECT array_agg(COALESCE((SELECT jsonb_agg(i ORDER BY i) FROM generate_series(0, c - 1) i),
                                                      '[]'::jsonb) ORDER BY c) AS orders
-                           FROM generate_series(0, (SELECT COALESCE(max(c), 0) FROM pair, unnest(pair.choice_counts) c)) c)
+                           FROM generate_series(0, (SELECT COALESCE(max(c), 0)
+                                                    FROM pair, unnest(pair.choice_counts) c)) c)
         INSERT INTO {connection.ops.quote_name(Response._meta.db_table)} ({names})
         SELECT %s, pair.question_ids[i / n + 1], per_pair.model_ids[i %% n + 1], pair.condition_ids[i / n + 1],
                per_pair.repeats[i %% n + 1], canonical.orders[pair.choice_counts[i / n + 1] + 1], {placeholders}

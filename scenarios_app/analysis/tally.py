@@ -7,6 +7,10 @@ deleted — goes through three statement-level triggers that add the rows' new k
 write paths need no hook, and none can forget one. Keys are upserted in sorted order,
 so two statements that touch the same tally rows lock them in the same order.
 
+A launch's grid of units (one INSERT … SELECT, `runs_app.unit_rows.insert_unit_grid`) is
+the one write the insert trigger leaves alone: `count_unit_grid` counts it from the grid
+(its pairs and models), the same rows, in the same transaction.
+
 Rows may fall to n = 0 (every pending answer of a pass done): readers skip them and
 `rebuild` drops them. Judge units are counted like any answer and taken away on read
 (`grouped`): their JudgeRequest is written after the unit itself.
