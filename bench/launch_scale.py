@@ -45,6 +45,22 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def backend_cpu_seconds(pid: int) -> float | None:
+    """CPU time of the PostgreSQL backend serving this process, when the server runs on
+    this machine (/proc): on a machine shared with other work the wall time varies with
+    the load, the CPU time much less."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def request_data(repeats: int) -> dict:
     from benchmarks_app.models import Benchmark
     from runs_app.models import LLMModel
@@ -66,7 +82,13 @@ def one(step: str, repeats: int) -> dict:
     # the URLs loaded before the first request; what follows is the launch's own work.
     llm.warm_up()
     reverse("run-list")
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
     before = peak_mib()
+    backend_before, cpu_before = backend_cpu_seconds(backend), cpu_seconds()
     started = time.perf_counter()
     request = services.read_launch(request_data(repeats))
     if step == "plan":
@@ -75,12 +97,18 @@ def one(step: str, repeats: int) -> dict:
         run = None
     else:
         run = services.start_run(request).pk
+        units = None
+    seconds = time.perf_counter() - started
+    backend_after = backend_cpu_seconds(backend)
+    if run is not None:  # counted after the clock: the launch does not count its units
         from runs_app.models import Response
 
         units = Response.objects.filter(run_id=run).count()
-    seconds = time.perf_counter() - started
     return {"step": step, "seconds": round(seconds, 1), "units": units, "run": run,
-            "peak_mib": round(peak_mib()), "warm_mib": round(before)}
+            "peak_mib": round(peak_mib()), "warm_mib": round(before),
+            "cpu_s": round(cpu_seconds() - cpu_before, 1),
+            "db_cpu_s": round(backend_after - backend_before, 1) if backend_after is not None else None,
+            "load": round(os.getloadavg()[0], 2)}
 
 
 def in_process(step: str, repeats: int) -> dict:
@@ -132,7 +160,9 @@ def main():
           f"(warm process before it: {plan['warm_mib']} MiB)", file=out)
     launch = in_process("launch", args.repeats)
     print(f"launch: {launch['units']:,} units written and queued in {launch['seconds']} s, peak "
-          f"{launch['peak_mib']} MiB (warm process before it: {launch['warm_mib']} MiB; run {launch['run']})", file=out)
+          f"{launch['peak_mib']} MiB (warm process before it: {launch['warm_mib']} MiB; run {launch['run']}); "
+          f"CPU {launch['cpu_s']} s in the process, {launch['db_cpu_s']} s in its PostgreSQL backend; "
+          f"load average at its end {launch['load']}", file=out)
     client = scale_db.signed_in_client(OPERATOR, role="operators")
     run = Run.objects.get(pk=launch["run"])
     pages = {}
@@ -143,7 +173,16 @@ def main():
         print(f"{name}: first {pages[name]['first_ms']} ms, median {pages[name]['median_ms']} ms", file=out)
     from runs_app import services
 
-    services.cancel_run(run)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    backend_before, started = backend_cpu_seconds(backend), time.perf_counter()
+    cancelled = services.cancel_run(run).pending
+    cancel = {"seconds": round(time.perf_counter() - started, 1), "units": cancelled}
+    backend_after = backend_cpu_seconds(backend)
+    cancel["db_cpu_s"] = round(backend_after - backend_before, 1) if backend_after is not None else None
+    print(f"cancel: {cancelled:,} pending units cancelled in {cancel['seconds']} s "
+          f"({cancel['db_cpu_s']} s CPU in PostgreSQL)", file=out)
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
     with connection.cursor() as cursor:
         cursor.execute("SELECT version()")
@@ -154,7 +193,10 @@ def main():
         for record in (plan, launch):
             print(json.dumps({"bench": "launch_scale", "configuration": f"{record['step']} {args.questions} questions "
                               f"x {len(MODELS)} models x {args.repeats} repeats", "seconds": record["seconds"],
-                              "units": record["units"], "peak_mib": record["peak_mib"]}))
+                              "units": record["units"], "peak_mib": record["peak_mib"],
+                              "cpu_s": record["cpu_s"], "db_cpu_s": record["db_cpu_s"]}))
+        print(json.dumps({"bench": "launch_scale", "configuration": f"cancel of {cancel['units']} pending units",
+                          "seconds": cancel["seconds"], "db_cpu_s": cancel["db_cpu_s"]}))
         for name, figures in pages.items():
             print(json.dumps({"bench": "launch_scale", "configuration": f"{name} during the run",
                               "seconds": figures["median_ms"] / 1000, "first_ms": figures["first_ms"]}))

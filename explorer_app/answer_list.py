@@ -4,9 +4,10 @@ the answers a user may read narrowed by it, searched, sorted and paged by keyset
 (`answer_query`), and the CSV of the same list.
 
 Search: PostgreSQL's full-text search over the raw output (English stemming, the words of
-`websearch_to_tsquery`: words, "a phrase", -not, or), served by the GIN index
-explorer_app/migrations/0001 creates on the same expression; on SQLite, every word must
-appear in the output (case-insensitive containment).
+`websearch_to_tsquery`: words, "a phrase", -not, or) over the answers that have an
+output, served by the GIN index explorer_app/migrations/0001 and 0003 create on the same
+expression and condition; on SQLite, every word must appear in the output
+(case-insensitive containment).
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def searched(answers, words: str):
     if connection.vendor == "postgresql":
         from django.contrib.postgres.search import SearchQuery, SearchVector
 
-        return answers.annotate(search=SearchVector("raw_output", config=SEARCH_CONFIG)).filter(
+        # Only answers with an output: the index's condition (a unit not answered yet has
+        # none to search; "-word" alone would otherwise match every one of them).
+        return answers.exclude(raw_output="").annotate(search=SearchVector("raw_output", config=SEARCH_CONFIG)).filter(
             search=SearchQuery(words, config=SEARCH_CONFIG, search_type="websearch"))
     for word in words.split():
         word = word.strip('"')

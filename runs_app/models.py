@@ -197,16 +197,28 @@ class Response(models.Model):
         NO_CHOICE = "no_choice", "No option letter could be read"
         OTHER = "other", "Other"
 
-    # No index of its own: the (run, status) index and the unique constraint lead with it,
-    # and a paper-scale launch writes every index of 2.66 million rows.
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses", db_index=False)
-    question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="responses")
-    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="responses")
+    # The units' foreign keys are kept by Django, not by the database (db_constraint=False):
+    # its collector applies CASCADE, PROTECT and SET_NULL before it deletes anything, as it
+    # does with the constraints, and every unit is written with ids just read (a launch
+    # joins its questions). The constraints' deferred checks, five per unit at commit, were
+    # ~40 % of a paper-scale launch (2.66 million units: bench/launch_scale.py); what is
+    # given up is the database refusing a row written past Django with an id that does not
+    # exist. No index of the run's own: the (run, status) index and the unique constraint
+    # lead with it, and a paper-scale launch writes every index of 2.66 million rows.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses", db_index=False,
+                            db_constraint=False)
+    question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="responses",
+                                 db_constraint=False)
+    # Indexed by (model, id) (Meta), which serves what an index on the model alone would.
+    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="responses", db_index=False,
+                              db_constraint=False)
     condition = models.ForeignKey("benchmarks_app.Condition", on_delete=models.PROTECT, related_name="responses",
-                                  default=DEFAULT_CONDITION_ID)
+                                  default=DEFAULT_CONDITION_ID, db_constraint=False)
     repeat = models.PositiveSmallIntegerField(default=0)
+    # Indexed where set only (Meta): a launch's units have none.
     previous = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="follow_ups",
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="follow_ups", db_index=False,
+        db_constraint=False,
         help_text="The unit this one follows in the same conversation (its answer is part of this unit's prompt).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     option_order = models.JSONField(default=list, help_text="Canonical option indexes in the order lettered A, B, C.")
@@ -235,7 +247,7 @@ class Response(models.Model):
     claim_token = models.CharField(max_length=32, blank=True)
     # Batch delivery: the provider batch the unit was last sent in (runs_app.provider_batch).
     provider_batch = models.ForeignKey("ProviderBatch", null=True, blank=True, on_delete=models.SET_NULL,
-                                       related_name="responses")
+                                       related_name="responses", db_index=False, db_constraint=False)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
@@ -263,6 +275,16 @@ class Response(models.Model):
                          condition=~Q(error_kind="")),
             models.Index(fields=["model", "id"], name="response_model_latency",
                          condition=Q(latency_ms__isnull=False, cache_hit=False)),
+            # A model's units in id order: the answers list sorted by model
+            # (explorer_app.answer_list), a model's PROTECT check, every filter on the model.
+            # Made on PostgreSQL by explorer_app's migration 0002 before it was declared here.
+            models.Index(fields=["model", "id"], name="response_model_id_order"),
+            # The follow-ups of a unit (a cascade, a conversation's next turn) and the units
+            # of a provider batch: the few units that have one (a NULL entry per pending
+            # unit of a launch cost an index entry each).
+            models.Index(fields=["previous"], name="response_previous", condition=Q(previous__isnull=False)),
+            models.Index(fields=["provider_batch"], name="response_provider_batch",
+                         condition=Q(provider_batch__isnull=False)),
         ]
 
     def __str__(self):

@@ -17,3 +17,8 @@ class ScenariosAppConfig(AppConfig):
         computed.register("cfpd-dashboard", "scenarios_app.analysis.board_figure:compute_board")
         from .headline import register_headline  # its figures on the models' profiles
         register_headline()
+        from runs_app.signals import unit_grid_written
+
+        from .analysis import tally
+        # A launch's pending units counted from its grid (the insert trigger skips them).
+        unit_grid_written.connect(tally.count_unit_grid, dispatch_uid="cfpd-tally-unit-grid")

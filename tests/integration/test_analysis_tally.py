@@ -6,7 +6,8 @@ read, and only the tests that say so run."""
 import random
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import timezone
 from django.db.models import Count
 
 from scenarios_app.analysis import dashboard, tally
@@ -15,7 +16,11 @@ from scenarios_app.analysis.tidy_query import AnalysisFilter, tidy_counts
 from encoding_app import services as coding
 from runs_app.models import LLMModel, Response, Run
 from runs_app.services import import_responses
-from runs_app.signals import responses_answered
+from runs_app import unit_rows
+from runs_app.signals import responses_answered, unit_grid_written
+from benchmarks_app.models import Condition
+from benchmarks_app.services import default_condition
+from tests.integration.test_execution import launch
 from tests.integration.test_analysis import answered  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +93,38 @@ def test_the_tallies_follow_every_write_path(answered, reviewer):  # noqa: F811
     assert Response.objects.exists()
     Run.objects.all().delete()
     assert tallied() == recounted() == ([], [])
+
+
+@postgres_only
+def test_a_launchs_grid_is_counted_from_the_grid_as_its_rows_would_be(answered, monkeypatch):  # noqa: F811
+    hawk, dove = LLMModel.objects.get(name="hawk"), LLMModel.objects.get(name="dove")
+    run = launch(answered.benchmark, [hawk, dove], monkeypatch, repeats=3)  # the units made by one INSERT … SELECT
+    # 5 questions: hawk (choice mode) asks each once, dove 3 times: 5 + 15 = 20 pending units.
+    assert run.responses.count() == 20 and tallied() == recounted()
+    assert sum(QuestionTally.objects.filter(run=run).values_list("n", flat=True)) == 20
+
+    # Two conditions, and units written after the grid in the same transaction: those the
+    # insert trigger counts (the grid's setting holds for its own statement only).
+    other = Condition.objects.create(name="other-condition")
+    questions = list(answered.benchmark.questions.order_by("pk").values_list("pk", flat=True))
+    pairs = [(q, c) for q in questions for c in (other.pk, default_condition().pk)]
+    with transaction.atomic():
+        grid = Run.objects.create(benchmark=answered.benchmark)
+        assert unit_rows.insert_unit_grid(grid.pk, pairs, [(hawk.pk, 1), (dove.pk, 2)], timezone.now()) == 30
+        Response.objects.bulk_create([Response(run=grid, question_id=q, model=hawk, condition=other, repeat=5)
+                                      for q in questions])
+    assert tallied() == recounted()
+    assert sum(QuestionTally.objects.filter(run=grid).values_list("n", flat=True)) == 30 + 5  # 10 pairs x (1 + 2) + 5
+
+    # The counts come from the grid, not from its rows: without the signal's receiver the
+    # insert trigger leaves the grid uncounted.
+    assert unit_grid_written.disconnect(dispatch_uid="cfpd-tally-unit-grid")
+    try:
+        uncounted = Run.objects.create(benchmark=answered.benchmark)
+        unit_rows.insert_unit_grid(uncounted.pk, pairs, [(hawk.pk, 1)], timezone.now())
+        assert not QuestionTally.objects.filter(run=uncounted).exists()
+    finally:
+        unit_grid_written.connect(tally.count_unit_grid, dispatch_uid="cfpd-tally-unit-grid")
 
 
 @postgres_only

@@ -7,7 +7,7 @@ import csv
 import io
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.services import create_user_with_role
 from benchmarks_app.models import Benchmark, Condition, Question
@@ -199,7 +199,19 @@ def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, ans
         [answers["scripted"].pk, answers["elsewhere"].pk], reverse=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'response_output_search'")
-        assert "gin" in cursor.fetchone()[0]
+        # Only the answers that have an output (a launch's pending units add nothing to it).
+        assert "gin" in (definition := cursor.fetchone()[0]) and "WHERE (raw_output <> ''::text)" in definition
+    # An exclusion alone matches answers with an output, not the failed one without.
+    assert answers["failed"].raw_output == "" and answers["failed"].pk in _ids(client.get("/api/answers/"))
+    assert answers["failed"].pk not in _ids(client.get("/api/answers/", {"q": "-zebra"}))
+    assert answers["scripted"].pk in _ids(client.get("/api/answers/", {"q": "-zebra"}))
+    # The search's condition is the index's: the planner can take it.
+    searched = answer_list.searched(Response.objects.all(), "escalation")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        sql, params = searched.values("id").query.sql_with_params()
+        cursor.execute("EXPLAIN " + sql, params)
+        assert "response_output_search" in " ".join(row[0] for row in cursor.fetchall())
 
 
 def test_keyset_pages_walk_forward_and_back_without_repeats(client, answers, monkeypatch):

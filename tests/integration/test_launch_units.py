@@ -5,6 +5,7 @@ at its default."""
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from benchmarks_app.models import Condition
 from runs_app import services, unit_rows
@@ -40,3 +41,15 @@ def test_the_server_makes_the_units_the_generator_would(benchmark, fake, monkeyp
 
     assert rows(grid) == rows(streamed) and rows(grid)[0][4] == [0, 1, 2]
     assert [row[:5] for row in rows(run)] == [row[:5] for row in rows(grid) if row[2] == conditions[1]]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the server-made units are PostgreSQL's path")
+def test_an_empty_grid_writes_nothing(benchmark, fake):
+    choice = model(fake)
+    run = services.create_run("launch", benchmark, [choice])
+    pair = (benchmark.questions.order_by("pk").first().pk, services.questions_service.default_condition().pk)
+    now = timezone.now()
+    assert unit_rows.insert_unit_grid(run.pk, [], [(choice.pk, 1)], now) == 0
+    assert unit_rows.insert_unit_grid(run.pk, [pair], [], now) == 0
+    assert unit_rows.insert_unit_grid(run.pk, [pair], [(choice.pk, 0)], now) == 0
+    assert not run.responses.exists()

@@ -130,6 +130,18 @@ def test_replace_loads_anew_in_place_of_the_earlier_benchmark():
     assert codes != first_codes  # another seed, other answers
 
 
+def test_replace_refuses_to_delete_questions_another_benchmarks_run_asked():
+    """The units' question keys are not the database's (runs_app migration 0018): the
+    plain-SQL delete checks that no unit outside the benchmark's runs names its questions."""
+    load()
+    asked = Response.objects.filter(run__benchmark__name="synthetic").first()
+    elsewhere = Run.objects.create(benchmark=Benchmark.objects.create(name="elsewhere"))
+    Response.objects.create(run=elsewhere, question=asked.question, model=asked.model)
+    with pytest.raises(CommandError, match="units of runs of other benchmarks ask its questions"):
+        load(replace=True, seed=1)
+    assert Question.objects.filter(pk=asked.question_id).exists()
+
+
 def test_replace_never_deletes_a_benchmark_it_did_not_load():
     Benchmark.objects.create(name="synthetic", title="hand-made")
     with pytest.raises(CommandError, match="was not loaded by load_synthetic_answers"):

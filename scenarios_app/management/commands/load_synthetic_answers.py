@@ -125,6 +125,11 @@ class Command(BaseCommand):
                 placeholders = ", ".join(["%s"] * len(runs))
                 cursor.execute(f"DELETE FROM {Response._meta.db_table} WHERE run_id IN ({placeholders})", runs)
             Run.objects.filter(pk__in=runs).delete()
+            # The units' question keys are Django's, not the database's (runs_app migration
+            # 0018): plain SQL must not leave units of another run naming a deleted question.
+            if Response.objects.filter(question__benchmark=benchmark).exists():
+                raise CommandError(f"benchmark {benchmark.name}: units of runs of other benchmarks ask its "
+                                   "questions; delete those runs first")
             cursor.execute(f"DELETE FROM {ScenarioQuestion._meta.db_table} WHERE question_id IN "
                            f"(SELECT id FROM {Question._meta.db_table} WHERE benchmark_id = %s)", [benchmark.pk])
             cursor.execute(f"DELETE FROM {Question._meta.db_table} WHERE benchmark_id = %s", [benchmark.pk])
