@@ -234,6 +234,9 @@ CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)
 CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives the model's timeout
 CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 15)  # how often each worker's watcher looks at the active runs
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
+# A cancel marks at most this many pending units in its request; more are marked by a worker
+CFPD_CANCEL_AT_ONCE = envint("CFPD_CANCEL_AT_ONCE", 20000)
+CFPD_CANCEL_SECONDS = envint("CFPD_CANCEL_SECONDS", 10)  # a sweep's time marking a cancelled run's units
 CFPD_ENQUEUE_CHUNK = envint("CFPD_ENQUEUE_CHUNK", 500)
 # Batch delivery (runs_app.provider_batch): how often an open provider batch is polled, and
 # the most requests in one batch file (OpenAI takes up to 50,000).

@@ -3,6 +3,7 @@ importing answers collected elsewhere. Views, commands, the API and tasks call t
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -10,7 +11,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import connection as db_connection
 from django.db import transaction
-from django.db.models import Count, F, Min, Q, Sum
+from django.db.models import Count, F, Max, Min, Q, Sum
 from django.utils import timezone
 
 from benchmarks_app import families
@@ -427,10 +428,12 @@ def launch_run(benchmark: Benchmark, models: list[LLMModel], selection: Selectio
 
 @dataclass
 class Cancellation:
-    """What a cancel did: pending units cancelled, and units a worker had already taken."""
+    """What a cancel did: pending units cancelled (or, `later`, to be cancelled by a
+    worker), and units a worker had already taken."""
 
     pending: int
     in_flight: int
+    later: bool = False
 
 
 @transaction.atomic
@@ -444,16 +447,55 @@ def cancel_run(run: Run) -> Cancellation:
     if run.status in (Run.Status.DONE, Run.Status.CANCELLED):
         raise RunError(f"run {run.pk} is {run.status}; nothing to cancel")
     Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=None)
-    pending = run.responses.filter(status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
+    pending_units = run.responses.filter(status=Response.Status.PENDING)
+    at_once = settings.CFPD_CANCEL_AT_ONCE
+    later = pending_units.order_by().values("pk")[:at_once + 1].count() > at_once
+    if later:
+        # Too many to mark in this request (2.66 million took 2.5 minutes): no unit of a
+        # cancelled run is claimed any more, so none is asked; a worker marks them
+        # cancelled a chunk at a time (`cancel_pending_units`), starting now, and the
+        # watchers go on at each tick should that worker stop.
+        pending = progress(run).pending
+        transaction.on_commit(lambda: queueing.publish(queueing.SWEEP, [run.pk]))
+    else:
+        pending = pending_units.update(status=Response.Status.CANCELLED)
     in_flight = run.responses.filter(status=Response.Status.RUNNING).count()
     if run.delivery == Run.Delivery.BATCH:
         # Its provider batches cancelled by a worker (a call to the provider), now and at every watcher tick.
         transaction.on_commit(lambda: queueing.publish(queueing.PROVIDER_BATCHES, [run.pk]))
     if in_flight:
         queueing.schedule_sweep(run.pk)  # ends the run should the worker holding a unit die
-    else:
+    elif not later:
         Run.objects.filter(pk=run.pk).update(finished_at=timezone.now())
-    return Cancellation(pending=pending, in_flight=in_flight)
+    return Cancellation(pending=pending, in_flight=in_flight, later=later)
+
+
+CANCEL_CHUNK = 100_000  # ids of a run's units marked cancelled per transaction
+
+
+def cancel_pending_units(run_id: int, seconds: float | None = None) -> int:
+    """Mark the pending units of a cancelled run cancelled, by ranges of CANCEL_CHUNK ids
+    (a run's units have mostly consecutive ids), each range in its own transaction under
+    the run's row lock, for about `seconds` (CFPD_CANCEL_SECONDS); how many it marked.
+    Stops when the run is no longer cancelled (resumed) or another sweep holds its row."""
+    seconds = settings.CFPD_CANCEL_SECONDS if seconds is None else seconds
+    pending = Response.objects.filter(run_id=run_id, status=Response.Status.PENDING)
+    span = pending.aggregate(lo=Min("id"), hi=Max("id"))
+    if span["lo"] is None:
+        return 0
+    deadline = time.monotonic() + seconds
+    low, marked = span["lo"], 0
+    while low <= span["hi"]:
+        with transaction.atomic():
+            if not Run.objects.select_for_update(skip_locked=True).filter(
+                    pk=run_id, status=Run.Status.CANCELLED).exists():
+                break
+            marked += pending.filter(id__gte=low, id__lt=low + CANCEL_CHUNK).update(
+                status=Response.Status.CANCELLED)
+        low += CANCEL_CHUNK
+        if time.monotonic() > deadline:
+            break
+    return marked
 
 
 UNCHANGED = object()
@@ -575,12 +617,14 @@ def sweep_run(run_id: int, requeue_after: float | None = None, everything: bool 
 
 def _sweep_cancelled(run: Run) -> bool:
     """A cancelled run whose units in flight have not all ended: a unit whose worker died
-    (its lease ran out) ends cancelled, and the run is finished once none is left.
-    Whether some unit is still running (so the sweep looks again later)."""
+    (its lease ran out) ends cancelled, pending units left by the cancel are marked, and
+    the run is finished once none is left. Whether some unit is still open (so the
+    sweep looks again later)."""
     run.responses.filter(status=Response.Status.RUNNING, lease_expires_at__lt=timezone.now()).update(
         status=Response.Status.CANCELLED, claim_token="", lease_expires_at=None)
+    cancel_pending_units(run.pk)  # those `cancel_run` left to a worker (a very large run)
     finish_run_if_complete(run.pk)
-    return run.responses.filter(status=Response.Status.RUNNING).exists()
+    return run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING]).exists()
 
 
 @dataclass

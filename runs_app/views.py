@@ -416,6 +416,8 @@ def in_flight_text(n):
 def cancelled_text(run, cancellation):
     pending = cancellation.pending
     text = f"Run {run.pk} cancelled: {pending:,} pending unit{'s' if pending != 1 else ''} will not be asked."
+    if cancellation.later:
+        text += " So many are marked cancelled by a worker, a chunk at a time: the counts below catch up."
     return f"{text} {in_flight_text(cancellation.in_flight)}" if cancellation.in_flight else text
 
 

@@ -177,6 +177,62 @@ def test_resume_after_a_cancel_asks_what_is_not_done_and_leaves_units_in_flight(
     assert Response.objects.get(pk=first).status == "running"
 
 
+# --- a very large run: its pending units marked by a worker, not in the request ----------
+
+def large_cancel(benchmark, fake, monkeypatch, settings):
+    """A run of 4 units cancelled as if it had more than CFPD_CANCEL_AT_ONCE pending (2
+    here), its units marked a range of 1 id at a time."""
+    settings.CFPD_CANCEL_AT_ONCE = 2
+    monkeypatch.setattr(services, "CANCEL_CHUNK", 1)
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    return run, services.cancel_run(Run.objects.get(pk=run.pk))
+
+
+def test_a_large_cancel_stops_every_call_at_once_and_leaves_the_marking_to_a_worker(benchmark, fake, monkeypatch,
+                                                                                    settings):
+    run, cancellation = large_cancel(benchmark, fake, monkeypatch, settings)
+    # Counted from the run's counters, none marked yet, the run cancelled but not finished.
+    assert (cancellation.pending, cancellation.in_flight, cancellation.later) == (4, 0, True)
+    assert set(run.responses.values_list("status", flat=True)) == {"pending"}
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.finished_at is None
+    # No unit of it is taken by a worker any more: nothing is asked.
+    assert claim_unit(ids_of(run)[0]) is None
+    # The sweep marks them (its first time right after the cancel, then each watcher tick).
+    assert services.sweep_run(run.pk) == (0, False)
+    assert set(run.responses.values_list("status", flat=True)) == {"cancelled"}
+    run.refresh_from_db()
+    assert run.finished_at is not None and services.progress(run).cancelled == 4
+
+
+def test_a_large_cancel_is_marked_within_the_sweeps_time_and_goes_on_at_the_next(benchmark, fake, monkeypatch,
+                                                                                  settings):
+    run, _ = large_cancel(benchmark, fake, monkeypatch, settings)
+    # No time at all: one range (one id) each time, then it stops; the sweep says the run
+    # is still open (look again), until the last is marked and the run is finished.
+    assert services.cancel_pending_units(run.pk, seconds=0) == 1
+    settings.CFPD_CANCEL_SECONDS = 0
+    assert [services.sweep_run(run.pk) for _ in range(3)] == [(0, True), (0, True), (0, False)]
+    assert sorted(run.responses.values_list("status", flat=True)) == ["cancelled"] * 4
+    assert Run.objects.get(pk=run.pk).finished_at is not None
+
+
+def test_a_run_resumed_before_its_units_were_marked_keeps_them_pending(benchmark, fake, monkeypatch, settings):
+    run, _ = large_cancel(benchmark, fake, monkeypatch, settings)
+    assert services.resume_run(Run.objects.get(pk=run.pk)) == 4
+    assert services.cancel_pending_units(run.pk) == 0  # the run is no longer cancelled
+    assert set(run.responses.values_list("status", flat=True)) == {"pending"}
+
+
+def test_the_page_says_a_large_cancel_is_marked_by_a_worker(client, operator, benchmark, fake, monkeypatch,
+                                                            settings):
+    settings.CFPD_CANCEL_AT_ONCE = 2
+    run = launch(benchmark, [model(fake)], monkeypatch)
+    login(client, operator)
+    page = client.post(reverse("run-cancel", args=[run.pk]), {"confirm": "yes"}, follow=True).content.decode()
+    assert "4 pending units will not be asked" in page and "marked cancelled by a worker" in page
+
+
 # --- what the page and progress.json say --------------------------------------------------
 
 def test_the_page_stays_live_while_a_cancelled_runs_unit_is_in_flight(client, operator, benchmark, fake,
