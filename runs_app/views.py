@@ -73,10 +73,17 @@ def _when(moment):
 def _status_note(run, progress):
     """What the status alone does not say: a cancelled or paused run whose units with a
     worker have not all ended yet."""
-    if run.status in ACTIVE or not progress.running:
+    if run.status in ACTIVE:
         return ""
-    units = f"{progress.running} unit{'s' if progress.running != 1 else ''}"
-    return f"{units} already with a worker {'are' if progress.running != 1 else 'is'} still ending"
+    notes = []
+    if progress.running:
+        units = f"{progress.running:,} unit{'s' if progress.running != 1 else ''}"
+        notes.append(f"{units} already with a worker {'are' if progress.running != 1 else 'is'} still ending")
+    if run.status == Run.Status.CANCELLED and progress.pending:
+        # A cancel of a very large run leaves the marking to the sweeps (services.cancel_run).
+        units = f"{progress.pending:,} pending unit{'s' if progress.pending != 1 else ''}"
+        notes.append(f"{units} not to be asked {'are' if progress.pending != 1 else 'is'} being marked cancelled")
+    return "; ".join(notes)
 
 
 def latest_rows(run):

@@ -231,6 +231,12 @@ def test_the_page_says_a_large_cancel_is_marked_by_a_worker(client, operator, be
     login(client, operator)
     page = client.post(reverse("run-cancel", args=[run.pk]), {"confirm": "yes"}, follow=True).content.decode()
     assert "4 pending units will not be asked" in page and "marked cancelled by a worker" in page
+    # The run page says what the counts are doing until the sweep has marked them.
+    page = client.get(reverse("run-detail", args=[run.pk])).content.decode()
+    assert "4 pending units not to be asked are being marked cancelled" in page
+    services.sweep_run(run.pk)
+    page = client.get(reverse("run-detail", args=[run.pk])).content.decode()
+    assert "being marked cancelled" not in page
 
 
 # --- what the page and progress.json say --------------------------------------------------
