@@ -11,7 +11,7 @@ from dataclasses import asdict
 from django.contrib import admin, messages
 from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Sum
+from django.db.models import Count, Sum
 from django.conf import settings
 from django.http import HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -87,12 +87,18 @@ def _status_note(run, progress):
 
 
 def latest_rows(run):
-    """The LATEST_RESPONSES most recently answered units (unanswered last), as plain
-    values: the page prints them escaped, the progress script with textContent."""
-    rows = (run.responses.select_related("question", "model")
-            .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
-                  "answered_at", "error_kind", "question__key", "model__name")
-            .order_by(F("answered_at").desc(nulls_last=True), "-id")[:LATEST_RESPONSES])
+    """The LATEST_RESPONSES most recently answered units (unanswered last, in the units'
+    order), as plain values: the page prints them escaped, the progress script with
+    textContent. Two reads, each from an index: the answered through one that holds only
+    answered units (runs_app migration 0019: a launch's millions of pending units enter
+    none), the unanswered through the unit key's."""
+    units = (run.responses.select_related("question", "model")
+             .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
+                   "answered_at", "error_kind", "question__key", "model__name"))
+    rows = list(units.filter(answered_at__isnull=False).order_by("-answered_at", "-id")[:LATEST_RESPONSES])
+    if len(rows) < LATEST_RESPONSES:
+        rows += units.filter(answered_at__isnull=True).order_by(
+            "question_id", "model_id", "condition_id", "repeat")[:LATEST_RESPONSES - len(rows)]
     return [{"id": r.pk, "question": r.question.key, "model": r.model.name, "repeat": r.repeat, "status": r.status,
              "status_label": r.get_status_display(), "letter": r.chosen_letter or "",
              "output": Truncator(r.raw_output).chars(120), "latency_ms": r.latency_ms, "cache_hit": r.cache_hit}

@@ -4,6 +4,7 @@ live progress, escaping of model output, and key presence on the models page."""
 import re
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
@@ -328,3 +329,29 @@ def test_a_paused_run_shows_spent_against_budget_and_resumes_with_a_raised_one(c
     run.refresh_from_db()
     assert run.status == Run.Status.RUNNING and str(run.budget_usd) == "2.0000"
     assert f"Run {run.pk} resumed: 3 units queued again." in page
+
+
+def test_the_latest_rows_are_the_latest_answered_then_the_unanswered(run):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from runs_app.views import latest_rows
+
+    units = list(run.responses.order_by("pk"))  # 2 questions x 2 bundled models = 4 units
+    now = timezone.now()
+    # Answered out of id order: the latest answer first, whatever its id.
+    Response.objects.filter(pk=units[0].pk).update(status="done", answered_at=now - timedelta(minutes=5))
+    Response.objects.filter(pk=units[2].pk).update(status="done", answered_at=now)
+    rows = latest_rows(run)
+    assert [r["id"] for r in rows[:2]] == [units[2].pk, units[0].pk]
+    assert {r["id"] for r in rows[2:]} == {units[1].pk, units[3].pk} and len(rows) == 4
+    assert [r["status"] for r in rows] == ["done", "done", "pending", "pending"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the index is PostgreSQL's (runs_app 0019)")
+def test_the_latest_answered_are_read_through_an_index_of_answered_units_only(run):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'response_run_latest'")
+        [definition] = cursor.fetchone()
+    assert "WHERE (answered_at IS NOT NULL)" in definition
