@@ -55,9 +55,8 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
     page.screenshot(path=f"{screenshots}/report-offline.png")
 
 
-def test_an_exported_model_profile_draws_every_familys_chart_from_disk(page, live_server, analyst, demo_like,  # noqa: F811
-                                                                      answered_territories, tmp_path,  # noqa: F811
-                                                                      settings, screenshots):
+def test_an_exported_model_profile_draws_every_familys_chart_from_disk(
+        page, live_server, analyst, demo_like, answered_territories, tmp_path, settings, screenshots):  # noqa: F811
     """A model's profile (its button beside the families' sections) as one file, opened from
     disk with the network off: each family's chart drawn, with its points."""
     from tests.browser.test_author_browser import log_in
@@ -70,7 +69,8 @@ def test_an_exported_model_profile_draws_every_familys_chart_from_disk(page, liv
     page.goto(f"{live_server.url}/models/hawk/", timeout=90_000)
     expect(page.locator("form.export-report")).to_contain_text("Export report of this view")
     expect(page.locator("#family-cfpd .chart")).to_have_attribute("data-drawn", "1")
-    page.screenshot(path=f"{screenshots}/report-profile-button.png", clip={"x": 0, "y": 0, "width": 1366, "height": 900})
+    page.screenshot(path=f"{screenshots}/report-profile-button.png",
+                    clip={"x": 0, "y": 0, "width": 1366, "height": 900})
 
     call_command("export_report", "--page", "/models/hawk/", "--user", analyst.username,
                  "--out", tmp_path / "hawk.html", stdout=io.StringIO(), stderr=io.StringIO())

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from formats_app import report_drawing, report_exports, report_folder
 from formats_app.models import ReportExport
+from runs_app.models import LLMModel
 from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401 (fixture)
 from tests.browser.test_dashboard_charts import demo_like  # noqa: F401 (fixture)
 from tests.integration.test_model_profiles import inline, three_families  # noqa: F401 (fixtures)
@@ -98,8 +99,8 @@ def test_a_page_naming_no_model_or_no_dashboard_is_a_400(client, analyst, three_
     assert ReportExport.objects.count() == 0 and queued == []
 
 
-def test_a_comparison_of_unknown_models_fails_with_the_pages_message(client, analyst, three_families, inline,  # noqa: F811
-                                                                     queued, django_capture_on_commit_callbacks):
+def test_a_comparison_of_unknown_models_fails_with_the_pages_message(
+        client, analyst, three_families, inline, queued, django_capture_on_commit_callbacks):  # noqa: F811
     client.force_login(analyst)
     with django_capture_on_commit_callbacks(execute=True):
         assert ask(client, page="/models/compare/", query="model=hawk&model=zebra").status_code == 302
@@ -108,13 +109,19 @@ def test_a_comparison_of_unknown_models_fails_with_the_pages_message(client, ana
     assert job.status == "failed" and "answered 400" in job.error and "'zebra' is not a registered model" in job.error
 
 
-def test_the_command_refuses_a_profile_of_no_model_and_says_where_a_row_name_leads(analyst, three_families,  # noqa: F811
-                                                                                  tmp_path):
+def test_the_command_refuses_a_profile_of_no_model_and_says_where_a_row_name_leads(
+        analyst, three_families, inline, tmp_path):  # noqa: F811
     with pytest.raises(CommandError, match="--page names no registered model: 'nobody'"):
         call_command("export_report", "--page", "/models/nobody/", "--user", analyst.username,
                      "--out", str(tmp_path / "r.html"), stdout=io.StringIO(), stderr=io.StringIO())
     with pytest.raises(CommandError, match="--page must be one of the dashboards' paths, got '/runs/'"):
         call_command("export_report", "--page", "/runs/", "--user", analyst.username,
+                     "--out", str(tmp_path / "r.html"), stdout=io.StringIO(), stderr=io.StringIO())
+    # A second row of hawk's model (same address, another answer mode): a registered name,
+    # whose profile is under the model's name; the error says where to go.
+    LLMModel.objects.create(name="hawk-text", litellm_model="openai/hawk", answer_mode="generate")
+    with pytest.raises(CommandError, match=r"answered 302 .*\(it redirects to /models/hawk/: export that\)"):
+        call_command("export_report", "--page", "/models/hawk-text/", "--user", analyst.username,
                      "--out", str(tmp_path / "r.html"), stdout=io.StringIO(), stderr=io.StringIO())
     assert not (tmp_path / "r.html").exists()
 
@@ -125,8 +132,8 @@ def chromium():
         pytest.skip("no Chromium to draw with (Debian's chromium package)")
 
 
-def test_a_profile_becomes_a_folder_of_figures_and_the_pages_table(client, analyst, three_families, inline,  # noqa: F811
-                                                                   chromium, tmp_path):
+def test_a_profile_becomes_a_folder_of_figures_and_the_pages_table(
+        client, analyst, three_families, inline, chromium, tmp_path):  # noqa: F811
     stdout = io.StringIO()
     call_command("export_report", "--page", "/models/hawk/", "--user", analyst.username, "--out",
                  str(tmp_path / "hawk"), stdout=stdout, stderr=io.StringIO())
@@ -139,7 +146,8 @@ def test_a_profile_becomes_a_folder_of_figures_and_the_pages_table(client, analy
         assert svg.read_text().count('class="point"') > 0, svg.name  # plotted marks, not an empty frame
     client.force_login(analyst)
     # The page's own CSV, every row, byte for byte, and as LaTeX.
-    assert (out / "tables" / "00-figures.csv").read_bytes().decode() == client.get("/models/hawk/figures.csv").content.decode()
+    on_site = client.get("/models/hawk/figures.csv").content.decode()
+    assert (out / "tables" / "00-figures.csv").read_bytes().decode() == on_site
     assert r"\begin{tabular}" in (out / "tables" / "00-figures.tex").read_text()
     index = (out / "README.md").read_text()
     assert index.startswith("# /models/hawk/\n")
@@ -149,8 +157,8 @@ def test_a_profile_becomes_a_folder_of_figures_and_the_pages_table(client, analy
            "table, `tables/00-figures.csv`" in index
 
 
-def test_the_comparison_as_a_zip_from_the_button(client, analyst, three_families, inline, chromium, queued,  # noqa: F811
-                                                 django_capture_on_commit_callbacks):
+def test_the_comparison_as_a_zip_from_the_button(
+        client, analyst, three_families, inline, chromium, queued, django_capture_on_commit_callbacks):  # noqa: F811
     client.force_login(analyst)
     with django_capture_on_commit_callbacks(execute=True):
         ask(client, page="/models/compare/", query="model=hawk&model=dove", fmt="folder")

@@ -25,8 +25,8 @@ class Command(BaseCommand):
             "every figure as SVG and PNG drawn offline by Chromium (kaleido), every table as CSV and LaTeX, and a "
             "README.md naming them. Rendered as --user sees it (a reader of that dashboard); figures are computed "
             "here, not by the worker. --page is the dashboard's path (default /analysis/, the CFPD dashboard; "
-            "/analysis/territories/, /analysis/crisis/ likewise; a model's profile /models/NAME/; the models' comparison "
-            "/models/compare/ with --url-query 'model=A&model=B'); --url-query its query string "
+            "/analysis/territories/, /analysis/crisis/ likewise; a model's profile /models/NAME/; the models' "
+            "comparison /models/compare/ with --url-query 'model=A&model=B'); --url-query its query string "
             "(e.g. 'domain=escalation&iterations=1000').")
 
     def add_arguments(self, parser):
