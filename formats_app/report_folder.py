@@ -20,7 +20,13 @@ import pandas as pd
 
 from cfpd_site.csv_safety import restore
 
-_SECTION = re.compile(r'<section class="panel chart-panel" id="panel-([^"]+)">(.*?)</section>', re.DOTALL)
+# A family's dashboard: `panel chart-panel`, id `panel-KEY`; a model's profile and the
+# comparison: `panel chart-panel family`, id `family-KEY` (one section per family).
+_SECTION = re.compile(r'<section class="panel chart-panel(?: family)?" id="(?:panel|family)-([^"]+)">(.*?)</section>',
+                      re.DOTALL)
+# The whole page's table, where the page has one link for all its sections (a profile's
+# "Figures (CSV)", the comparison's "Differences (CSV)") rather than one per panel.
+_PAGE_CSV = re.compile(r'<a class="button" id="[a-z]+-csv" href="([^"]+)" download>([^<]*)</a>')
 _TITLE = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.DOTALL)
 _NOTE = re.compile(r'<p class="muted small panel-note">(.*?)</p>', re.DOTALL)
 _CSV = re.compile(r'<a href="([^"]+)" download>CSV</a>')
@@ -57,6 +63,13 @@ def panels_in(page: str) -> list[PagePanel]:
             # json_script escapes <, > and & as \u003C…, which JSON reads back as they were.
             figure=json.loads(figure.group(2)) if figure else None))
     return panels
+
+
+def page_csv(page: str) -> tuple[str, str] | None:
+    """The page's one CSV link for all its sections, as (href, label), or None: the family
+    dashboards link a CSV per panel instead."""
+    found = _PAGE_CSV.search(page)
+    return (html.unescape(found.group(1)), _text(found.group(2))) if found else None
 
 
 def file_stem(index: int, key: str) -> str:
@@ -114,6 +127,7 @@ class FolderEntry:
     title: str
     note: str
     files: list[str]
+    no_table: str = ""  # why the panel has no CSV of its own (the page links none for it)
 
 
 def index_text(source: str, who: str, stamp: str, entries: list[FolderEntry]) -> str:
@@ -129,5 +143,7 @@ def index_text(source: str, who: str, stamp: str, entries: list[FolderEntry]) ->
         if entry.note:
             lines += [entry.note, ""]
         lines += [f"- `{name}`" for name in entry.files] or ["- (nothing to write for this filter)"]
+        if entry.no_table:
+            lines.append(f"- no table of its own: {entry.no_table}")
         lines.append("")
     return "\n".join(lines)

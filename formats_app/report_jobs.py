@@ -14,17 +14,23 @@ from django.db import transaction
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
+from runs_app.models import LLMModel
+
 from . import tasks
 from .models import ReportExport
 
-# The dashboards a report may be made of, by URL name (each family's page of panels,
-# analysis_app/panels.html). Names, not imports: formats_app imports no family.
+# The dashboards a report may be made of, by URL name: each family's page of panels
+# (analysis_app/panels.html), a model's profile and the models' comparison (their sections
+# one per family). Names, not imports: formats_app imports no family.
 DASHBOARDS = {"analysis-dashboard": "CFPD preferences", "territories-dashboard": "Territorial disputes",
-              "crisis-dashboard": "Crisis inconsistency"}
+              "crisis-dashboard": "Crisis inconsistency", "model-profile": "Model profile",
+              "model-compare": "Models comparison"}
 PERMISSION = "analysis_app.view_dashboard"
 MAX_QUERY = 4000
 MAX_VALUES = 400
 _FIELD = re.compile(r"[a-z][a-z0-9_]{0,39}")
+# A model's name as runs_app.models.LLMModel accepts it: a profile's path names one.
+_MODEL_NAME = re.compile(r"[-a-zA-Z0-9_.]{1,80}")
 # A row still pending this long after it was asked for has no worker: the page says so.
 NO_WORKER_AFTER = timedelta(minutes=2)
 
@@ -45,6 +51,10 @@ def dashboard_name(page: str) -> str:
         match = None
     if match is None or match.url_name not in DASHBOARDS or not page.endswith("/"):
         raise BadExport("page", f"must be one of the dashboards' paths, got {page[:80]!r}")
+    if "name" in match.kwargs:  # /models/<name>/: the name is the reader's, untrusted
+        name = match.kwargs["name"]
+        if not _MODEL_NAME.fullmatch(name) or not LLMModel.objects.filter(name=name).exists():
+            raise BadExport("page", f"names no registered model: {name[:80]!r} (the models are listed at /models/)")
     return DASHBOARDS[match.url_name]
 
 

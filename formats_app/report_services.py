@@ -88,8 +88,11 @@ class _Reader:
             response = self.client.get(url, secure=bool(getattr(settings, "SECURE_SSL_REDIRECT", False)))
         if response.status_code != 200:
             detail = ""
-            if response.status_code in (302, 403):
+            if response.status_code == 403 or (response.status_code == 302
+                                                and "/accounts/login/" in response.get("Location", "")):
                 detail = " (not allowed to read it)"
+            elif response.status_code == 302:  # a model's row name: its profile is under the model's name
+                detail = f" (it redirects to {response['Location']}: export that)"
             elif response.status_code == 400:
                 detail = ": " + _text_of(response)
             raise ReportError(f"{url} answered {response.status_code} for {self.username}{detail}")
@@ -143,8 +146,9 @@ def write_folder(url: str, username: str, out: str | Path,
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
+    whole = report_folder.page_csv(page)
     figures = sum(1 for p in panels if p.figure)
-    total = 2 + len(panels) + figures
+    total = 2 + len(panels) + figures + bool(whole)
     done = 1
     written: list[Path] = []
     entries = {p.key: report_folder.FolderEntry(p.title, p.note, []) for p in panels}
@@ -158,6 +162,25 @@ def write_folder(url: str, username: str, out: str | Path,
         entries[panel.key].files.append(path.relative_to(out).as_posix())
 
     page_path = urlsplit(url).path
+    no_table = "the page links no CSV for it"
+    if whole:
+        # A profile or a comparison: one CSV for all its sections (a `family` column says
+        # whose row each is), written first, as the page's own table.
+        href, label = whole
+        progress(f"reading the page's table ({label})", done, total)
+        stem = report_folder.file_stem(0, label.replace("(CSV)", "").strip() or "page")
+        page_table = report_folder.PagePanel(key=" page table", title=f"The page's table: {label}", note="",
+                                             csv_href=href, figure=None)
+        entries = {page_table.key: report_folder.FolderEntry(page_table.title, "", []), **entries}
+        csv_text = reader.get(urljoin(page_path, href), "text/csv")
+        keep(out / "tables" / f"{stem}.csv", csv_text, page_table)
+        keep(out / "tables" / f"{stem}.tex", report_folder.latex_table(report_folder.read_csv(csv_text), label),
+             page_table)
+        no_table = f"its rows are in the page's table, `tables/{stem}.csv`"
+        done += 1
+    for panel in panels:
+        if not panel.csv_href:
+            entries[panel.key].no_table = no_table
     for number, panel in enumerate(panels, 1):
         stem = report_folder.file_stem(number, panel.key)
         progress(f"reading the table of {panel.title} ({number} of {len(panels)})", done, total)

@@ -55,6 +55,49 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
     page.screenshot(path=f"{screenshots}/report-offline.png")
 
 
+def test_an_exported_model_profile_draws_every_familys_chart_from_disk(
+        page, live_server, analyst, demo_like, answered_territories, tmp_path, settings, screenshots):  # noqa: F811
+    """A model's profile (its button beside the families' sections) as one file, opened from
+    disk with the network off: each family's chart drawn, with its points."""
+    from tests.browser.test_author_browser import log_in
+    from tests.integration.test_model_profiles import seed_three_families
+
+    settings.CFPD_DASHBOARD_IN_WORKER = False  # the headline figures computed by the request
+    seed_three_families()
+    log_in(page, live_server, analyst.username)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/models/hawk/", timeout=90_000)
+    expect(page.locator("form.export-report")).to_contain_text("Export report of this view")
+    expect(page.locator("#family-cfpd .chart")).to_have_attribute("data-drawn", "1")
+    page.screenshot(path=f"{screenshots}/report-profile-button.png",
+                    clip={"x": 0, "y": 0, "width": 1366, "height": 900})
+
+    call_command("export_report", "--page", "/models/hawk/", "--user", analyst.username,
+                 "--out", tmp_path / "hawk.html", stdout=io.StringIO(), stderr=io.StringIO())
+    page.context.set_offline(True)
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto((tmp_path / "hawk.html").as_uri())
+    for family in ("cfpd", "borderlines", "freeform"):
+        expect(page.locator(f"#family-{family} .chart")).to_have_attribute("data-drawn", "1")
+        expect(page.locator(f"#family-{family} .chart .point").first).to_be_attached()  # markers, not an empty frame
+    # A profile's charts are dot plots of estimates along x (figures down y): each estimate
+    # with a value is a marker plotly drew.
+    drawn = page.evaluate("""() => Array.from(document.querySelectorAll('.chart-panel')).map(panel => {
+      const chart = panel.querySelector('.chart');
+      return {panel: panel.id, estimates: chart._fullData.reduce((n, t) => n + t.x.filter(
+                Number.isFinite).length, 0), markers: chart.querySelectorAll('.point').length}; })""")
+    assert [p["panel"] for p in drawn] == ["family-cfpd", "family-borderlines", "family-freeform"]
+    for panel in drawn:
+        assert panel["estimates"] > 0 and panel["markers"] == panel["estimates"], panel
+    assert page.locator(".report-origin").inner_text().startswith("Exported from CFPD Workbench: /models/hawk/")
+    expect(page.locator("form.export-report")).to_have_count(0)
+    expect(page.locator("#family-freeform")).to_contain_text("1 of 2")
+    assert [url for url in requests if not url.startswith("file:")] == []
+    assert page.problems == []
+    page.screenshot(path=f"{screenshots}/report-profile-offline.png", full_page=True)
+
+
 def test_a_reader_who_may_not_read_the_dashboard_gets_no_report(outsider, tmp_path):
     with pytest.raises(CommandError, match="answered 403|not allowed"):
         call_command("export_report", "--user", outsider.username, "--out", tmp_path / "r.html",

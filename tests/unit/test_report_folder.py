@@ -109,3 +109,26 @@ def test_the_index_names_each_panels_files_and_where_they_came_from():
     assert "as andy saw it on 2026-11-26 01:00 UTC" in text
     assert "## Rates\n\nNormalised rates.\n\n- `tables/01-rates.csv`\n- `figures/01-rates.svg`" in text
     assert "## Cases\n\n- (nothing to write for this filter)" in text
+
+
+def test_it_reads_a_profiles_family_sections_and_the_pages_one_csv():
+    # The markup of analysis_app/model_profile.html and model_compare.html: one section per
+    # family, no CSV link in it, one link above them for the whole page.
+    page = ('<a class="button" id="profile-csv" href="/models/hawk/figures.csv" download>Figures (CSV)</a>'
+            '<section class="panel chart-panel family" id="family-cfpd"><div class="page-head"><h2>CFPD</h2></div>'
+            '<p class="muted small panel-note">Rates, 95% CI.</p><div class="chart" data-figure="figure-data-cfpd">'
+            '</div><script id="figure-data-cfpd" type="application/json">{"data": []}</script></section>'
+            '<section class="panel chart-panel family" id="family-freeform"><h2>Free-form</h2>'
+            '<p class="empty-note no-answers">No answers of hawk in this family yet.</p></section>')
+    cfpd, freeform = report_folder.panels_in(page)
+    assert (cfpd.key, cfpd.title, cfpd.note, cfpd.csv_href, cfpd.figure) == ("cfpd", "CFPD", "Rates, 95% CI.", "",
+                                                                            {"data": []})
+    assert (freeform.key, freeform.figure, freeform.csv_href) == ("freeform", None, "")
+    assert report_folder.page_csv(page) == ("/models/hawk/figures.csv", "Figures (CSV)")
+    assert report_folder.page_csv(rendered_panels()) is None  # a family's dashboard links a CSV per panel
+
+
+def test_the_index_says_when_a_panel_has_no_table_of_its_own():
+    text = report_folder.index_text("/models/hawk/", "andy", "2026-11-26 01:00 UTC", [
+        report_folder.FolderEntry("CFPD", "", ["figures/01-cfpd.svg"], no_table="the page links no CSV for it")])
+    assert "## CFPD\n\n- `figures/01-cfpd.svg`\n- no table of its own: the page links no CSV for it\n" in text

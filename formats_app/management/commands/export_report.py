@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from formats_app.report_drawing import DrawingError
+from formats_app.report_jobs import BadExport, dashboard_name
 from formats_app.report_services import ReportError, write_folder, write_report
 
 
@@ -24,11 +25,13 @@ class Command(BaseCommand):
             "every figure as SVG and PNG drawn offline by Chromium (kaleido), every table as CSV and LaTeX, and a "
             "README.md naming them. Rendered as --user sees it (a reader of that dashboard); figures are computed "
             "here, not by the worker. --page is the dashboard's path (default /analysis/, the CFPD dashboard; "
-            "/analysis/territories/, /analysis/crisis/ likewise); --url-query its query string "
+            "/analysis/territories/, /analysis/crisis/ likewise; a model's profile /models/NAME/; the models' "
+            "comparison /models/compare/ with --url-query 'model=A&model=B'); --url-query its query string "
             "(e.g. 'domain=escalation&iterations=1000').")
 
     def add_arguments(self, parser):
-        parser.add_argument("--page", default="/analysis/", help="the dashboard's path (default /analysis/)")
+        parser.add_argument("--page", default="/analysis/", help="the dashboard's path (default /analysis/; "
+                                                                 "/models/NAME/, /models/compare/ too)")
         parser.add_argument("--url-query", default="", help="the query string, without '?'")
         parser.add_argument("--user", required=True, help="whose view: a user allowed to read that dashboard")
         parser.add_argument("--out", required=True,
@@ -40,6 +43,10 @@ class Command(BaseCommand):
     def handle(self, *args, page, url_query, user, out, format, **options):
         if not page.startswith("/"):
             raise CommandError("--page is a path on this site, starting with '/'")
+        try:  # the button's check: a dashboard's path, a profile of a registered model
+            dashboard_name(page)
+        except BadExport as exc:
+            raise CommandError(f"--{exc}") from None
         fmt = chosen_format(out, format)
         url = page + (f"?{url_query.lstrip('?')}" if url_query else "")
         self.stderr.write(f"rendering {url} as {user} (figures computed here; this may take a while)…")
