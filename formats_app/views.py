@@ -33,16 +33,19 @@ def export_start(request):
 def export_page(request, pk):
     job = _own(request, pk)
     return render(request, "formats_app/export.html", {
-        "job": job, "dashboard": report_jobs.DASHBOARDS.get(_url_name(job.page), job.page),
+        "job": job, "dashboard": _title(job.page),
         "under_way": job.status in (ReportExport.Status.PENDING, ReportExport.Status.RUNNING),
         "no_worker": report_jobs.waiting_too_long(job), "download_name": report_exports.download_name(job)})
 
 
-def _url_name(page):
+def _title(page):
+    """The dashboard's name ("Model profile: hawk" for a model's profile), or the page's path."""
     try:
-        return report_jobs.resolve(page).url_name
+        match = report_jobs.resolve(page)
     except report_jobs.Resolver404:
-        return ""
+        return page
+    title = report_jobs.DASHBOARDS.get(match.url_name, page)
+    return f"{title}: {match.kwargs['name']}" if "name" in match.kwargs else title
 
 
 @require_GET

@@ -55,7 +55,7 @@ def test_an_analyst_exports_a_profile_as_one_html_file_with_every_familys_figure
         response = ask(client, page="/models/hawk/", query="")
     job = ReportExport.objects.get()
     assert response.status_code == 302 and queued == [job.pk]
-    assert "Report of Model profile" in client.get(response["Location"]).content.decode()
+    assert "Report of Model profile: hawk" in client.get(response["Location"]).content.decode()
     run_worker(queued)
     job.refresh_from_db()
     assert job.status == "done", job.error
