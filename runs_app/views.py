@@ -87,8 +87,8 @@ def _status_note(run, progress):
 
 
 def latest_rows(run):
-    """The LATEST_RESPONSES most recently answered units (unanswered last, in the units'
-    order), as plain values: the page prints them escaped, the progress script with
+    """The LATEST_RESPONSES most recently answered units (unanswered last, the units' key
+    backwards: a launch made them in that order, so the newest first), as plain values: the page prints them escaped, the progress script with
     textContent. Two reads, each from an index: the answered through one that holds only
     answered units (runs_app migration 0019: a launch's millions of pending units enter
     none), the unanswered through the unit key's."""
@@ -98,7 +98,7 @@ def latest_rows(run):
     rows = list(units.filter(answered_at__isnull=False).order_by("-answered_at", "-id")[:LATEST_RESPONSES])
     if len(rows) < LATEST_RESPONSES:
         rows += units.filter(answered_at__isnull=True).order_by(
-            "question_id", "model_id", "condition_id", "repeat")[:LATEST_RESPONSES - len(rows)]
+            "-question_id", "-model_id", "-condition_id", "-repeat")[:LATEST_RESPONSES - len(rows)]
     return [{"id": r.pk, "question": r.question.key, "model": r.model.name, "repeat": r.repeat, "status": r.status,
              "status_label": r.get_status_display(), "letter": r.chosen_letter or "",
              "output": Truncator(r.raw_output).chars(120), "latency_ms": r.latency_ms, "cache_hit": r.cache_hit}
