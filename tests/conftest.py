@@ -1,9 +1,12 @@
 """Shared fixtures: the personas every permission test uses (healthchecks' alice/bob
-style): two authors, a third author who reviews, a reviewer, an analyst, an outsider."""
+style): two authors, a third author who reviews, a reviewer, an analyst, an outsider.
+And the rule of which pass runs which test (tests/passes.py)."""
 
 import os
 
 import pytest
+
+from tests.passes import pytest_collection_modifyitems, pytest_report_header  # noqa: F401
 
 from accounts.services import create_user_with_role
 

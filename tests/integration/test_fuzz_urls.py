@@ -35,7 +35,8 @@ from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
 from tests.factories import escalation_spec
 
-pytestmark = pytest.mark.django_db
+# Its ~300 routes are independent (a world per test): dealt out to every xdist worker.
+pytestmark = [pytest.mark.django_db, pytest.mark.spread_across_workers]
 
 BAD_VALUES = ["abc", "-1", "0", str(2**70), "", "١٢٣é中", "9" * 5000, "a\x00b"]
 BAD_IDS = ["0", str(2**70), "nope", "é中"]
@@ -240,8 +241,9 @@ def _why(response):
 
 
 def test_zz_report_how_many_combinations_ran(capsys):
-    """Run last in this module: the number of requests the product above made."""
+    """Run last in this module: the number of requests the product above made (in this process:
+    under pytest-xdist the routes are dealt out to several)."""
     with capsys.disabled():
-        print(f"\nfuzz: {TALLY['requests']} requests over {TALLY['routes']} routes "
+        print(f"\nfuzz: {TALLY['requests']} requests over {TALLY['routes']} routes in this process "
               f"(x {len(ROLES)} roles, {len(BAD_VALUES)} values per parameter, "
               f"{len(BAD_IDS)} bad ids per placeholder)")

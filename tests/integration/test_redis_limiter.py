@@ -8,7 +8,8 @@ import pytest
 from runs_app import pacing
 from runs_app.limits import RedisLimiter
 
-pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL (the PostgreSQL/Redis pass)")
+pytestmark = [pytest.mark.services,
+              pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL (the PostgreSQL/Redis pass)")]
 
 
 def test_two_workers_share_one_concurrency_limit():

@@ -3,11 +3,13 @@
 
 import uuid
 
+import pytest
 from kombu import Connection, Exchange, Queue
 
 from cfpd_site.celery import app
 
 
+@pytest.mark.both_passes(reason="the broker is the pass's own: the file broker, then Redis")
 def test_a_message_goes_through_the_configured_broker_and_back():
     name = f"cfpd-test-{uuid.uuid4().hex[:8]}"
     exchange = Exchange(name, type="direct")

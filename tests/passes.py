@@ -1,0 +1,142 @@
+"""Which pass of scripts/test runs which test: each test runs in the pass where it can fail.
+
+scripts/test runs the suite twice: on the embedded default (SQLite and the file broker) and on
+the stack users deploy (PostgreSQL and Redis). It names the pass in CFPD_TEST_PASS
+(`embedded` or `services`); without it (a developer's `pytest tests/x.py`) every collected
+test runs, as before. The rule, first match wins:
+
+* `@pytest.mark.both_passes(reason=...)`: both passes (a test that touches no database itself
+  but whose subject follows DATABASE_URL / REDIS_URL, e.g. the broker round trip).
+* `@pytest.mark.embedded_pass(reason=...)`: the embedded pass only.
+* `@pytest.mark.services` or `@pytest.mark.browser`: the PostgreSQL + Redis pass only (the
+  browser tests walk the pages users deploy; their data layer is tested in both passes below
+  them).
+* a test that uses the database (the `django_db` mark, or the `db`/`transactional_db`/
+  `live_server` fixtures): both passes.
+* anything else is database-free (pure units, hypothesis properties, parsers, statistics):
+  once, in the embedded pass.
+
+A database-free test that touches the database anyway fails by name: pytest-django refuses its
+access ("Database access not allowed, use the django_db mark"), so a misfiled test cannot
+pass silently in one pass and be missing from the other. A `both_passes` or `embedded_pass`
+mark without its reason is a collection error.
+
+tests/unit holds database-free tests only: a test there that uses the database is a collection
+error naming it.
+
+`scripts/test --fast` names a third selection, `fast`, for the inner loop: on SQLite, tests/unit
+whole and every other embedded-pass test in a file that imports a room the checkout changed
+(CFPD_FAST_CHANGED, the changed paths) or that was itself changed.
+"""
+
+import ast
+import functools
+import os
+from pathlib import Path
+
+import pytest
+
+PASSES = ("embedded", "services", "fast")
+ROOT = Path(__file__).resolve().parent.parent
+DATABASE_FIXTURES = frozenset({
+    "db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server",
+})
+
+
+def pass_of(item) -> str:
+    """'both', 'embedded' or 'services': the passes this test belongs to."""
+    for name, where in (("both_passes", "both"), ("embedded_pass", "embedded")):
+        mark = item.get_closest_marker(name)
+        if mark is not None:
+            if not mark.kwargs.get("reason"):
+                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{name} needs reason='why this pass'")
+            return where
+    if item.get_closest_marker("services") or item.get_closest_marker("browser"):
+        return "services"
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return "both"
+    return "embedded"
+
+
+def current_pass() -> str | None:
+    name = os.environ.get("CFPD_TEST_PASS") or None
+    if name is not None and name not in PASSES:
+        raise pytest.UsageError(f"CFPD_TEST_PASS={name!r}: expected one of {', '.join(PASSES)}")
+    return name
+
+
+@functools.cache
+def rooms_imported(path: str) -> frozenset[str]:
+    """The top-level packages a test file imports (its rooms)."""
+    tree = ast.parse(Path(path).read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return frozenset(names)
+
+
+def changed_paths() -> frozenset[str]:
+    return frozenset(os.environ.get("CFPD_FAST_CHANGED", "").split())
+
+
+def relative_path(item) -> str:
+    path = Path(str(item.path)).resolve()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def in_fast_lane(item, changed: frozenset[str]) -> bool:
+    """tests/unit whole (database-free by rule); elsewhere, an embedded-pass test whose file
+    changed or imports a changed room (the fault tests only when their own files changed)."""
+    relative = relative_path(item)
+    if relative.startswith("tests/unit/"):
+        return True
+    if pass_of(item) == "services":
+        return False
+    if relative in changed:
+        return True
+    if relative.startswith("tests/faults/"):
+        return False
+    path = ROOT / relative
+    rooms = {p.split("/")[0] for p in changed if "/" in p and not p.startswith(("tests/", "docs/", "bench/"))}
+    return bool(rooms & rooms_imported(str(path)))
+
+
+def group_by_file(items):
+    """Under `--dist loadgroup` (scripts/test), a file's tests run in one process, in order, so
+    that a module's fixtures (a fake server, a model, a real `transformers serve`) are made once;
+    a module marked `spread_across_workers` (many independent tests, no module fixture: the URL
+    fuzz) has its tests dealt out one by one instead."""
+    for item in items:
+        if item.get_closest_marker("spread_across_workers") is None:
+            group = relative_path(item).removesuffix(".py").replace("/", ".")
+            item.add_marker(pytest.mark.xdist_group(name=group))
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    group_by_file(items)
+    this = current_pass()
+    if this is None:
+        return
+    kept, left = [], []
+    changed = changed_paths()
+    for item in items:
+        if relative_path(item).startswith("tests/unit/") and pass_of(item) != "embedded":
+            raise pytest.UsageError(f"{item.nodeid}: tests/unit holds database-free tests only (they run in one pass); "
+                                    "a test of the database or the services goes under tests/integration")
+        keep = in_fast_lane(item, changed) if this == "fast" else pass_of(item) in (this, "both")
+        (kept if keep else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+        config._cfpd_left_out = len(left)
+
+
+def pytest_report_header(config):
+    this = current_pass()
+    if this is None:
+        return "test pass: none named (CFPD_TEST_PASS unset): every collected test runs"
+    return f"test pass: {this} (CFPD_TEST_PASS); tests of the other pass only are deselected (tests/passes.py)"
