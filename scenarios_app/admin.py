@@ -228,7 +228,8 @@ class ScenarioAdmin(admin.ModelAdmin):
                 already.append(str(scenario))
         if recorded:
             messages.success(request, ngettext("Recorded your approval of %(n)d scenario.",
-                                               "Recorded your approval of %(n)d scenarios.", recorded) % {"n": recorded})
+                                               "Recorded your approval of %(n)d scenarios.", recorded)
+                             % {"n": recorded})
         if already:
             names = ", ".join(already[:5]) + (f" and {len(already) - 5} more" if len(already) > 5 else "")
             messages.info(request, ngettext("You had already approved %(names)s as it stands; nothing changed.",
