@@ -72,7 +72,7 @@ def test_a_failed_step_is_named_stops_every_process_and_a_rerun_resumes_there(tm
 
     status, output, left = run_demo(var, "demo-data")
     assert status == 1 and left == []
-    assert "== skipping set-up (set-up): done in an earlier run" in output
-    assert "== skipping database (database): done in an earlier run" in output
+    assert "== skipping set-up: done in an earlier run" in output
+    assert "== skipping database: done in an earlier run" in output
     assert "resuming an unfinished demo: set-up, database done before" in output
     assert "the step 'demo-data'" in output and "(2 step(s) done are skipped;" in output
