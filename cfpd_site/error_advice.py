@@ -8,6 +8,7 @@ that /analysis/territories/... is the territories page, not the dashboard.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 SECTIONS = (
@@ -20,6 +21,11 @@ SECTIONS = (
     ("/admin/", "Console"),
     ("/api/docs/", "API documentation"),
 )
+
+
+# Django's get_object_or_404 says "No Run matches the given query.": a class name and a
+# phrase about queries, for the page to put in words (`advise(missing=...)`).
+NO_MATCH = re.compile(r"^No (\w+) matches the given query\.$")
 
 
 @dataclass(frozen=True)
@@ -40,17 +46,32 @@ def section_for(path: str) -> tuple[str, str] | None:
     return None
 
 
-def advise(status: int, path: str, *, signed_in: bool, roles: tuple[str, ...] = (), reason: str = "") -> Advice:
+def missing_thing(what: str, key: str = "") -> str:
+    """A record the address names that does not exist, in words: 'No run 999: it may have
+    been deleted, or the address may be mistyped.'"""
+    named = f"No {what} {key}" if key else f"No such {what}"
+    return f"{named}: it may have been deleted, or the address may be mistyped."
+
+
+def advise(status: int, path: str, *, signed_in: bool, roles: tuple[str, ...] = (), reason: str = "",
+           missing: tuple[str, str] | None = None) -> Advice:
     """What to say for `status` at `path`: a title, what happened and what to do, the
-    refusing code's `reason` if it gave one, and the links to go on with."""
+    refusing code's `reason` if it gave one, and the links to go on with. `missing`: the
+    record a 404's address names that does not exist (what, e.g. 'run'; its key or '')."""
     links = [("Home", "/")]
     section = section_for(path)
     if section is not None and status != 500:
         links.insert(0, section)
     if status == 404:
         title = "Page not found"
-        message = (f"There is no page at {path}. The address may be mistyped, or what it names (a run, a scenario, "
-                   f"a benchmark) does not exist.")
+        if missing is not None:
+            message = missing_thing(*missing)
+            reason = ""
+        else:
+            message = (f"There is no page at {path}. The address may be mistyped, or what it names (a run, a "
+                       f"scenario, a benchmark) does not exist.")
+            if NO_MATCH.match(reason.strip()):
+                reason = ""  # Django's wording of a missing record, not ours
     elif status == 403:
         title = "Not allowed"
         if signed_in:

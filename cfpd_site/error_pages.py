@@ -15,6 +15,7 @@ and drops the traceback Django attaches.
 
 import logging
 
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import Http404, HttpResponse
@@ -24,7 +25,7 @@ from django.views.debug import ExceptionReporter
 from accounts.roles import ROLE_DESCRIPTIONS, ROLES
 
 from .api_errors import json_error, wants_json
-from .error_advice import advise
+from .error_advice import NO_MATCH, advise
 
 TEMPLATE = "errors/page.html"
 log = logging.getLogger(__name__)
@@ -35,6 +36,25 @@ def _reason(exception) -> str:
     a Resolver404 carries a dict of the patterns tried, which is nobody's business."""
     args = getattr(exception, "args", ())
     return args[0] if args and isinstance(args[0], str) else ""
+
+
+def _missing(request, reason: str) -> tuple[str, str] | None:
+    """(what, key) of the record a get_object_or_404 did not find ("No Run matches the
+    given query." at /runs/999/ -> ("run", "999")): the model's verbose name, and the
+    address's part that names it — the argument named after the model (run_id, run), else
+    pk, id, name, slug or key; "" when the address has none (the id came in a form)."""
+    match = NO_MATCH.match(reason.strip())
+    if match is None:
+        return None
+    name = match.group(1)
+    model = next((m for m in apps.get_models() if m._meta.object_name == name), None)
+    what = str(model._meta.verbose_name) if model is not None else name.lower()
+    kwargs = dict(getattr(getattr(request, "resolver_match", None), "kwargs", None) or {})
+    lower = name.lower()
+    for argument in (f"{lower}_id", f"{lower}_pk", lower, "pk", "id", "name", "slug", "key"):
+        if argument in kwargs:
+            return what, str(kwargs[argument])
+    return what, ""
 
 
 def _roles_of(user) -> tuple[str, ...]:
@@ -50,8 +70,9 @@ def render_error(request, status: int, exception=None) -> HttpResponse:
         return json_error(request, status)
     user = getattr(request, "user", None)
     signed_in = bool(user is not None and user.is_authenticated)
+    reason = _reason(exception)
     advice = advise(status, request.path, signed_in=signed_in, roles=_roles_of(user) if status == 403 else (),
-                    reason=_reason(exception))
+                    reason=reason, missing=_missing(request, reason) if status == 404 else None)
     context = {"advice": advice,
                "role_descriptions": [(r, ROLE_DESCRIPTIONS[r]) for r in ROLES] if status == 403 and signed_in else []}
     try:

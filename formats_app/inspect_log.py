@@ -1,7 +1,9 @@
 """Inspect AI eval logs, written and read without Inspect installed (pure: no Django).
 
-Writing: one log per (run, model), in Inspect's JSON log format (version 2), the one its
-`read_eval_log` reads and `inspect view` shows. One sample per answer:
+Writing: one log per (run, model), in Inspect's log format (version 2), the one its
+`read_eval_log` reads and `inspect view` shows: as JSON (`build_log`), or as `.eval`, Inspect's
+default (`write_eval_archive`: the same header and samples as members of a zip). One sample
+per answer:
 
 - `id` the question's key (with `@condition` when the run asked under several
   conditions, since Inspect keys a sample by (id, epoch)), `epoch` the repeat + 1;
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -181,6 +184,65 @@ def build_log(*, task: str, model: str, answers: list[Answer], run_id: int, crea
         "samples": samples,
     }
     return log
+
+
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def _sample_summary(sample: dict) -> dict:
+    """What Inspect's `EvalSample.summary()` keeps of a sample (no messages, no output):
+    `inspect view` lists a .eval log's samples from these."""
+    summary = {key: sample[key] for key in ("id", "epoch", "input", "choices", "target", "metadata", "scores",
+                                            "model_usage", "started_at", "completed_at", "total_time",
+                                            "working_time") if key in sample}
+    error = sample.get("error")
+    summary.update(error=error["message"] if error else None, completed=True,
+                   message_count=len(sample.get("messages") or []))
+    return summary
+
+
+def _reductions(samples: list[dict]) -> list[dict]:
+    """The code of each question over its epochs, reduced as Inspect's `mode` reducer does
+    (the most common; on a tie the first asked), for the samples that carry a code."""
+    codes: dict[Any, list[str]] = {}
+    for sample in sorted(samples, key=lambda s: s["epoch"]):
+        score = (sample.get("scores") or {}).get(SCORER)
+        if score is not None:
+            codes.setdefault(sample["id"], []).append(score["value"])
+    if not codes:
+        return []
+    return [{"scorer": SCORER, "reducer": "mode",
+             "samples": [{"value": Counter(values).most_common(1)[0][0], "sample_id": sample_id}
+                         for sample_id, values in codes.items()]}]
+
+
+def eval_archive_members(log: dict) -> list[tuple[str, bytes]]:
+    """(member name, bytes) of `log` (build_log's dict) as Inspect's .eval log, in the order
+    its recorder writes them: `_journal/start.json` (version, eval, plan), one
+    `samples/{id}_epoch_{n}.json` per sample, `summaries.json`, `reductions.json` (when a
+    sample is coded) and last `header.json` (the log without its samples), which is what
+    `read_eval_log` reads first."""
+    samples = log.get("samples") or []
+    header = {key: value for key, value in log.items() if key != "samples"}
+    members = [("_journal/start.json", _json_bytes({"version": log["version"], "eval": log["eval"],
+                                                   "plan": log["plan"]}))]
+    members += [(f"samples/{s['id']}_epoch_{s['epoch']}.json", _json_bytes(s)) for s in samples]
+    members.append(("summaries.json", _json_bytes([_sample_summary(s) for s in samples])))
+    reductions = _reductions(samples)
+    if reductions:
+        members.append(("reductions.json", _json_bytes(reductions)))
+    members.append(("header.json", _json_bytes(header)))
+    return members
+
+
+def write_eval_archive(log: dict, path: str | Path) -> None:
+    """Write `log` as a .eval file. Deflate rather than Inspect's own Zstandard: Inspect
+    reads both (its zip reader takes stored, deflate and zstd members) and Python's zipfile
+    writes deflate without a patch."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in eval_archive_members(log):
+            archive.writestr(name, data)
 
 
 def log_file_name(*, created: datetime, task: str, run_id: int, model: str) -> str:

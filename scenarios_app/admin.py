@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import ngettext
 
 from cfpd_site.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 
@@ -71,6 +72,7 @@ class DyadInline(FrozenInlineMixin, admin.TabularInline):
     fields = ["actor_a", "actor_b"]
     autocomplete_fields = ["actor_a", "actor_b"]
     verbose_name = "dyad (Actor A, Actor B)"
+    verbose_name_plural = "dyads (Actor A, Actor B)"  # Django's default adds an "s" after the bracket
 
 
 class ReviewInline(admin.TabularInline):
@@ -213,15 +215,27 @@ class ScenarioAdmin(admin.ModelAdmin):
     @admin.action(description="Approve selected scenarios (as a reviewer who did not write them)",
                   permissions=["change"])
     def approve_selected(self, request, queryset):
-        done = 0
+        recorded, already = 0, []
         for scenario in queryset:
             try:
-                services.approve(scenario, request.user)
-                done += 1
+                _, created = services.approve(scenario, request.user)
             except services.AuthoringError as exc:
                 messages.error(request, str(exc))
-        if done:
-            messages.success(request, f"Recorded your approval of {done} scenario(s).")
+                continue
+            if created:
+                recorded += 1
+            else:
+                already.append(str(scenario))
+        if recorded:
+            messages.success(request, ngettext("Recorded your approval of %(n)d scenario.",
+                                               "Recorded your approval of %(n)d scenarios.", recorded)
+                             % {"n": recorded})
+        if already:
+            names = ", ".join(already[:5]) + (f" and {len(already) - 5} more" if len(already) > 5 else "")
+            messages.info(request, ngettext("You had already approved %(names)s as it stands; nothing changed.",
+                                            "You had already approved these %(n)d scenarios as they stand "
+                                            "(%(names)s); nothing changed.", len(already))
+                          % {"n": len(already), "names": names})
 
     @admin.action(description="Export selected scenarios as CSV", permissions=["view"])
     def export_selected(self, request, queryset):

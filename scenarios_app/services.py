@@ -189,18 +189,19 @@ def review_status(scenario: Scenario) -> str:
     return Scenario.Status.REVIEWED if approvals >= REVIEWS_NEEDED else Scenario.Status.DRAFT
 
 
-def approve(scenario: Scenario, reviewer, comment: str = "") -> ScenarioReview:
+def approve(scenario: Scenario, reviewer, comment: str = "") -> tuple[ScenarioReview, bool]:
     """Record `reviewer`'s approval of the text as it stands (section 3.4: two people
-    who did not write it must review a scenario)."""
+    who did not write it must review a scenario). (review, whether it is new): a second
+    approval of the same text by the same person counts once."""
     if scenario.author_id is not None and scenario.author_id == reviewer.pk:
         raise AuthoringError(f"{scenario}: you wrote this scenario; two other people must review it")
-    review, _ = ScenarioReview.objects.get_or_create(
+    review, created = ScenarioReview.objects.get_or_create(
         scenario=scenario, reviewer=reviewer, content_hash=scenario.content_hash, defaults={"comment": comment})
     status = review_status(scenario)
     if status != scenario.status:
         scenario.status = status
         Scenario.objects.filter(pk=scenario.pk).update(status=status)
-    return review
+    return review, created
 
 
 # --- questions -----------------------------------------------------------------------

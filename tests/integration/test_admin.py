@@ -131,8 +131,37 @@ def test_the_approve_action_records_reviews_but_not_by_the_author(client, author
     page = login(client, author).post(CHANGELIST, data, follow=True).content.decode()
     assert "you wrote this scenario" in page
     client.logout()
-    login(client, second_author).post(CHANGELIST, data)
+    page = login(client, second_author).post(CHANGELIST, data, follow=True).content.decode()
     assert services.approvals_of_current_text(scenario) == ["bob"]
+    assert "Recorded your approval of 1 scenario." in page
+    # Issue 38: approving again said "Recorded your approval of 1 scenario(s)."
+    page = client.post(CHANGELIST, data, follow=True).content.decode()
+    assert f"You had already approved {scenario} as it stands; nothing changed." in page
+    assert "Recorded your approval" not in page and "(s)" not in page
+    assert services.approvals_of_current_text(scenario) == ["bob"]
+
+
+def test_the_approve_action_counts_in_words_and_names_the_already_approved(client, author, second_author):
+    benchmark = Benchmark.objects.create(name="default")
+    first = services.save_spec(benchmark, escalation_spec(), author).scenario
+    second = services.save_spec(benchmark, escalation_spec(key="esc-other"), author).scenario
+    login(client, second_author)
+    client.post(CHANGELIST, {"action": "approve_selected", "_selected_action": [first.pk]})
+    page = client.post(CHANGELIST, {"action": "approve_selected", "_selected_action": [first.pk, second.pk]},
+                       follow=True).content.decode()
+    assert "Recorded your approval of 1 scenario." in page
+    assert f"You had already approved {first} as it stands; nothing changed." in page
+    page = client.post(CHANGELIST, {"action": "approve_selected", "_selected_action": [first.pk, second.pk]},
+                       follow=True).content.decode()
+    assert "You had already approved these 2 scenarios as they stand" in page
+
+
+def test_the_dyads_inline_is_titled_in_the_plural(client, author):
+    scenario = services.save_spec(Benchmark.objects.create(name="default"), escalation_spec(), author).scenario
+    page = login(client, author).get(reverse("admin:scenarios_app_scenario_change", args=[scenario.pk]))
+    html = page.content.decode()
+    # Issue 38: Django's default plural made it "Dyad (Actor A, Actor B)s" (shown in capitals).
+    assert "Dyads (Actor A, Actor B)" in html and "B)s" not in html
 
 
 def test_the_import_upload_checks_then_imports(client, author, tmp_path):

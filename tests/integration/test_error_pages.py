@@ -71,8 +71,13 @@ def test_a_wrong_url_is_the_products_404(debug, analyst):
 
 def test_a_wrong_id_is_the_products_404_with_what_was_missing(debug, analyst):
     html = page_of(signed_in(analyst).get("/runs/987654/"), 404)
-    assert "No Run matches the given query." in html and 'href="/runs/">Runs</a>' in html
+    # Issue 38: Django's own "No Run matches the given query." was shown; now in words.
+    assert "No run 987654: it may have been deleted, or the address may be mistyped." in html
+    assert "matches the given query" not in html and 'href="/runs/">Runs</a>' in html
     assert_nav(html)
+    html = page_of(signed_in(analyst).get("/benchmarks/no-such-benchmark/"), 404)
+    assert "No benchmark no-such-benchmark: it may have been deleted" in html
+    assert "matches the given query" not in html
 
 
 def test_a_wrong_url_missing_its_slash_is_still_redirected(debug, analyst):

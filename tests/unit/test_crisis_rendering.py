@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from crisis_app.rendering import (
@@ -116,3 +118,19 @@ def test_unknown_names_are_rejected_with_the_choices():
         rendered_texts(SIM, "explicit", "no-such-ablation")
     with pytest.raises(ValueError, match="choose one of"):
         move2_messages(SIM, "explicit", "escalation", "answer")
+
+
+def _all_texts():
+    yield from SIM["texts"].items()
+    for name, ablation in SIM["ablations"].items():
+        for text_name, text in ablation["text_overrides"].items():
+            yield f"{name}/{text_name}", text
+
+
+def test_no_nation_is_written_as_an_adjective():
+    # Issue 38: "two {ADVERSARY} corvettes" read "two Russia corvettes". After an article
+    # or a number, or joined by a hyphen, a placeholder is an adjective: "Russia-flagged".
+    attributive = re.compile(r"\b(?:a|an|the|one|two|three)\s+\{[A-Z_]+\}\s+[a-z]|\{[A-Z_]+\}-[a-z]")
+    assert [(name, m.group(0)) for name, text in _all_texts() for m in attributive.finditer(text)] == []
+    incident = rendered_texts(SIM, "explicit")["move1_incident"]
+    assert "escorted by two of Russia's corvettes" in incident and "Russia corvettes" not in incident

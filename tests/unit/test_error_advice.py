@@ -21,11 +21,21 @@ def test_it_finds_the_section_of_a_path(path, section):
 
 
 def test_a_404_names_the_path_and_links_its_section_then_home():
-    advice = advise(404, "/runs/987/", signed_in=True, reason="No Run matches the given query.")
+    advice = advise(404, "/runs/987/", signed_in=True, reason="no such panel")
     assert advice.title == "Page not found"
     assert advice.message.startswith("There is no page at /runs/987/.")
-    assert advice.detail == "No Run matches the given query."
+    assert advice.detail == "no such panel"
     assert advice.links == (("Runs", "/runs/"), ("Home", "/"))
+
+
+def test_a_404_of_a_missing_record_says_which_in_words_not_djangos():
+    advice = advise(404, "/runs/987/", signed_in=True, reason="No Run matches the given query.",
+                    missing=("run", "987"))
+    assert advice.message == "No run 987: it may have been deleted, or the address may be mistyped."
+    assert advice.detail == "" and advice.links == (("Runs", "/runs/"), ("Home", "/"))
+    assert advise(404, "/x/", signed_in=True, missing=("scenario", "")).message.startswith("No such scenario: ")
+    # Django's wording never reaches the page, even when the record cannot be named.
+    assert advise(404, "/x/", signed_in=True, reason="No Run matches the given query.").detail == ""
 
 
 def test_a_403_names_the_roles_held():

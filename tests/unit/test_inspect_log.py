@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formats_app.inspect_log import Answer, LogError, build_log, build_sample, model_slug, read_log
+from formats_app.inspect_log import (Answer, LogError, build_log, build_sample, model_slug, read_log,
+                                     write_eval_archive)
 
 WHEN = datetime(2026, 11, 25, 12, 0, 10, tzinfo=timezone.utc)
 
@@ -140,3 +141,30 @@ def test_the_logs_epochs_are_the_repeats_its_answers_carry_not_the_runs_setting(
     log = build_log(task="t", model="m/x", answers=answers, run_id=7, created=WHEN, started=WHEN, finished=WHEN,
                     repeats=5)
     assert log["eval"]["config"]["epochs"] == 1 and log["eval"]["dataset"]["samples"] == 2
+
+
+def test_an_eval_archive_has_inspects_members_and_reads_back(tmp_path):
+    answers = [answer(repeat=0, code="B"), answer(repeat=1, code="A"), answer(repeat=2, code="B"),
+               answer(question_key="t/q2", repeat=0, code="", error="timed out", output="")]
+    log = build_log(task="t", model="m/x", answers=answers, run_id=7, created=WHEN, started=WHEN, finished=WHEN)
+    write_eval_archive(log, tmp_path / "run.eval")
+    with zipfile.ZipFile(tmp_path / "run.eval") as archive:
+        names = archive.namelist()
+        header = json.loads(archive.read("header.json"))
+        summaries = json.loads(archive.read("summaries.json"))
+        reductions = json.loads(archive.read("reductions.json"))
+        start = json.loads(archive.read("_journal/start.json"))
+    assert names == ["_journal/start.json", "samples/t/q1_epoch_1.json", "samples/t/q1_epoch_2.json",
+                     "samples/t/q1_epoch_3.json", "samples/t/q2_epoch_1.json", "summaries.json",
+                     "reductions.json", "header.json"]
+    assert "samples" not in header and header["eval"] == log["eval"] and header["results"] == log["results"]
+    assert set(start) == {"version", "eval", "plan"}
+    assert [(s["id"], s["epoch"], s["error"], s["completed"]) for s in summaries] == [
+        ("t/q1", 1, None, True), ("t/q1", 2, None, True), ("t/q1", 3, None, True), ("t/q2", 1, "timed out", True)]
+    assert "messages" not in summaries[0] and "output" not in summaries[0]
+    # Inspect's mode reducer: t/q1 coded B, A, B -> B; t/q2 has no code, so no reduction.
+    assert reductions == [{"scorer": "code", "reducer": "mode", "samples": [{"value": "B", "sample_id": "t/q1"}]}]
+    read = read_log(tmp_path / "run.eval")
+    assert [(a.question_key, a.repeat, a.output) for a in read.answers] == [
+        ("t/q1", 0, "B: strike"), ("t/q1", 1, "B: strike"), ("t/q1", 2, "B: strike")]
+    assert read.skipped == ["sample 't/q2' epoch 1: timed out"]

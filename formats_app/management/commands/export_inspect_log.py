@@ -1,5 +1,5 @@
 """`export_inspect_log --run N --out PATH [--model NAME] [--answers QUERY]`: a run's answers (or
-those the answers list's filter picks) as Inspect AI eval logs."""
+those the answers list's filter picks) as Inspect AI eval logs (.eval or .json by PATH's suffix)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,18 +8,20 @@ from runs_app.models import Run
 
 
 class Command(BaseCommand):
-    help = ("Write a run's answers as Inspect AI eval logs (JSON, log version 2), which Inspect's read_eval_log "
+    help = ("Write a run's answers as Inspect AI eval logs (log version 2), which Inspect's read_eval_log "
             "reads and `inspect view` shows: one sample per answer (its messages, output, usage and time), the "
             "answer's code as the score 'code' (its source and rule in the score's metadata), condition, repeat "
-            "(epoch) and the family's fields as metadata. One log per model: PATH itself when PATH ends in .json "
-            "and there is one log (one model, or --model), otherwise the folder PATH with one "
-            "TIME_TASK_runN-MODEL.json each (as Inspect names its logs: `inspect view --log-dir PATH` lists a .json "
-            "log only when its name starts with a time).")
+            "(epoch) and the family's fields as metadata. One log per model. PATH ending in .eval (Inspect's "
+            "default format, a zip) or .json is a log file of that format: PATH itself for one model (or "
+            "--model), else one file per model named from PATH (run.eval -> run-MODEL.eval for each). Any other "
+            "PATH is a folder with one TIME_TASK_runN-MODEL.json each (as Inspect names its logs: `inspect view "
+            "--log-dir PATH` lists a .json log only when its name starts with a time).")
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, required=True, help="the run's number")
         parser.add_argument("--out", required=True,
-                            help="a .json file, or a folder (whose logs `inspect view --log-dir` lists)")
+                            help="a .eval or .json file (one per model, named from it, when the run has several), "
+                                 "or a folder (whose logs `inspect view --log-dir` lists)")
         parser.add_argument("--model", help="only this model's answers (its registered name)")
         parser.add_argument("--answers", metavar="QUERY",
                             help="only the answers this filter picks, as the answers list's query string "

@@ -12,7 +12,7 @@ from django.db.models import ProtectedError
 from benchmarks_app import families
 from runs_app import processes, services
 from runs_app.local_models import BY_NAME
-from runs_app.local_runtime import prepare
+from runs_app.local_runtime import LocalModelError, check_ready, prepare
 from runs_app.models import Response, Run
 
 
@@ -61,6 +61,25 @@ def family_selection(o) -> dict[str, list[str]]:
             raise CommandError(f"--select {entry!r}: {problem}; the keys: {offered}")
         chosen.setdefault(key, []).extend(_split([values]))
     return chosen
+
+
+def _alias(model) -> str:
+    """The runtime's id of a bundled model (`cfpd-local/<alias>`)."""
+    bundled = BY_NAME.get(model.name)
+    return bundled.alias if bundled else model.litellm_model.split("/", 1)[-1]
+
+
+def check_bundled_weights(models) -> None:
+    """A CommandError naming the model and what to install when a bundled model's weights
+    can be neither loaded nor converted here, before any run is written (issue 38: it was a
+    LocalModelError traceback after the launch)."""
+    for model in models:
+        if model.is_bundled:
+            try:
+                check_ready(_alias(model), settings.CFPD_MODELS_DIR)
+            except LocalModelError as exc:
+                raise CommandError(f"{model.name} cannot be asked here: {exc} (scripts/setup installs every "
+                                   "bundled model's weights)") from None
 
 
 def _plan_line(plan) -> str:
@@ -135,7 +154,7 @@ class Command(BaseCommand):
             self._plan(o)
             return
         budget = {name: o[name] for name in ("budget_usd", "budget_units") if o[name] is not None}
-        run = self._resume(o["resume"], budget) if o["resume"] else self._launch(o)
+        run = self._resume(o["resume"], budget, wait=not o["no_wait"]) if o["resume"] else self._launch(o)
         if run.status == Run.Status.DONE and not run.responses.exclude(
                 status__in=[Response.Status.DONE, Response.Status.FAILED]).exists():
             self._summary(run)  # reused: nothing left to ask
@@ -145,9 +164,13 @@ class Command(BaseCommand):
             if o["no_wait"]:
                 self.stdout.write(f"run {run.pk} launched: {services.progress(run).total} units")
                 return
-            for bundled in run.llm_models.filter(is_bundled=True).values_list("name", flat=True):
+            for bundled in run.llm_models.filter(is_bundled=True):
                 # Converted here, with its progress shown, rather than silently in the worker.
-                prepare(BY_NAME[bundled].alias, settings.CFPD_MODELS_DIR, progress=self.stderr.write)
+                try:
+                    prepare(_alias(bundled), settings.CFPD_MODELS_DIR, progress=self.stderr.write)
+                except LocalModelError as exc:
+                    raise CommandError(f"run {run.pk} is launched, but {bundled.name} cannot be asked here: {exc}; "
+                                       f"once that is fixed, continue with --resume {run.pk}") from None
             if o["worker"] == "yes" or (o["worker"] == "auto" and not settings.REDIS_URL):
                 helpers.append(processes.start_worker(o["concurrency"], settings.VAR_DIR / "worker.log"))
             self._follow(run)
@@ -206,6 +229,8 @@ class Command(BaseCommand):
     def _launch(self, o):
         request = self._read(o)
         benchmark, models, selection = request.benchmark, request.models, request.selection
+        if not o["no_wait"]:  # this command converts and asks them (with --no-wait, the workers do)
+            check_bundled_weights(models)
         if o["reuse"] or o["replace"]:
             earlier = self._same_runs(benchmark, models, selection, o)
             if earlier and o["reuse"]:
@@ -213,7 +238,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"reusing run {run.pk} ({run.status}, {run.created_at:%Y-%m-%d %H:%M}): "
                                   f"the same models, selection and note; --replace asks anew")
                 if run.status != Run.Status.DONE:
-                    return self._resume(run.pk)
+                    return self._resume(run.pk, wait=not o["no_wait"])
                 return run
             for old in earlier:
                 try:
@@ -238,10 +263,12 @@ class Command(BaseCommand):
                                         ).prefetch_related("llm_models")
         return [run for run in candidates if sorted(m.pk for m in run.llm_models.all()) == wanted]
 
-    def _resume(self, run_id, budget=None):
+    def _resume(self, run_id, budget=None, wait=True):
         run = Run.objects.filter(pk=run_id).first()
         if run is None:
             raise CommandError(f"no run {run_id}")
+        if wait:
+            check_bundled_weights(run.llm_models.all())
         try:
             count = services.resume_run(run, **(budget or {}))
         except services.LaunchInvalid as exc:
