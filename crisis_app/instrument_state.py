@@ -52,3 +52,16 @@ def version() -> tuple:
     """What moves when a scorer is marked (the headline figures are computed again)."""
     return tuple(Scorer.objects.filter(~Q(check_failed_at=None)).order_by("pk")
                  .values_list("pk", "check_failed_at"))
+
+
+def marked(table, failed: dict[str, str], scorer: str | None = None):
+    """A CSV's table with the column ``not_a_result`` (each row's notice, "" for a sound
+    scorer's row) when any of its scorers failed a check; unchanged otherwise. Rows are
+    matched by their ``scorer`` column, or are all ``scorer``'s."""
+    if table is None or not failed:
+        return table
+    if "scorer" in table.columns:
+        column = [failed.get(name, "") for name in table["scorer"]]
+    else:
+        column = [failed.get(scorer, "")] * len(table)
+    return table.assign(not_a_result=column) if any(column) else table
