@@ -308,8 +308,10 @@ class BertScoreScorer:
         self.encode_batch_size = encode_batch_size
         self.tokenizer, self.model, self.loading_info = load_encoder(self.model_path, num_layers)
         loaded_class, loaded_digest = type(self.model).__name__, instrument_check.tensor_digest(self.model)
-        problems = (instrument_check.check_loaded(self.model, self.model_path, num_layers, self.loading_info)
-                    if self_check else [])
+        what = f"the encoder {self.model_name} ({self.model_path}, layer {num_layers})"
+        if self_check:  # checked as loaded: a wrong class or random weights stop here, before any scoring
+            self._refuse_if(what, instrument_check.check_loaded(self.model, self.model_path, num_layers,
+                                                                self.loading_info))
         if precision == "bfloat16":
             self.model.to(torch.bfloat16)
             # In bfloat16, attention by matrix products encodes 13 % faster than the
@@ -317,6 +319,10 @@ class BertScoreScorer:
             self.model.set_attn_implementation("eager")
         self.encode_seconds = 0.0
         self.pair_seconds = 0.0
+        if self_check and known is not None:
+            pair_f1 = float(self.raw_f1(list(instrument_check.KNOWN_PAIR), [(0, 1)])[0])
+            self._refuse_if(what, instrument_check.check_known(known, loaded_class, num_layers, loaded_digest,
+                                                               pair_f1))
         if baseline_f1 is None:
             texts = baseline_texts()
             digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
@@ -331,17 +337,16 @@ class BertScoreScorer:
             self.baseline_source = baseline_source or "given"
         self.self_check = None
         if self_check:
-            if known is not None:
-                pair_f1 = float(self.raw_f1(list(instrument_check.KNOWN_PAIR), [(0, 1)])[0])
-                problems += instrument_check.check_known(
-                    known, loaded_class, num_layers, loaded_digest, pair_f1,
-                    self.baseline_f1 if baseline_f1 is None else None)
-            if problems:
-                raise instrument_check.InstrumentCheckFailed(
-                    f"the encoder {self.model_name} ({self.model_path}, layer {num_layers})", problems,
-                    instrument_check.ADVICE)
-            self.self_check = ("passed: class, weights, known pair and baseline" if known is not None
-                               else "passed: class and weights (no known values for this encoder)")
+            if known is not None and baseline_f1 is None:
+                self._refuse_if(what, instrument_check.check_baseline(known, self.baseline_f1))
+            self.self_check = ("passed: class and weights (no known values for this encoder)" if known is None
+                               else "passed: class, weights, known pair"
+                               + (" and baseline" if baseline_f1 is None else ""))
+
+    @staticmethod
+    def _refuse_if(what, problems):
+        if problems:
+            raise instrument_check.InstrumentCheckFailed(what, problems, instrument_check.ADVICE)
 
     @classmethod
     def from_preset(cls, name=DEFAULT_PRESET, model_path=None, **kwargs):
