@@ -183,3 +183,20 @@ def test_a_failed_validation_marks_the_scorer_of_the_same_configuration_only(sco
     assert (row.failed_check, row.check_problem) == (
         "validation", "the metric's validation does not give the expected order of the ablations (lexical < "
                       "syntactic < irrelevance < semantic; measured syntactic < lexical < irrelevance < semantic)")
+
+
+def test_a_preset_failing_its_self_check_is_not_validated_and_its_scorer_is_marked(scores, monkeypatch):
+    from crisis_app import instrument_check, validation_report as reports
+
+    def unsound(preset):
+        raise instrument_check.InstrumentCheckFailed("the encoder x", [PROBLEM], instrument_check.ADVICE)
+
+    monkeypatch.setattr(reports, "load_scorer", unsound)
+    out = io.StringIO()
+    call_command("validate_inconsistency", "--scorer", "minilm", stdout=out)
+    assert f"Scorer minilm: not validated: the encoder x failed its self-check: {PROBLEM}. It refuses" in out.getvalue()
+    assert Scorer.objects.get(name="bertscore-minilm").check_failed_at is None  # the command records nothing
+    report = validation_record.validate_and_record("minilm")  # what the page's worker computes
+    assert (report["available"], report["self_check_failed"]) == (False, [PROBLEM])
+    row = Scorer.objects.get(name="bertscore-minilm")
+    assert (row.failed_check, row.check_problem) == ("self-check", PROBLEM)
