@@ -215,10 +215,13 @@ def stored_scorer(loaded: LoadedScorer) -> Scorer:
             instrument_state.record_failure(
                 loaded.name, Scorer.Check.CONFIGURATION,
                 f"its stored configuration differs from the checked instrument's ({'; '.join(differences)})")
+        # A custom encoder is described by the command's flags: the same command with --rescore.
+        command = (f"`{instrument_state.rescore_command(loaded.name)}`" if loaded.name in BUILT_IN
+                   else "the same command with --rescore")
         raise ScorerError(
             f"scorer {loaded.name} already holds {held} score(s) made with another configuration "
             f"({'; '.join(differences)}). To replace them with scores of the scorer loaded now, run "
-            f"`{instrument_state.rescore_command(loaded.name)}` (it deletes the {held} stored score(s) of "
+            f"{command} (it deletes the {held} stored score(s) of "
             f"{loaded.name}, then scores every finished free-form run again); to keep them, score under a new "
             "name instead (--scorer NEW-NAME --scorer-model PATH --layer N [--idf] [--baseline F]), so that "
             "scores of different scorers never mix")
