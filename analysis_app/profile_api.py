@@ -34,6 +34,9 @@ class FigureSerializer(serializers.Serializer):
     unit = serializers.ChoiceField(choices=["share", "percent", "score"])
     direction = serializers.ChoiceField(choices=["higher", "lower"],
                                         help_text="The end ranked first: higher (rank 1 the highest) or lower.")
+    withheld = serializers.CharField(allow_blank=True, help_text="Why this figure is not a result (its instrument "
+                                                                 "failed a check; then it has no rank); empty for a "
+                                                                 "result.")
 
 
 class RankedFigureSerializer(FigureSerializer):

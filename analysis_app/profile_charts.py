@@ -33,8 +33,9 @@ def _layout(title: str, rows: int, unit: str, **extra) -> dict:
 
 
 def profile_chart(model: str, rows) -> dict | None:
-    """`rows`: profiles.Row of one family. None when no figure has an estimate."""
-    drawn = [row for row in rows if row.figure.estimate is not None]
+    """`rows`: profiles.Row of one family. None when no figure has an estimate (a withheld
+    figure is not drawn: it is not a result)."""
+    drawn = [row for row in rows if row.figure.estimate is not None and not row.figure.withheld]
     if not drawn:
         return None
     benchmarks = len({row.figure.benchmark for row in drawn})

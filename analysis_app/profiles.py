@@ -74,7 +74,7 @@ def profile(shown: headlines.Headlines, group: ModelGroup, kinds: dict[str, str]
             standing = results.standings(name, peers)
             by_key: dict[tuple, list[tuple[str, float]]] = {}
             for figure in peers:
-                if figure.model != name and figure.estimate is not None:
+                if figure.model != name and figure.estimate is not None and not figure.withheld:
                     by_key.setdefault(figure.key, []).append((figure.model, figure.estimate))
             rows += [Row(figure, standing.get(figure.key), sorted(by_key.get(figure.key, [])), kind)
                      for figure in every if figure.model == name]

@@ -8,6 +8,8 @@ reads), the estimate with its interval (ci_low, ci_high; None where the family h
 n (the units the interval resamples: scenarios, territories, runs), the unit
 ("share" 0-1, "percent" 0-100, "score") and the direction: the end a ranking lists first
 ("higher": rank 1 is the highest estimate; "lower": the lowest, e.g. inconsistency).
+`withheld` says why a figure is not a result (its instrument failed a check): it is shown
+with that sentence, never ranked nor differenced.
 
 Two figures are of the same thing, and so ranked and differenced together, when their
 `key` (benchmark, family, metric, condition) is equal.
@@ -41,7 +43,7 @@ DIRECTIONS = ("higher", "lower")
 UNITS = ("share", "percent", "score")
 # The fields of a figure, in the order the CSVs and the API write them.
 FIELDS = ("benchmark", "family", "runs", "model", "condition", "metric", "label", "estimate", "ci_low", "ci_high",
-          "n", "unit", "direction")
+          "n", "unit", "direction", "withheld")
 
 
 def _number(value) -> float | None:
@@ -67,6 +69,9 @@ class Figure:
     direction: str = "higher"
     condition: str = ""
     runs: tuple[int, ...] = field(default_factory=tuple)
+    # Why this number is not a result ("" for a result): the family's instrument failed a
+    # check. Shown with the number, never ranked nor differenced.
+    withheld: str = ""
 
     def __post_init__(self):
         if self.direction not in DIRECTIONS:
@@ -139,8 +144,9 @@ def standings(model: str, figures: Iterable[Figure]) -> dict[tuple, Standing]:
         own = models.get(model)
         if own is None:
             continue
-        others = [f.estimate for name, f in sorted(models.items()) if name != model]
-        result[key] = rank_of(own.estimate, others, own.direction)
+        # A withheld figure is not a result: it has no rank and ranks no other model.
+        others = [f.estimate for name, f in sorted(models.items()) if name != model and not f.withheld]
+        result[key] = rank_of(None if own.withheld else own.estimate, others, own.direction)
     return result
 
 
@@ -185,7 +191,7 @@ def difference(a: Figure, b: Figure) -> Difference:
     if a.key != b.key:
         raise ValueError(f"figures of different things: {a.key} and {b.key}")
     value = low = high = None
-    if a.estimate is not None and b.estimate is not None:
+    if a.estimate is not None and b.estimate is not None and not (a.withheld or b.withheld):
         value = a.estimate - b.estimate
         if a.has_interval and b.has_interval:
             value, low, high = mover_interval(a.estimate, a.ci_low, a.ci_high, b.estimate, b.ci_low, b.ci_high)

@@ -161,8 +161,8 @@ class SimulationAdmin(GuardedIdsMixin, admin.ModelAdmin):
 
 @admin.register(Scorer)
 class ScorerAdmin(GuardedIdsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ["name", "kind", "created_at"]
-    readonly_fields = ["name", "kind", "config", "created_at"]
+    list_display = ["name", "kind", "created_at", "failed_check", "check_failed_at"]
+    readonly_fields = ["name", "kind", "config", "created_at", "failed_check", "check_failed_at", "check_problem"]
 
 
 @admin.register(GroupScore)

@@ -13,7 +13,7 @@ from analysis_app.permissions import CanReadDashboards
 from cfpd_site.api_schema import errors, query
 
 from . import contrasts as contrast_metrics
-from . import dashboard, dashboard_params, queries
+from . import dashboard, dashboard_params, instrument_state, queries
 
 
 def _records(table):
@@ -56,7 +56,8 @@ class CrisisView(APIView):
                     "group's most and least divergent pairs (default: the most inconsistent group), and the "
                     "paired contrasts between temperatures and between models by question (contrasts: estimate in "
                     "inconsistency units, cluster-bootstrap interval, Miller's clustered SE, sign-flip p, adjusted "
-                    "p; contrasts_method names the methods). A bad "
+                    "p; contrasts_method names the methods). not_results is set (a sentence) when the scorer failed a check "
+                    "(self-check, configuration or validation): its figures are then not results. A bad "
                     "parameter, or a name that does not exist, is a 400 naming it.")
     def get(self, request):
         try:
@@ -72,6 +73,8 @@ class CrisisView(APIView):
         return Response({
             "benchmark": filters.benchmark, "scorer": board.scorer, "scorers": scorers, "groups": board.groups,
             "runs": board.runs, "iterations": options.iterations, "seed": options.seed,
+            # Set when the scorer failed a check: these figures are not results (instrument_state).
+            "not_results": instrument_state.notices([board.scorer]).get(board.scorer) if board.scorer else None,
             "summary": _records(board.summary), "boxes": _records(board.boxes), "curve": _records(board.curve),
             "bands": _records(board.bands), "per_run": _records(board.per_run),
             "contrasts": _records(board.contrasts),

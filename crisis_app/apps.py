@@ -13,8 +13,9 @@ class CrisisAppConfig(AppConfig):
         from .family import FREEFORM
 
         families.register(FREEFORM)
-        # One BERTScore preset's validation: loads its encoder (seconds, GBs of memory), on first use only.
-        computed.register("crisis-validation", "crisis_app.validation_report:validate_named_preset")
+        # One BERTScore preset's validation: loads its encoder (seconds, GBs of memory), on first use only;
+        # a failed one marks the stored scorer of that preset (validation_record).
+        computed.register("crisis-validation", "crisis_app.validation_record:validate_and_record")
         from .headline import register_headline  # its figures on the models' profiles
         register_headline()
         from . import checks, receivers  # noqa: F401

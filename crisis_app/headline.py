@@ -3,7 +3,8 @@
 inconsistency of the base tellings (level 0) as the crisis page's temperature curve
 draws it: the mean over runs of each run's mean of its group means, with the 95%
 percentile bootstrap over runs (1,000 iterations, seed 0). Lower is more consistent, and
-ranks first."""
+ranks first. A scorer that failed a check (`instrument_state`) publishes its figures
+withheld: shown with the reason, not ranked."""
 
 from __future__ import annotations
 
@@ -28,13 +29,15 @@ def _condition(temperature) -> str:
 
 def publish(models: Sequence[str] | None = None) -> list[Figure]:
     # Imported here: the report reads pandas and the ORM, and apps.ready must stay light.
-    from . import queries
+    from . import instrument_state, queries
     from . import report as reports
     from .queries import CrisisFilter
 
     figures = []
     for benchmark in queries.freeform_benchmarks():
-        for scorer in queries.scorer_names(benchmark):
+        names = queries.scorer_names(benchmark)
+        failed = instrument_state.notices(names)  # their figures are published withheld: not results
+        for scorer in names:
             rows = queries.group_rows(CrisisFilter(benchmark=benchmark, scorers=(scorer,),
                                                    models=tuple(models or ())))
             per_run = reports.per_run_frame(rows)
@@ -50,15 +53,18 @@ def publish(models: Sequence[str] | None = None) -> list[Figure]:
                     benchmark=benchmark, family=FAMILY, model=row["model"], condition=condition,
                     metric=f"inconsistency:{scorer}", label=f"Inconsistency of the base tellings ({scorer})",
                     estimate=row["mean"], ci_low=row["ci_low"], ci_high=row["ci_high"], n=int(row["runs"]),
-                    unit="score", direction="lower", runs=tuple(runs.get((row["model"], condition), ()))))
+                    unit="score", direction="lower", runs=tuple(runs.get((row["model"], condition), ())),
+                    withheld=failed.get(scorer, "")))
     return figures
 
 
 def version():
-    """Scores are added (and replaced) without a new answer: their newest id and count."""
+    """Scores are added (and replaced) without a new answer: their newest id and count; and a
+    scorer marked as failed withholds its figures (`instrument_state.version`)."""
+    from . import instrument_state
     from .models import GroupScore
 
-    return tuple(GroupScore.objects.aggregate(m=Max("pk"), n=Count("pk")).values())
+    return (*GroupScore.objects.aggregate(m=Max("pk"), n=Count("pk")).values(), instrument_state.version())
 
 
 def link(model: str, benchmark: str) -> str:

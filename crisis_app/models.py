@@ -139,8 +139,18 @@ class Scorer(models.Model):
 
     name = models.SlugField(max_length=64, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices)
+    class Check(models.TextChoices):
+        SELF_CHECK = "self-check", "self-check"
+        VALIDATION = "validation", "validation"
+        CONFIGURATION = "configuration", "configuration check"
+
     config = models.JSONField(default=dict, help_text="Encoder, layer, idf, baseline and versions.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when the instrument behind this name failed a check (crisis_app.instrument_state): its
+    # stored scores are shown marked, not as results, until they are scored again (--rescore).
+    check_failed_at = models.DateTimeField(null=True, blank=True)
+    failed_check = models.CharField(max_length=20, choices=Check.choices, blank=True)
+    check_problem = models.TextField(blank=True, help_text="What the failed check found.")
 
     class Meta:
         ordering = ["name"]

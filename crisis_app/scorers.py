@@ -28,9 +28,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from . import instrument_check, instrument_state
 from .group_scoring import COMPARED_KEYS, GROUPS_PER_CALL, STORED_DEFAULTS, config_differences
 from .inconsistency import PairScorer
-from .models import Scorer
+from .models import GroupScore, Scorer
 
 KENDALL = "kendall"
 PRESET_OF = {"bertscore-minilm": "minilm", "bertscore-minilm-bf16": "minilm-bf16", "bertscore-paper": "paper"}
@@ -40,6 +41,8 @@ KENDALL_CONFIG = {
     "ranking_reader": "crisis_app.authoring.read_ranking",
     "unreadable_rankings": "left out of the group, counted in sections_missing",
 }
+# How a loaded scorer's config says it passed a check with known values (instrument_check).
+KNOWN_VALUES_PASSED = "passed: class, weights, known pair"
 _NAME = re.compile(r"^[-a-zA-Z0-9_]{1,64}$")
 
 _loaded: dict[tuple, LoadedScorer] = {}
@@ -78,7 +81,12 @@ class LoadedScorer:
 
 
 def kendall() -> LoadedScorer:
-    return LoadedScorer(KENDALL, Scorer.Kind.KENDALL, dict(KENDALL_CONFIG))
+    """The Kendall-τ scorer, once its known answers check (`instrument_check.check_kendall`)."""
+    problems = instrument_check.check_kendall()
+    if problems:
+        instrument_state.record_failure(KENDALL, Scorer.Check.SELF_CHECK, "; ".join(problems))
+        raise ScorerError(f"scorer {KENDALL} refuses to score: its self-check failed: {'; '.join(problems)}")
+    return LoadedScorer(KENDALL, Scorer.Kind.KENDALL, dict(KENDALL_CONFIG, self_check="passed: known distances"))
 
 
 def _bertscore(name, build) -> LoadedScorer:
@@ -86,11 +94,15 @@ def _bertscore(name, build) -> LoadedScorer:
 
     try:
         encoder = build()
+    except instrument_check.InstrumentCheckFailed as exc:
+        # Scores stored under this name are marked: the instrument behind it is not sound now.
+        instrument_state.record_failure(name, Scorer.Check.SELF_CHECK, "; ".join(exc.problems))
+        raise ScorerError(f"scorer {name}: {exc}".replace("--scorer NAME", f"--scorer {name}")) from None
     except EncoderNotAvailable as exc:
         raise ScorerError(f"scorer {name}: {exc}") from exc
     except (OSError, ValueError, AssertionError) as exc:
-        # transformers' OSError for a folder without weights or tokenizer; bert-score's
-        # AssertionError for a layer the encoder does not have.
+        # transformers' OSError for a folder without weights or tokenizer; load_encoder's
+        # ValueError for a layer the encoder does not have.
         raise ScorerError(f"scorer {name}: could not load the encoder: {exc}") from exc
     return LoadedScorer(name, Scorer.Kind.BERTSCORE, encoder.config(), encoder)
 
@@ -197,8 +209,33 @@ def stored_scorer(loaded: LoadedScorer) -> Scorer:
                           "new name")
     differences = config_differences(row.config or {}, loaded.config, loaded.compared_keys)
     if differences:
+        held = row.scores.count()
+        if str(loaded.config.get("self_check", "")).startswith(KNOWN_VALUES_PASSED):
+            # The instrument loaded now passed its known values: the stored scores were not made by it.
+            instrument_state.record_failure(
+                loaded.name, Scorer.Check.CONFIGURATION,
+                f"its stored configuration differs from the checked instrument's ({'; '.join(differences)})")
+        # A custom encoder is described by the command's flags: the same command with --rescore.
+        command = (f"`{instrument_state.rescore_command(loaded.name)}`" if loaded.name in BUILT_IN
+                   else "the same command with --rescore")
         raise ScorerError(
-            f"scorer {loaded.name} already holds scores made with another configuration ({'; '.join(differences)}); "
-            "score under a new name (--scorer NEW-NAME with --scorer-model PATH --layer N [--idf] [--baseline F]) "
-            "so that scores of different scorers never mix")
+            f"scorer {loaded.name} already holds {held} score(s) made with another configuration "
+            f"({'; '.join(differences)}). To replace them with scores of the scorer loaded now, run "
+            f"{command} (it deletes the {held} stored score(s) of "
+            f"{loaded.name}, then scores every finished free-form run again); to keep them, score under a new "
+            "name instead (--scorer NEW-NAME --scorer-model PATH --layer N [--idf] [--baseline F]), so that "
+            "scores of different scorers never mix")
     return row
+
+
+def discard_scores(name: str) -> int:
+    """Delete every score stored under scorer ``name`` and its row (its configuration and any
+    failed check): the next scoring stores the configuration loaded then. The number of
+    scores deleted."""
+    with transaction.atomic():
+        row = Scorer.objects.select_for_update().filter(name=name).first()
+        if row is None:
+            return 0
+        deleted, _ = GroupScore.objects.filter(scorer=row).delete()
+        row.delete()
+    return deleted

@@ -17,10 +17,11 @@ def score_run(run_id: int):
     only finds nothing left to do."""
     try:
         summary = scoring.score_run(run_id)
-    except ScorerError:
-        # Not transient (the encoder is missing or the name holds another configuration):
-        # retrying would not help; `score_inconsistency` scores the run once it is fixed.
-        log.exception("could not score run %s for inconsistency", run_id)
+    except ScorerError as exc:
+        # Not transient (the encoder is missing, failed its self-check, or the name holds
+        # another configuration): retrying would not help. The message says what to do;
+        # `score_inconsistency` scores the run once it is fixed.
+        log.error("could not score run %s for inconsistency: %s", run_id, exc)
         return
     for name, counts in summary.by_scorer.items():
         log.info("run %s, scorer %s: %d groups scored, %d already scored, %d with too few samples, "

@@ -53,12 +53,17 @@ def cache_key(preset, items):
 
 def validate_preset(preset, items) -> dict:
     """``{"preset", "available", "reason", "config", "class_means", "per_item",
-    "order_holds", "measured_order", "expected_order"}`` for one preset."""
+    "order_holds", "measured_order", "expected_order"}`` for one preset (with
+    ``"self_check_failed"``, the problems, when its encoder failed its self-check)."""
     from .bertscore_scorer import EncoderNotAvailable
+    from .instrument_check import InstrumentCheckFailed
 
     report = {"preset": preset, "expected_order": list(EXPECTED_ORDER), "available": False, "reason": None}
     try:
         scorer = load_scorer(preset)
+    except InstrumentCheckFailed as exc:
+        # Loaded but unsound: nothing it measured would mean anything.
+        return {**report, "reason": str(exc), "self_check_failed": exc.problems}
     except (EncoderNotAvailable, *UNAVAILABLE_ERRORS) as exc:
         report["reason"] = str(exc) or type(exc).__name__
         return report

@@ -13,7 +13,7 @@ from cfpd_site.param_errors import bad_parameter
 from runs_app import sampling
 from runs_app.models import Run
 
-from . import dashboard, dashboard_params, queries
+from . import dashboard, dashboard_params, instrument_state, queries
 from .models import GroupScore
 from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
 
@@ -66,15 +66,19 @@ def crisis_page(request):
     except dashboard_params.BadParameter as error:
         return _bad(request, error)
     query = request.GET.urlencode()
+    # Read on every load, outside the cached board: a scorer marked a second ago is marked now.
+    failed = instrument_state.notices(board.scorers)
+    notice = failed.get(board.scorer, "")
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
-               "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
+               "note": f"Not results: scorer {board.scorer} failed its check. {panel.note}" if notice else panel.note,
+               "figure": panel.figure, "columns": list(panel.table.columns),
                "rows": display_rows(panel.table), "total_rows": len(panel.table), "csv": f"{key}.csv?{query}",
                "open": key in TABLE_ONLY, "table_only": key in TABLE_ONLY}
               for key in dashboard.PANEL_ORDER if (panel := board.panels.get(key)) is not None]
     top_groups = ([] if board.per_run is None else
                   board.per_run.sort_values("mean", ascending=False, kind="stable").head(200).to_dict("records"))
     return render(request, "crisis_app/dashboard.html", {
-        "board": board, "panels": panels, "filters": filters, "options": options, "query": query,
+        "board": board, "panels": panels, "filters": filters, "instrument_notice": notice, "failed_scorers": failed, "options": options, "query": query,
         "move": filters.moves[0] if filters.moves else None, "selected": _selected(request),
         "top_groups": top_groups, "temperature_warnings": _temperature_warnings(board), "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
                                            for v in values], **_choices(filters)})
@@ -96,4 +100,5 @@ def panel_csv(request, key):
              "groups": board.per_run.reindex(columns=["group", *PER_RUN_COLUMNS]) if key == "groups" else None,
              "contrasts": board.contrasts if key == "contrasts" else None}
     chosen = table.get(key) if table.get(key) is not None else panel.table
-    return csv_response(for_csv(chosen), f"crisis-{key}")
+    failed = instrument_state.notices([board.scorer])
+    return csv_response(instrument_state.marked(for_csv(chosen), failed, board.scorer), f"crisis-{key}")

@@ -7,4 +7,4 @@ class EncodingAppConfig(AppConfig):
     verbose_name = "Encoding"
 
     def ready(self):
-        from . import receivers  # noqa: F401  (connects the signal receivers)
+        from . import checks, receivers  # noqa: F401  (the encoder's self-check; the signal receivers)

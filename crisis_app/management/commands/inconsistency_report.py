@@ -4,7 +4,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from cfpd_site.report_files import write_csv
-from crisis_app import queries
+from crisis_app import instrument_state, queries
 from crisis_app.contrasts import COLUMNS as CONTRAST_COLUMNS
 from crisis_app.contrasts import contrasts as paired_contrasts
 from crisis_app.report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, build, for_csv
@@ -48,12 +48,18 @@ class Command(BaseCommand):
             raise CommandError("no inconsistency scores in this selection: score finished runs first with "
                                "python manage.py score_inconsistency (nothing written)")
         report = build(rows, n_bootstrap=iterations, seed=seed)
-        write_csv(for_csv(report.summary.reindex(columns=SUMMARY_COLUMNS)), out)
+        # A scorer that failed a check: its rows carry the column not_a_result, and stderr says so.
+        failed = instrument_state.notices({row["scorer"] for row in rows})
+        write_csv(instrument_state.marked(for_csv(report.summary.reindex(columns=SUMMARY_COLUMNS)), failed), out)
         if per_run:
-            write_csv(for_csv(report.per_run.reindex(columns=PER_RUN_COLUMNS)), per_run)
+            write_csv(instrument_state.marked(for_csv(report.per_run.reindex(columns=PER_RUN_COLUMNS)), failed),
+                      per_run)
+        for notice in failed.values():
+            self.stderr.write(self.style.ERROR(f"not results: {notice}"))
         if contrasts:
-            write_csv(paired_contrasts(report.per_run, iterations=iterations, seed=seed, method=adjust)
-                      .reindex(columns=CONTRAST_COLUMNS), contrasts)
+            write_csv(instrument_state.marked(paired_contrasts(report.per_run, iterations=iterations, seed=seed,
+                                                               method=adjust).reindex(columns=CONTRAST_COLUMNS),
+                                              failed), contrasts)
         self.stderr.write(f"{len(report.summary)} rows from {len(report.per_run)} groups in "
                           f"{report.per_run['run'].nunique()} runs; bootstrap {iterations} resamples over runs, "
                           f"seed {seed}")

@@ -1,6 +1,8 @@
-"""`score_inconsistency [--run RUN ...] [--benchmark NAME] [--scorer NAME]`: score every
-group of finished free-form runs not yet scored by the scorer, with a progress bar and a
-summary."""
+"""`score_inconsistency [--run RUN ...] [--benchmark NAME] [--scorer NAME] [--rescore]`: score
+every group of finished free-form runs not yet scored by the scorer, with a progress bar and
+a summary. `--rescore` first deletes every score stored under the scorer's name (made with
+another configuration, or by an instrument that failed a check) once the scorer has loaded
+and passed its self-check."""
 
 import time
 
@@ -30,17 +32,24 @@ class Command(BaseCommand):
                                  "bertscore-paper: the folder of microsoft/deberta-xlarge-mnli (--layer 40).")
         parser.add_argument("--layer", type=int, help="The custom encoder's layer whose embeddings are matched.")
         parser.add_argument("--idf", action="store_true", help="Weigh tokens by idf (over each group's answers).")
+        parser.add_argument("--rescore", action="store_true",
+                            help="Delete every score stored under --scorer (of every run: one name holds one "
+                                 "configuration) and its recorded configuration and failed checks, then score. "
+                                 "Nothing is deleted unless the scorer loads and passes its self-check.")
         parser.add_argument("--baseline", type=float,
                             help="The custom scorer's rescaling baseline F1; default: computed from unrelated "
                                  "texts with the encoder.")
 
     def handle(self, *args, runs=None, benchmark=None, scorer, scorer_model=None, layer=None, idf=False,
-               baseline=None, **options):
+               baseline=None, rescore=False, **options):
         custom = self._custom(scorer_model, layer, idf, baseline)
         try:
             chosen = scoring.freeform_runs(runs, benchmark)
             self.stderr.write(f"loading scorer {scorer} …")
             loaded = scorers.load(scorer, custom)
+            if rescore:
+                deleted = scorers.discard_scores(loaded.name)
+                self.stderr.write(f"deleted {deleted} score(s) stored under {loaded.name}")
             summary = scoring.score_runs(chosen, loaded, progress=self._progress_bar())
         except (scoring.ScoringError, scorers.ScorerError) as exc:
             raise CommandError(str(exc)) from None

@@ -50,7 +50,8 @@ class Command(BaseCommand):
             report = validation_report.validate_preset(preset, items)
             self.stdout.write("")
             if not report["available"]:
-                self.stdout.write(f"Scorer {preset}: not available: {report['reason']}")
+                what = "not validated" if report.get("self_check_failed") else "not available"
+                self.stdout.write(f"Scorer {preset}: {what}: {report['reason']}")
                 continue
             config = report["config"]
             self.stdout.write(f"Scorer {preset}: {config['model_name']}, layer {config['num_layers']}, "
