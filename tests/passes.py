@@ -104,14 +104,31 @@ def in_fast_lane(item, changed: frozenset[str]) -> bool:
     return bool(rooms & rooms_imported(str(path)))
 
 
+def is_transactional(item) -> bool:
+    """A test that commits, and so ends with a flush of every table (pytest-django's rule)."""
+    mark = item.get_closest_marker("django_db")
+    if mark is not None and (mark.kwargs.get("transaction") or mark.kwargs.get("reset_sequences")):
+        return True
+    return bool({"transactional_db", "live_server", "django_db_reset_sequences"} & set(getattr(item, "fixturenames", ())))
+
+
 def group_by_file(items):
     """Under `--dist loadgroup` (scripts/test), a file's tests run in one process, in order, so
     that a module's fixtures (a fake server, a model, a real `transformers serve`) are made once;
     a module marked `spread_across_workers` (many independent tests, no module fixture: the URL
-    fuzz) has its tests dealt out one by one instead."""
+    fuzz) has its tests dealt out one by one instead.
+
+    A file's transactional tests are a group of their own. A transactional test ends with a
+    flush of every table, the reference data the migrations seeded included (domains,
+    conditions, the roles' permissions); pytest-django therefore runs every other database test
+    before any transactional one. scripts/test keeps that order across processes: the groups are
+    dealt out in the order pytest-django sorted the tests (`--no-loadscope-reorder`), so a
+    process never runs a plain database test after a flush."""
     for item in items:
         if item.get_closest_marker("spread_across_workers") is None:
             group = relative_path(item).removesuffix(".py").replace("/", ".")
+            if is_transactional(item):
+                group += ".transactional"
             item.add_marker(pytest.mark.xdist_group(name=group))
 
 

@@ -203,7 +203,9 @@ def test_concurrent_requests_are_served_in_parallel(fake):
         results = list(pool.map(one, range(50)))
         elapsed = time.perf_counter() - started
     assert all(r.choices[0].message.content for r in results)
-    assert elapsed < 50 * 0.3 / 5
+    # One after another they would take 50 x 0.3 = 15 s; in parallel about 0.3 s plus LiteLLM's
+    # CPU, which a loaded 2-core machine stretches to seconds: a bound far from both.
+    assert elapsed < 50 * 0.3 / 2
     stats = fake.stats()
     assert stats["successes"] == 50 and stats["distinct_prompts"] == 50
     assert stats["max_in_flight"] >= 40, stats["max_in_flight"]
