@@ -18,10 +18,39 @@
       .catch(() => setTimeout(poll, 5000));
     setTimeout(poll, 1500);
   }
+  // Plotly cuts a title line at the figure's edge: the server breaks long ones for a wide
+  // chart (analysis_app/chart_text.py); a narrower one (a phone) breaks them again, at
+  // spaces, for its own width. Only titles that make their own room (automargin) and
+  // x-axis titles (which always do here) are touched.
+  function breakLines(text, chars) {
+    return String(text).split(/<br\s*\/?>/i).map((line) => {
+      if (line.length <= chars) return line;
+      const lines = [];
+      let current = "";
+      for (const word of line.split(" ")) {
+        if (current && (current + " " + word).length > chars) { lines.push(current); current = word; }
+        else current = current ? current + " " + word : word;
+      }
+      if (current) lines.push(current);
+      return lines.join("<br>");
+    }).join("<br>");
+  }
+  function fitTitles(layout, width) {
+    if (!width) return;
+    const title = layout.title;
+    if (title && title.automargin && title.text) {
+      title.text = breakLines(title.text, Math.max(16, Math.floor((width - 30) / ((title.font || {}).size || 14) * 1.9)));
+    }
+    const axis = layout.xaxis && layout.xaxis.title;
+    if (axis && axis.text) {
+      axis.text = breakLines(axis.text, Math.max(16, Math.floor((width - 60) / ((axis.font || {}).size || 14) * 1.9)));
+    }
+  }
   for (const el of document.querySelectorAll("[data-figure]")) {
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;
     const figure = JSON.parse(source.textContent);
+    fitTitles(figure.layout || {}, el.clientWidth);
     const config = { responsive: true, displaylogo: false };
     // Maps read their country shapes from this site (static/topojson), never from a CDN.
     if (el.dataset.topojson) config.topojsonURL = el.dataset.topojson;
