@@ -309,10 +309,9 @@
 
   // ---- another tab of the same reviewer: a light poll of the queue's status (changes
   // nothing) every few seconds, so this tab learns of the other one's code or skip and
-  // moves on by itself, and the counts stay true. A hidden tab asks less often, and at
-  // once when it is shown again.
+  // moves on by itself, and the counts stay true. A tab shown again asks at once (the
+  // browser slows the timers of hidden tabs).
   const POLL_MS = 2500;
-  const HIDDEN_POLL_MS = 10000;
   let pollTimer = null;
 
   function schedulePoll(ms) {
@@ -324,8 +323,11 @@
     return !busy && !queued.length && !notePaused && help.hidden && document.activeElement !== $("note");
   }
 
+  let polling = false;  // one poll at a time (a tab shown again asks at once)
+
   async function poll() {
-    const hidden = document.visibilityState === "hidden";
+    if (polling) return;  // the one under way schedules the next
+    polling = true;
     try {
       if (!idle()) return;
       const params = new URLSearchParams(filters);
@@ -354,7 +356,8 @@
     } catch (err) {
       // The next poll tries again; a key press reports an unreachable server itself.
     } finally {
-      schedulePoll(hidden ? HIDDEN_POLL_MS : POLL_MS);
+      polling = false;
+      schedulePoll(POLL_MS);
     }
   }
 
