@@ -90,6 +90,9 @@ def overview(request):
         "rules": reports.rule_shares(filters),
         "review": reports.queue_progress(filters), "adjudication": reports.queue_progress(filters, "adjudication"),
         "can_adjudicate": request.user.has_perm(ADJUDICATE),
+        # "left" counted items this reviewer could never take (issue 38): what is theirs.
+        "yours": queue_state.reviewer_counts(request.user, filters),
+        "yours_adjudication": queue_state.reviewer_counts(request.user, filters, "adjudication"),
     }
     return render(request, "encoding_app/overview.html", context)
 

@@ -121,3 +121,14 @@ def test_a_bad_task_id_is_a_400_naming_it(client, reviewer):
     login(client, reviewer)
     response = client.get(reverse("encoding-status"), {"task": "x"})
     assert response.status_code == 400
+
+
+def test_the_overview_counts_what_is_open_and_what_is_yours(client, reviewer, questions):
+    sampling(1)
+    answer(questions[0], output="A or B")
+    answer(questions[1], output="A or B")
+    services.submit_code(services.next_task(reviewer).pk, reviewer, "A")  # opens a second code, not hers
+    login(client, reviewer)
+    page = client.get(reverse("encoding-overview")).content.decode()
+    assert "Code answers (1 for you)" in page
+    assert "1 done · <strong>2 open</strong>, 1 of them for you" in page
