@@ -2,7 +2,7 @@
 (`reviewer_counts`, worded by `queue_words`), what became of the item a tab shows
 (`shown_task`: another tab of the same reviewer may have coded or skipped it), and what
 a code just given added to the queues (`follow_ups`). The workspace asks for these at
-every key and every few seconds (`views.queue_state`), so each is a few counts."""
+every key and every few seconds (`views.queue_status`), so each is a few counts."""
 
 from __future__ import annotations
 
