@@ -18,10 +18,11 @@ from .panels import chart, layout
 SIGNIFICANT, OTHER = "#1f2d3d", "#9aa5b1"
 ROW_HEIGHT = 22
 MAX_ROWS = 40
-# Characters per line of the title (14 px) and of the key under the plot (12 px), for the
-# 960 px an exported figure is drawn at (formats_app/report_drawing.py) and the page's
+# Characters per line of the title (14 px, from the figure's left edge) and of the key
+# under the plot (12 px, centred on the plotting area, which the labels push right), for
+# the 960 px an exported figure is drawn at (formats_app/report_drawing.py) and the page's
 # chart at 1,366 px; a narrower chart on the page has its lines broken again (dashboard.js).
-TITLE_CHARS, KEY_CHARS = 100, 120
+TITLE_CHARS, KEY_CHARS = 100, 80
 
 
 def drawable(table: pd.DataFrame) -> pd.DataFrame:

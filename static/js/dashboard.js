@@ -46,6 +46,34 @@
       axis.text = breakLines(axis.text, Math.max(16, Math.floor((width - 60) / ((axis.font || {}).size || 14) * 1.9)));
     }
   }
+  // Then, drawn, a title still past the figure's edge (the x-axis title is centred on the
+  // plotting area, which long labels push right) is broken shorter, in proportion.
+  function beyond(el, text) {
+    const svg = el.querySelector(".main-svg");
+    if (!svg || !text) return 0;
+    const s = svg.getBoundingClientRect();
+    const r = text.getBoundingClientRect();
+    return Math.max(0, s.left - r.left, r.right - s.right);
+  }
+  async function refit(el) {
+    for (let round = 0; round < 3; round++) {
+      const layout = el.layout || {};
+      const changes = {};
+      const titles = [[".gtitle", "title.text", layout.title && layout.title.automargin ? layout.title : null],
+                      [".xtitle", "xaxis.title.text", layout.xaxis && layout.xaxis.title]];
+      for (const [selector, path, title] of titles) {
+        const text = el.querySelector(selector);
+        const over = title && title.text ? beyond(el, text) : 0;
+        if (!over) continue;
+        const width = text.getBoundingClientRect().width;
+        const longest = Math.max(...String(title.text).split(/<br\s*\/?>/i).map((line) => line.length));
+        changes[path] = breakLines(title.text, Math.max(12, Math.floor(longest * (width - over) / width) - 2));
+      }
+      if (!Object.keys(changes).length) break;
+      await window.Plotly.relayout(el, changes);
+    }
+    el.dataset.fitted = "1";
+  }
   for (const el of document.querySelectorAll("[data-figure]")) {
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;
@@ -54,7 +82,8 @@
     const config = { responsive: true, displaylogo: false };
     // Maps read their country shapes from this site (static/topojson), never from a CDN.
     if (el.dataset.topojson) config.topojsonURL = el.dataset.topojson;
-    window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config);
+    Promise.resolve(window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config))
+      .then(() => refit(el)).catch(() => { el.dataset.fitted = "1"; });
     el.dataset.drawn = "1";
   }
   // Charts change the page's height as they draw: go to the panel in the URL again.

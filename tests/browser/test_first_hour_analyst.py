@@ -62,6 +62,7 @@ def assert_contents_cover_nothing(page, width):
 
 
 def assert_forest_fits(page, width):
+    expect(page.locator("#panel-contrasts .chart")).to_have_attribute("data-fitted", "1")
     forest = page.evaluate(FOREST)
     left, top, right, bottom = forest["svg"]
     for name in ("title", "xtitle"):
