@@ -86,7 +86,7 @@ def empty_reason(counts: dict, queue: str = "review") -> str:
 
 FOLLOW_UPS = {
     "second": "A blind second code of this answer was added to the queue for another reviewer (the coding policy "
-              "double-codes a share of answers), so the items left count it.",
+              "double-codes a share of answers); the line above counts it apart.",
     "adjudication": "Your code differs from the earlier code: the answer was added to the adjudication queue.",
     "audit": "A blind audit of this answer was added to the queue for another reviewer.",
 }
