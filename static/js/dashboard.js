@@ -40,14 +40,20 @@
     const title = layout.title;
     if (title && title.automargin && title.text) {
       title.text = breakLines(title.text, Math.max(16, Math.floor((width - 30) / ((title.font || {}).size || 14) * 1.9)));
+      const subtitle = title.subtitle;
+      if (subtitle && subtitle.text) {
+        subtitle.text = breakLines(subtitle.text,
+          Math.max(16, Math.floor((width - 30) / ((subtitle.font || {}).size || 12) * 1.9)));
+      }
     }
     const axis = layout.xaxis && layout.xaxis.title;
     if (axis && axis.text) {
       axis.text = breakLines(axis.text, Math.max(16, Math.floor((width - 60) / ((axis.font || {}).size || 14) * 1.9)));
     }
   }
-  // Then, drawn, a title still past the figure's edge (the x-axis title is centred on the
-  // plotting area, which long labels push right) is broken shorter, in proportion.
+  // Then, drawn, a title still past the figure's edge is broken shorter, in proportion
+  // (the x-axis title is centred on the plotting area, which long labels push right: it
+  // loses twice what passes the edge).
   function beyond(el, text) {
     const svg = el.querySelector(".main-svg");
     if (!svg || !text) return 0;
@@ -56,18 +62,28 @@
     return Math.max(0, s.left - r.left, r.right - s.right);
   }
   async function refit(el) {
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 4; round++) {
       const layout = el.layout || {};
       const changes = {};
-      const titles = [[".gtitle", "title.text", layout.title && layout.title.automargin ? layout.title : null],
-                      [".xtitle", "xaxis.title.text", layout.xaxis && layout.xaxis.title]];
-      for (const [selector, path, title] of titles) {
+      const own = layout.title && layout.title.automargin ? layout.title : null;
+      const titles = [[".gtitle", "title.text", own, 1],
+                      [".gtitle-subtitle", "title.subtitle.text", own && own.subtitle, 1],
+                      [".xtitle", "xaxis.title.text", layout.xaxis && layout.xaxis.title, 2]];
+      for (const [selector, path, title, sides] of titles) {
         const text = el.querySelector(selector);
         const over = title && title.text ? beyond(el, text) : 0;
         if (!over) continue;
         const width = text.getBoundingClientRect().width;
         const longest = Math.max(...String(title.text).split(/<br\s*\/?>/i).map((line) => line.length));
-        changes[path] = breakLines(title.text, Math.max(12, Math.floor(longest * (width - over) / width) - 2));
+        changes[path] = breakLines(title.text, Math.max(8, Math.floor(longest * (width - sides * over) / width) - 1));
+      }
+      // Plotly's automargin makes room for a subtitle's first line only: lines below it
+      // would lie over the plot, so the title's padding grows by what they cover.
+      const subtitle = own && own.subtitle && own.subtitle.text ? el.querySelector(".gtitle-subtitle") : null;
+      if (subtitle && el._fullLayout) {
+        const plotTop = el.querySelector(".main-svg").getBoundingClientRect().top + el._fullLayout._size.t;
+        const covered = subtitle.getBoundingClientRect().bottom - plotTop;
+        if (covered > 0) changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 8;
       }
       if (!Object.keys(changes).length) break;
       await window.Plotly.relayout(el, changes);

@@ -3,7 +3,7 @@ tests/browser/test_dashboard_charts.py: the answers explorer is in the bar; a wo
 question (`blockade`) is found once the page offers to search the questions, and the page
 says where it looked; the dashboard's Jump-to contents never cover a chart or a note while
 scrolling, at 1,366 and 390 px, on the site and in an exported report; the forest plot's
-title and key lie inside the figure."""
+title, its key (a subtitle) and its axis title lie inside the figure.""" 
 
 import io
 
@@ -41,6 +41,8 @@ FOREST = """() => {
   const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const svg = chart.querySelector('.main-svg');
   return {svg: box(svg), title: box(chart.querySelector('.gtitle')), xtitle: box(chart.querySelector('.xtitle')),
+          subtitle: box(chart.querySelector('.gtitle-subtitle')),
+          subtitleText: chart.querySelector('.gtitle-subtitle').textContent,
           plotTop: svg.getBoundingClientRect().top + chart._fullLayout._size.t,
           titleText: chart.querySelector('.gtitle').textContent, xtitleText: chart.querySelector('.xtitle').textContent};
 }"""
@@ -65,13 +67,15 @@ def assert_forest_fits(page, width):
     expect(page.locator("#panel-contrasts .chart")).to_have_attribute("data-fitted", "1")
     forest = page.evaluate(FOREST)
     left, top, right, bottom = forest["svg"]
-    for name in ("title", "xtitle"):
+    for name in ("title", "subtitle", "xtitle"):
         x0, y0, x1, y1 = forest[name]
         assert left - 1 <= x0 and x1 <= right + 1 and top - 1 <= y0 and y1 <= bottom + 1, (width, name, forest)
-    assert forest["title"][3] <= forest["plotTop"] + 1, (width, forest)  # above the plot, not over it
+    # The title, then the key, above the plot, not over it.
+    assert forest["title"][3] <= forest["subtitle"][1] + 1 and forest["subtitle"][3] <= forest["plotTop"] + 1, \
+        (width, forest)
     # Whole, not cut (a text's lines join with no space between them).
     assert forest["titleText"].replace(" ", "").endswith("over2+scenarios"), forest["titleText"]
-    assert "significantafterBenjamini–Hochberg" in forest["xtitleText"].replace(" ", ""), forest["xtitleText"]
+    assert "significantafterBenjamini–Hochberg" in forest["subtitleText"].replace(" ", ""), forest["subtitleText"]
 
 
 def test_the_explorer_is_in_the_bar_and_a_question_word_is_found(page, live_server, analyst, demo_like,  # noqa: F811

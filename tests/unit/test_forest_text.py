@@ -39,13 +39,13 @@ def test_the_title_is_wrapped_and_makes_its_own_room():
     assert title["automargin"] is True and title["yref"] == "paper"
 
 
-def test_the_key_is_under_the_plot_with_the_axis_title():
-    axis = figure()["layout"]["xaxis"]["title"]["text"]
-    lines = axis.split("<br>")
-    assert lines[0] == "← right higher · left higher → (points)"
-    assert " ".join(lines[1:]) == "★ dark: significant after Benjamini–Hochberg · all 3 with an interval drawn"
+def test_the_key_is_a_subtitle_under_the_title():
+    title = figure()["layout"]["title"]
+    lines = title["subtitle"]["text"].split("<br>")
+    assert " ".join(lines) == "★ dark: significant after Benjamini–Hochberg · all 3 with an interval drawn"
     assert all(len(line) <= forest.KEY_CHARS for line in lines)
-    assert "significant" not in figure()["layout"]["title"]["text"]
+    assert "significant" not in title["text"]
+    assert figure()["layout"]["xaxis"]["title"]["text"] == "← right higher · left higher → (points)"
 
 
 def test_plotly_validates_the_figure_unchanged():
