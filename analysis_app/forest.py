@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .chart_text import wrapped
 from .panels import chart, layout
 
 SIGNIFICANT, OTHER = "#1f2d3d", "#9aa5b1"
 ROW_HEIGHT = 22
 MAX_ROWS = 40
+# Characters per line of the title (14 px) and of the key under it (12 px), both from the
+# figure's left edge, for the 960 px an exported figure is drawn at
+# (formats_app/report_drawing.py) and the page's chart at 1,366 px; a narrower chart on
+# the page has its lines broken again (dashboard.js).
+TITLE_CHARS, KEY_CHARS = 100, 115
 
 
 def drawable(table: pd.DataFrame) -> pd.DataFrame:
@@ -55,10 +61,17 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
             "line": {"color": "#555", "width": 1.5, "dash": "dash"}}
     picked = (f"the {len(rows)} with the smallest adjusted p of {eligible}" if eligible > len(rows)
               else f"all {len(rows)}")
-    return chart(traces, layout(
-        f"{title}: {picked} with an interval; ★ dark: significant after {correction}",
+    # The title wrapped and the key in a subtitle under it, wrapped too, both pushing the
+    # top margin as they need (automargin): one long line was cut at the right edge
+    # (issue 38). Left-aligned, they keep the figure's width whatever the labels take.
+    key = f"★ dark: significant after {correction} · {picked} with an interval drawn"
+    shape = layout(
+        wrapped(title, TITLE_CHARS),
         xaxis={"range": [-top, top], "zeroline": False, "title": {"text": axis_title}},
         yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "type": "category"},
-        height=max(320, 150 + ROW_HEIGHT * len(labels)), margin={"t": 110}, shapes=[zero], showlegend=False,
+        height=max(340, 190 + ROW_HEIGHT * len(labels)), margin={"t": 40}, shapes=[zero], showlegend=False,
         # With scattermode "group" plotly keeps the trace horizontal (one trace is no group).
-        scattermode="group"))
+        scattermode="group")
+    shape["title"].update(automargin=True, yref="paper", y=1, yanchor="bottom", pad={"b": 32},
+                          subtitle={"text": wrapped(key, KEY_CHARS), "font": {"size": 12, "color": "#4a5260"}})
+    return chart(traces, shape)

@@ -375,7 +375,8 @@ def _free_for(user, now) -> Q:
     return Q(leased_by__isnull=True) | Q(lease_expires_at__lt=now) | Q(leased_by=user)
 
 
-def _available(user, queue: str, filters: Filters, now):
+def available(user, queue: str, filters: Filters, now):
+    """The open items `user` may take now in `queue` (the one they hold among them)."""
     purposes = [Purpose.ADJUDICATION] if queue == "adjudication" else REVIEW_PURPOSES
     tasks = (ReviewTask.objects.filter(status=ReviewTask.Status.OPEN, purpose__in=purposes)
              .filter(_free_for(user, now)).exclude(skipped_by=user))
@@ -392,11 +393,11 @@ def next_task(user, queue: str = "review", filters: Filters = Filters()) -> Revi
     for _ in range(20):  # a lost race on SQLite moves on to the next candidate
         now = timezone.now()
         with transaction.atomic():
-            available = _available(user, queue, filters, now)
-            held = available.filter(leased_by=user, lease_expires_at__gte=now).order_by("id").first()
+            found = available(user, queue, filters, now)
+            held = found.filter(leased_by=user, lease_expires_at__gte=now).order_by("id").first()
             if held is not None:
                 return held
-            candidates = available.order_by("id")
+            candidates = found.order_by("id")
             if connection.features.has_select_for_update_skip_locked:
                 # Rows another reviewer is leasing right now are skipped, not waited for.
                 candidates = candidates.select_for_update(skip_locked=True, of=("self",))

@@ -21,7 +21,7 @@ from benchmarks_app import families
 from cfpd_site import params
 from runs_app.models import LLMModel, Run
 
-from . import audits, judges, reports, services
+from . import audits, judges, queue_state, reports, services
 from .highlighting import highlight
 from .letters import INVALID, LETTERS, REFUSAL, presented_letter
 from .models import Code, CodingPolicy, Judge, ReviewTask
@@ -90,6 +90,9 @@ def overview(request):
         "rules": reports.rule_shares(filters),
         "review": reports.queue_progress(filters), "adjudication": reports.queue_progress(filters, "adjudication"),
         "can_adjudicate": request.user.has_perm(ADJUDICATE),
+        # "left" counted items this reviewer could never take (issue 38): what is theirs.
+        "yours": queue_state.reviewer_counts(request.user, filters),
+        "yours_adjudication": queue_state.reviewer_counts(request.user, filters, "adjudication"),
     }
     return render(request, "encoding_app/overview.html", context)
 
@@ -132,10 +135,22 @@ def item_payload(task: ReviewTask, user) -> dict:
     return payload
 
 
-def _state(request, queue, task=None, status=200, error=None):
+def _progress(request, queue, filters):
+    user = request.user
+    return {
+        "progress": reports.queue_progress(filters, queue),
+        # Whose the queue's items are, in words ("7 coded by you · 1 you skipped · …").
+        "counts": queue_state.progress(user, filters, queue),
+        "mine": Code.objects.filter(coder=user, undone_at__isnull=True).count(),
+        "can_undo": Code.objects.filter(coder=user, undone_at__isnull=True,
+                                        source__in=services.HUMAN_SOURCES).exists(),
+    }
+
+
+def _state(request, queue, task=None, status=200, error=None, added=()):
     """The page's whole state (the item to code, the progress); with `error`, a refused
     action that still moves the page on to what is true now (e.g. the item was coded in
-    the reviewer's other tab)."""
+    the reviewer's other tab); `added`, the items the code just given opened."""
     filters = filters_from(request)
     user = request.user
     task = task or services.next_task(user, queue, filters)
@@ -144,10 +159,8 @@ def _state(request, queue, task=None, status=200, error=None):
     return JsonResponse({
         **({"error": error} if error else {}),
         "item": item_payload(task, user) if task else None,
-        "progress": reports.queue_progress(filters, queue),
-        "mine": Code.objects.filter(coder=user, undone_at__isnull=True).count(),
-        "can_undo": Code.objects.filter(coder=user, undone_at__isnull=True,
-                                        source__in=services.HUMAN_SOURCES).exists(),
+        **_progress(request, queue, filters),
+        "added": list(added),
     }, status=status)
 
 
@@ -174,6 +187,21 @@ def next_item(request):
     return _state(request, queue)
 
 
+@never_cache
+@require_GET
+@permission_required(CODE, raise_exception=True)
+def queue_status(request):
+    """What a tab polls every few seconds, changing nothing: the counts, and what became of
+    the item it shows (`?task=N`), so that a second tab learns of the first one's code
+    without a key pressed."""
+    queue = _queue(request)
+    if not _allowed(request, queue):
+        return _refused("adjudication needs the adjudicate permission", 403)
+    shown = _int(request.GET.get("task"), "task")
+    return JsonResponse({**_progress(request, queue, filters_from(request)),
+                         "shown": queue_state.shown_task(shown, request.user) if shown else None})
+
+
 @require_POST
 @permission_required(CODE, raise_exception=True)
 def code_item(request, pk):
@@ -184,12 +212,12 @@ def code_item(request, pk):
         note = request.POST.get("note", "")
         if len(note) > services.MAX_NOTE_CHARS:
             return _refused(f"note: at most {services.MAX_NOTE_CHARS} characters, got {len(note)}", 400)
-        services.submit_code(pk, request.user, request.POST.get("code", ""), note)
+        code = services.submit_code(pk, request.user, request.POST.get("code", ""), note)
     except services.AlreadyDone as error:
         return _state(request, queue, status=409, error=str(error))
     except services.CodingError as error:
         return _refused(str(error))
-    return _state(request, queue)
+    return _state(request, queue, added=queue_state.follow_ups(code))
 
 
 @require_POST

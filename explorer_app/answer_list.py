@@ -3,11 +3,15 @@
 the answers a user may read narrowed by it, searched, sorted and paged by keyset
 (`answer_query`), and the CSV of the same list.
 
-Search: PostgreSQL's full-text search over the raw output (English stemming, the words of
-`websearch_to_tsquery`: words, "a phrase", -not, or) over the answers that have an
-output, served by the GIN index explorer_app/migrations/0001 and 0003 create on the same
-expression and condition; on SQLite, every word must appear in the output
-(case-insensitive containment).
+Search, in the answers (the default, `search_in=answers`): PostgreSQL's full-text search
+over the raw output (English stemming, the words of `websearch_to_tsquery`: words,
+"a phrase", -not, or) over the answers that have an output, served by the GIN index
+explorer_app/migrations/0001 and 0003 create on the same expression and condition; on
+SQLite, every word must appear in the output (case-insensitive containment). In the
+questions (`search_in=questions`): the answers to the questions whose text, options or key
+contain every word (case-insensitive, on both databases; -word leaves out the questions
+that contain it). A word of a question (`blockade`) once found nothing, as only outputs
+were searched and the page did not say so (issue 38).
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlencode
 
 from django.db import connection
-from django.db.models import F, Q, Value
-from django.db.models.functions import Coalesce
+import re
+
+from django.db.models import F, Q, TextField, Value
+from django.db.models.functions import Cast, Coalesce
 
 from benchmarks_app import families
 from benchmarks_app.models import Question
@@ -35,6 +41,7 @@ from .answer_query import SORTS, BadCursor
 CODE_SOURCES = tuple(Source.values) + ("missing", "unresolved", "none")
 SEARCH_CONFIG = "english"  # the GIN index's configuration: the query must use the same
 MAX_SEARCH = 200
+SEARCH_IN = ("answers", "questions")  # what the words are looked for in: outputs, or questions
 CSV_LIMIT = 10_000
 SPARSE = 5_000  # a search matching fewer answers is sorted after the index finds them (`few_matches`)
 
@@ -50,11 +57,13 @@ class AnswerFilter:
     questions: tuple[int, ...] = ()
     family: tuple[tuple[str, str], ...] = ()  # (the family filter's parameter, its value)
     search: str = ""
+    search_in: str = SEARCH_IN[0]
     sort: str = answer_query.DEFAULT_SORT
     cursor: str = ""
 
     def pairs(self, **changed) -> list[tuple[str, object]]:
-        values = {"q": self.search, "run": self.runs, "model": self.models, "condition": self.conditions,
+        values = {"q": self.search, "search_in": "" if self.search_in == SEARCH_IN[0] else self.search_in,
+                  "run": self.runs, "model": self.models, "condition": self.conditions,
                   "status": self.statuses, "code": self.codes, "source": self.code_sources,
                   "question": self.questions, **{name: value for name, value in self.family},
                   "sort": "" if self.sort == answer_query.DEFAULT_SORT else self.sort, "cursor": self.cursor}
@@ -83,7 +92,8 @@ def read_filter(query) -> AnswerFilter:
     found = AnswerFilter(
         **shared, code_sources=params.choices(query, "source", CODE_SOURCES),
         questions=params.integers(query, "question"), family=tuple(family),
-        search=params.text(query, "q", max_length=MAX_SEARCH), sort=sort,
+        search=params.text(query, "q", max_length=MAX_SEARCH),
+        search_in=params.choice(query, "search_in", SEARCH_IN, default=SEARCH_IN[0]), sort=sort,
         cursor=params.text(query, "cursor", max_length=answer_query.MAX_CURSOR))
     if found.cursor:
         try:
@@ -111,6 +121,29 @@ def searched(answers, words: str):
     return answers
 
 
+def _option_text(word: str) -> str:
+    """A pattern for `word` inside an option's wording in the options' JSON (not in a key's
+    name such as "category")."""
+    return r'"text":\s*"[^"]*' + re.escape(word)
+
+
+def question_searched(answers, words: str):
+    """Answers to the questions whose text, options or key contain every word
+    (case-insensitive); a word with a leading - must not appear in any of them."""
+    if not words:
+        return answers
+    questions = Question.objects.annotate(options_text=Cast("options", TextField()))
+    for word in words.split():
+        word = word.strip('"')
+        excluded = word.startswith("-")
+        word = word.lstrip("-")
+        if not word:
+            continue
+        found = Q(text__icontains=word) | Q(key__icontains=word) | Q(options_text__iregex=_option_text(word))
+        questions = questions.exclude(found) if excluded else questions.filter(found)
+    return answers.filter(question_id__in=questions.values("pk"))
+
+
 def filtered(f: AnswerFilter, user):
     """The answers `user` may read that `f` picks (judge units are no answers), unsorted."""
     answers = Response.objects.answers()
@@ -133,6 +166,8 @@ def narrowed(answers, f: AnswerFilter):
     offered = {o.name: o for o in families.coding_filters()}
     for name, value in f.family:
         answers = answers.filter(question__in=offered[name].questions(Question.objects.all(), value))
+    if f.search_in == "questions":
+        return question_searched(answers, f.search)
     return searched(answers, f.search)
 
 
@@ -167,7 +202,8 @@ def few_matches(answers, f: AnswerFilter) -> bool:
     answer's text, 2.5 s at 2.66 million answers for a word no answer has. Fewer matches
     are found through the index and sorted (`_order(fenced=True)`); more are dense enough
     (at least 1 answer in 530 at the paper's scale) that walking the order's index meets
-    a page of them soon."""
+    a page of them soon. A search of the questions is judged the same way (its matches
+    found through the answers' question index)."""
     if not f.search or connection.vendor != "postgresql":
         return False
     return answers.order_by().values("id")[:SPARSE].count() < SPARSE

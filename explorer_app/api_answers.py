@@ -142,8 +142,13 @@ class AnswerListView(APIView):
         operation_id="answers_list",
         parameters=[
             query("q", max_length=answer_list.MAX_SEARCH,
-                  description="Search the raw outputs: words (all of them), \"a phrase\", -word to leave out, or. "
-                              "PostgreSQL's full-text search (English stems); on SQLite, every word contained."),
+                  description="Search the raw outputs (or, with search_in=questions, the questions): words (all of "
+                              "them), \"a phrase\", -word to leave out, or. Outputs: PostgreSQL's full-text search "
+                              "(English stems); on SQLite, every word contained. Questions: every word contained in "
+                              "the question's text, options or key."),
+            query("search_in", description="What q searches: answers (the raw outputs, the default) or questions "
+                                           "(the answers to the questions whose text, options or key contain the "
+                                           "words)."),
             query("run", "integer", many=True, description="Only these runs."),
             query("model", many=True, max_length=80, description="Only these models (names)."),
             query("condition", many=True, max_length=64, description="Only these conditions (names)."),

@@ -16,7 +16,7 @@ from runs_app.models import LLMModel, Response
 from . import answer_detail, answer_list, answer_query, readers
 from .grid_query import readable_runs
 
-LABELS = {"q": "Search", "run": "Runs", "model": "Models", "condition": "Conditions", "status": "Status",
+LABELS = {"q": "Search", "search_in": "Search in", "run": "Runs", "model": "Models", "condition": "Conditions", "status": "Status",
           "code": "Code", "source": "Code source", "question": "question", "sort": "Sort", "cursor": "page"}
 
 
@@ -49,7 +49,8 @@ def _choices(request):
                                 "selected": query.get(f.name, "")} for f in families.coding_filters()],
             "chosen": {key: set(query.getlist(key)) for key in ("run", "model", "condition", "status", "code",
                                                                  "source")},
-            "search": query.get("q", ""), "sort": query.get("sort", "") or answer_query.DEFAULT_SORT}
+            "search": query.get("q", ""), "search_in": query.get("search_in", "") or answer_list.SEARCH_IN[0],
+            "sort": query.get("sort", "") or answer_query.DEFAULT_SORT}
 
 
 class _Echo:
@@ -87,6 +88,8 @@ def answers(request):
         previous_page=f.query(cursor=shown.previous_cursor) if shown.previous_cursor else "",
         first_page=f.query(cursor="") if f.cursor else "",
         csv_query=f.query(cursor="", format="csv"), api_query=f.query(),
+        # An empty search offers the other place to look ("blockade" is a word of questions).
+        other_search=f.query(cursor="", search_in="questions" if f.search_in == "answers" else ""),
         sort_links=[(s, f.query(sort=s.key if s.key != answer_query.DEFAULT_SORT else "", cursor=""))
                     for s in answer_query.SORTS.values()],
         csv_limit=answer_list.CSV_LIMIT, page_size=answer_query.PAGE_SIZE)

@@ -34,15 +34,25 @@
     el.hidden = !message;
   }
 
+  // The queue's items by whose they are, each number with its words ("7 coded by you ·
+  // 1 you skipped · 2 second codes of answers you coded waiting for another reviewer"):
+  // a bare "done / left" once counted items the reviewer could never take.
   function renderProgress(data) {
     const p = data.progress;
+    const counts = data.counts;
     const el = $("progress");
     el.replaceChildren();
-    const strong = document.createElement("strong");
-    text(strong, p.done + " done");
-    el.append(strong, " / " + p.left + " left in this queue · you have coded " + data.mine);
+    counts.parts.forEach((part, i) => {
+      const span = document.createElement(i === 0 ? "strong" : "span");
+      span.dataset.part = part.key;
+      text(span, part.text);
+      if (i) el.append(" · ");
+      el.append(span);
+    });
     el.dataset.done = p.done;
     el.dataset.left = p.left;
+    el.dataset.available = counts.available;
+    text($("empty-reason"), counts.empty_reason);
   }
 
   function renderAnswer(segments) {
@@ -235,7 +245,10 @@
     const coded = item.task;
     const data = await call(withQuery(root.dataset.codeUrl.replace("/0/", "/" + coded + "/")),
       form({ code: letter, note: $("note").value }));
-    if (data) flash("Item " + coded + " coded " + letter + ". U to undo.", "ok");
+    // A code may add an item (a blind second code, an adjudication): say so, since the
+    // counts move by it.
+    if (data) flash(["Item " + coded + " coded " + letter + ". U to undo."].concat(
+      (data.added || []).map((a) => a.text)).join(" "), "ok");
   }
 
   async function skip() {
@@ -294,6 +307,64 @@
     press(key);
   });
 
+  // ---- another tab of the same reviewer: a light poll of the queue's status (changes
+  // nothing) every few seconds, so this tab learns of the other one's code or skip and
+  // moves on by itself, and the counts stay true. A tab shown again asks at once (the
+  // browser slows the timers of hidden tabs).
+  const POLL_MS = 2500;
+  let pollTimer = null;
+
+  function schedulePoll(ms) {
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(poll, ms);
+  }
+
+  function idle() {
+    return !busy && !queued.length && !notePaused && help.hidden && document.activeElement !== $("note");
+  }
+
+  let polling = false;  // one poll at a time (a tab shown again asks at once)
+
+  async function poll() {
+    if (polling) return;  // the one under way schedules the next
+    polling = true;
+    try {
+      if (!idle()) return;
+      const params = new URLSearchParams(filters);
+      params.set("queue", queue);
+      const shownTask = item ? item.task : null;
+      if (shownTask) params.set("task", shownTask);
+      const res = await fetch(root.dataset.statusUrl + "?" + params.toString(), { cache: "no-store" });
+      if (!res.ok) return;
+      const data = await res.json();
+      // A key pressed meanwhile has its own answer coming: that one tells the truth.
+      if (!idle() || (item ? item.task : null) !== shownTask) return;
+      renderProgress(data);
+      canUndo = data.can_undo;
+      const shown = data.shown;
+      if (shownTask && shown && shown.state !== "yours" && shown.state !== "lapsed") {
+        busy = true;
+        const moved = await call(withQuery(root.dataset.nextUrl));
+        if (moved) flash(shown.message, "");
+        drain();
+      } else if (!shownTask && data.counts.available > 0) {
+        busy = true;
+        const moved = await call(withQuery(root.dataset.nextUrl));
+        if (moved && moved.item) flash("A new item is here for you: item " + moved.item.task + ".", "");
+        drain();
+      }
+    } catch (err) {
+      // The next poll tries again; a key press reports an unreachable server itself.
+    } finally {
+      polling = false;
+      schedulePoll(POLL_MS);
+    }
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") schedulePoll(0);
+  });
+
   busy = true;
-  call(withQuery(root.dataset.nextUrl)).then(drain);
+  call(withQuery(root.dataset.nextUrl)).then(drain).then(() => schedulePoll(POLL_MS));
 })();

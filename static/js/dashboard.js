@@ -18,14 +18,88 @@
       .catch(() => setTimeout(poll, 5000));
     setTimeout(poll, 1500);
   }
+  // Plotly cuts a title line at the figure's edge: the server breaks long ones for a wide
+  // chart (analysis_app/chart_text.py); a narrower one (a phone) breaks them again, at
+  // spaces, for its own width. Only titles that make their own room (automargin) and
+  // x-axis titles (which always do here) are touched.
+  function breakLines(text, chars) {
+    return String(text).split(/<br\s*\/?>/i).map((line) => {
+      if (line.length <= chars) return line;
+      const lines = [];
+      let current = "";
+      for (const word of line.split(" ")) {
+        if (current && (current + " " + word).length > chars) { lines.push(current); current = word; }
+        else current = current ? current + " " + word : word;
+      }
+      if (current) lines.push(current);
+      return lines.join("<br>");
+    }).join("<br>");
+  }
+  function fitTitles(layout, width) {
+    if (!width) return;
+    const title = layout.title;
+    if (title && title.automargin && title.text) {
+      title.text = breakLines(title.text, Math.max(16, Math.floor((width - 30) / ((title.font || {}).size || 14) * 1.9)));
+      const subtitle = title.subtitle;
+      if (subtitle && subtitle.text) {
+        subtitle.text = breakLines(subtitle.text,
+          Math.max(16, Math.floor((width - 30) / ((subtitle.font || {}).size || 12) * 1.9)));
+      }
+    }
+    const axis = layout.xaxis && layout.xaxis.title;
+    if (axis && axis.text) {
+      axis.text = breakLines(axis.text, Math.max(16, Math.floor((width - 60) / ((axis.font || {}).size || 14) * 1.9)));
+    }
+  }
+  // Then, drawn, a title still past the figure's edge is broken shorter, in proportion
+  // (the x-axis title is centred on the plotting area, which long labels push right: it
+  // loses twice what passes the edge).
+  function beyond(el, text) {
+    const svg = el.querySelector(".main-svg");
+    if (!svg || !text) return 0;
+    const s = svg.getBoundingClientRect();
+    const r = text.getBoundingClientRect();
+    return Math.max(0, s.left - r.left, r.right - s.right);
+  }
+  async function refit(el) {
+    for (let round = 0; round < 4; round++) {
+      const layout = el.layout || {};
+      const changes = {};
+      const own = layout.title && layout.title.automargin ? layout.title : null;
+      const titles = [[".gtitle", "title.text", own, 1],
+                      [".gtitle-subtitle", "title.subtitle.text", own && own.subtitle, 1],
+                      [".xtitle", "xaxis.title.text", layout.xaxis && layout.xaxis.title, 2]];
+      for (const [selector, path, title, sides] of titles) {
+        const text = el.querySelector(selector);
+        const over = title && title.text ? beyond(el, text) : 0;
+        if (!over) continue;
+        const width = text.getBoundingClientRect().width;
+        const longest = Math.max(...String(title.text).split(/<br\s*\/?>/i).map((line) => line.length));
+        changes[path] = breakLines(title.text, Math.max(8, Math.floor(longest * (width - sides * over) / width) - 1));
+      }
+      // Plotly's automargin makes room for a subtitle's first line only: lines below it
+      // would lie over the plot, so the title's padding grows by what they cover.
+      const subtitle = own && own.subtitle && own.subtitle.text ? el.querySelector(".gtitle-subtitle") : null;
+      if (subtitle && el._fullLayout) {
+        const plotTop = el.querySelector(".main-svg").getBoundingClientRect().top + el._fullLayout._size.t;
+        const covered = subtitle.getBoundingClientRect().bottom - plotTop;
+        if (covered > 0) changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 8;
+      }
+      if (!Object.keys(changes).length) break;
+      await window.Plotly.relayout(el, changes);
+    }
+    el.dataset.fitted = "1";
+  }
   for (const el of document.querySelectorAll("[data-figure]")) {
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;
     const figure = JSON.parse(source.textContent);
+    fitTitles(figure.layout || {}, el.clientWidth);
     const config = { responsive: true, displaylogo: false };
     // Maps read their country shapes from this site (static/topojson), never from a CDN.
     if (el.dataset.topojson) config.topojsonURL = el.dataset.topojson;
-    window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config);
+    Promise.resolve(window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config))
+      .then(() => refit(el)).catch(() => { el.dataset.fitted = "1"; });
     el.dataset.drawn = "1";
   }
   // Charts change the page's height as they draw: go to the panel in the URL again.

@@ -40,7 +40,6 @@ def test_the_forest_plot_and_the_flip_view_are_drawn_with_data(page, live_server
     expect(page.locator("#panel-contrasts .panel-note")).to_contain_text("cluster bootstrap over scenarios")
     expect(page.locator("#panel-contrasts .panel-note")).to_contain_text("Benjamini–Hochberg")
     expect(page.locator("#panel-contrasts .panel-note")).to_contain_text("Miller 2024")
-    page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panels in the shots
     page.locator("#panel-contrasts").screenshot(path=str(screenshots / "stats-forest-plot.png"))
 
     expect(page.locator("#panel-flips .chart")).to_have_attribute("data-drawn", "1")

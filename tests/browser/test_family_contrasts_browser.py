@@ -49,7 +49,6 @@ def test_the_territories_forest_plot_is_drawn_with_data(page, live_server, analy
     for named in ("cluster bootstrap over territories", "Miller 2024", "Benjamini–Hochberg"):
         expect(note).to_contain_text(named)
     assert page.locator("#panel-contrasts a[href*='contrasts.csv']").count() >= 1
-    page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panel in the shot
     page.locator("#panel-contrasts").screenshot(path=str(screenshots / "famcontrasts-territories-forest.png"))
 
     page.select_option("select[name=adjust]", "holm")  # Holm picked in the form
@@ -72,6 +71,5 @@ def test_the_crisis_forest_plot_is_drawn_with_data(page, live_server, analyst, s
     for named in ("cluster bootstrap", "Miller 2024", "Benjamini–Hochberg", "sign-flip"):
         expect(note).to_contain_text(named)
     assert page.locator("#panel-contrasts a[href*='contrasts.csv']").count() >= 1
-    page.add_style_tag(content="nav.contents { position: static !important; }")
     page.locator("#panel-contrasts").screenshot(path=str(screenshots / "famcontrasts-crisis-forest.png"))
     assert page.problems == []

@@ -118,7 +118,6 @@ def test_the_position_bias_panel_is_drawn_with_data(page, live_server, analyst, 
     labels = page.locator("#panel-position .chart").evaluate("c => c._fullData[0].x[0].join(' ')")
     assert "hawk (2 options)" in labels and ("p = " in labels or "p < 0.001" in labels)
     assert page.locator("#panel-position a[href*='position.csv']").count() >= 1
-    page.add_style_tag(content="nav.contents { position: static !important; }")  # off the panels in the shots
     page.locator("#panel-position").screenshot(path=str(screenshots / "position-bias-panel.png"))
     expect(page.locator("#panel-position_rates .chart")).to_have_attribute("data-drawn", "1")
     expect(page.locator("#panel-position_rates .panel-note")).to_contain_text("Position-balanced")

@@ -52,7 +52,7 @@ def test_a_reviewer_codes_three_items_by_keyboard_and_undoes_one(page, live_serv
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/encoding/code/")
     progress = page.locator("#progress")
-    expect(progress).to_contain_text("0 done / 4 left")
+    expect(progress).to_contain_text("0 coded by you · 4 left for you")
     # The first answer's markup is text, highlighted where it names options, never run.
     answer = page.locator("#answer")
     expect(answer).to_contain_text('<img src=x onerror="window.pwned=1">')
@@ -64,13 +64,13 @@ def test_a_reviewer_codes_three_items_by_keyboard_and_undoes_one(page, live_serv
     for key, done in [("a", 1), ("c", 2), ("r", 3)]:
         before = current_task(page)
         page.keyboard.press(key)
-        expect(progress).to_contain_text(f"{done} done / {4 - done} left")
+        expect(progress).to_contain_text(f"{done} coded by you · {4 - done} left for you")
         coded.append((before, key.upper()))
         if done < 3:
             assert current_task(page) != before
     url_after_coding = page.url
     page.keyboard.press("u")  # undo the last code: that item is back
-    expect(progress).to_contain_text("2 done / 2 left")
+    expect(progress).to_contain_text("2 coded by you · 2 left for you")
     expect(page.locator("#task-id")).to_have_text(str(coded[-1][0]))
     assert page.url == url_after_coding  # no page load at any point
     page.screenshot(path=str(artifacts_dir / "reviewer-after-undo.png"), full_page=True)

@@ -73,7 +73,7 @@ def test_ten_keys_pressed_during_slow_saves_are_all_stored_in_order(page, live_s
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/encoding/code/")
     progress, state = page.locator("#progress"), page.locator("#queue-state")
-    expect(progress).to_contain_text("0 done / 12 left")
+    expect(progress).to_contain_text("0 coded by you · 12 left for you")
     first_task = int(page.locator("#task-id").text_content())
     for key in KEYS:  # as fast as the keyboard goes: all ten within the first save
         page.keyboard.press(key)
@@ -83,7 +83,7 @@ def test_ten_keys_pressed_during_slow_saves_are_all_stored_in_order(page, live_s
     assert queued >= 8, state.text_content()  # the first key is saving; the others wait
     page.screenshot(path=str(screenshots / "coding-queue.png"), full_page=True)
 
-    expect(progress).to_contain_text("10 done / 2 left", timeout=10 * SLOW_SAVE_S * 1000 + 15_000)
+    expect(progress).to_contain_text("10 coded by you · 2 left for you", timeout=10 * SLOW_SAVE_S * 1000 + 15_000)
     expect(state).to_have_text("")
     codes = list(Code.objects.filter(coder__username="rita").order_by("created_at", "id")
                  .values_list("presented_letter", "code", "task_id"))
@@ -99,7 +99,7 @@ def test_question_mark_lists_every_key(page, live_server, queue, screenshots):
     create_user_with_role("rita", PASSWORD, role="reviewers")
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/encoding/code/")
-    expect(page.locator("#progress")).to_contain_text("0 done / 12 left")
+    expect(page.locator("#progress")).to_contain_text("0 coded by you · 12 left for you")
     overlay = page.locator("#shortcuts")
     expect(overlay).to_be_hidden()
     page.keyboard.press("?")
@@ -113,7 +113,7 @@ def test_question_mark_lists_every_key(page, live_server, queue, screenshots):
     expect(overlay).to_be_hidden()
     assert not Code.objects.exists()
     page.keyboard.press("x")  # the invalid code, from the keyboard
-    expect(page.locator("#progress")).to_contain_text("1 done / 11 left")
+    expect(page.locator("#progress")).to_contain_text("1 coded by you · 11 left for you")
     assert list(Code.objects.values_list("code", flat=True)) == ["X"]
     assert page.problems == []
 

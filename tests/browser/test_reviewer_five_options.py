@@ -58,7 +58,7 @@ def test_a_reviewer_codes_five_option_answers_with_a_letter_and_a_digit(page, li
     log_in(page, live_server, "rita")
     page.goto(f"{live_server.url}/encoding/code/")
     progress = page.locator("#progress")
-    expect(progress).to_contain_text("0 done / 2 left")
+    expect(progress).to_contain_text("0 coded by you · 2 left for you")
     expect(page.locator("#options li")).to_have_count(5)
     expect(page.locator("#buttons button")).to_have_count(7)  # A–E, R and X
     expect(page.locator("#suggestion")).to_contain_text("hedge")
@@ -68,16 +68,16 @@ def test_a_reviewer_codes_five_option_answers_with_a_letter_and_a_digit(page, li
 
     page.keyboard.press("f")  # not an option here: nothing is coded
     expect(page.locator("#flash")).to_contain_text("F is not an option here")
-    expect(progress).to_contain_text("0 done / 2 left")
+    expect(progress).to_contain_text("0 coded by you · 2 left for you")
 
     first = int(page.locator("#task-id").text_content())
     page.keyboard.press("e")
-    expect(progress).to_contain_text("1 done / 1 left")
+    expect(progress).to_contain_text("1 coded by you · 1 left for you")
     second = int(page.locator("#task-id").text_content())
     assert second != first
     expect(page.locator("#judges")).to_be_hidden()  # no judge read the second answer
     page.keyboard.press("4")  # the fourth option as shown: D
-    expect(progress).to_contain_text("2 done / 0 left")
+    expect(progress).to_contain_text("2 coded by you · 0 left for you")
     expect(page.locator("#empty")).to_be_visible()
 
     codes = dict(Response.objects.filter(run=run).values_list("review_tasks__pk", "code"))

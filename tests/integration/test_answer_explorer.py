@@ -191,6 +191,43 @@ def test_search_finds_a_word_of_an_output(client, answers):
     assert page.status_code == 200 and "No answers match “zebra”" in page.content.decode()
 
 
+def test_a_word_of_a_question_is_found_among_the_questions_and_the_page_says_where_it_looked(client, answers):
+    # Issue 38: "blockade" is a word of a question, not of any output. The page says what it
+    # searched and offers the questions; searching there finds the answers to that question.
+    Question.objects.filter(key="hand-q0").update(text="Their navy keeps a blockade of the strait. Which course?")
+    _login(client, "ana", "analysts")
+    assert _ids(client.get("/api/answers/", {"q": "blockade"})) == []
+    page = client.get("/answers/", {"q": "blockade"}).content.decode()
+    assert "No answers match “blockade” in the answers' outputs" in page
+    assert 'href="?q=blockade&amp;search_in=questions" id="search-elsewhere"' in page
+    assert 'name="search_in" value="questions"' in page and 'name="search_in" value="answers" checked' in page
+    q0 = {answers["scripted"].pk, answers["refusal"].pk, answers["failed"].pk}
+    assert set(_ids(client.get("/api/answers/", {"q": "BLOCKADE", "search_in": "questions"}))) == q0
+    found = client.get("/answers/", {"q": "blockade", "search_in": "questions"}).content.decode()
+    assert "“blockade” searched in the questions" in found
+    assert 'name="search_in" value="questions" checked' in found
+    for pk in q0:
+        assert f'data-answer="{pk}"' in found
+
+
+def test_a_question_search_reads_options_and_keys_and_leaves_out_minus_words(client, answers):
+    _login(client, "ana", "analysts")
+    q0 = {answers["scripted"].pk, answers["refusal"].pk, answers["failed"].pk}
+    # an option's wording ("escalate now"), every word required, a key, and a word left out
+    assert set(_ids(client.get("/api/answers/", {"q": "escalate", "search_in": "questions"}))) == q0
+    assert _ids(client.get("/api/answers/", {"q": "escalate zebra", "search_in": "questions"})) == []
+    assert _ids(client.get("/api/answers/", {"q": "other-q0", "search_in": "questions"})) == [
+        answers["elsewhere"].pk]
+    assert set(_ids(client.get("/api/answers/", {"q": "course -yes", "search_in": "questions"}))) == set()
+    assert set(_ids(client.get("/api/answers/", {"q": "? -escalate", "search_in": "questions"}))) == {
+        answers["follow"].pk, answers["elsewhere"].pk}
+    # Words of the options' JSON that are no option's wording ("category", "text") match nothing.
+    assert _ids(client.get("/api/answers/", {"q": "text", "search_in": "questions"})) == []
+    # The choice travels with the pages' links and the CSV.
+    page = client.get("/answers/", {"q": "escalate", "search_in": "questions"}).content.decode()
+    assert "search_in=questions" in page.split('id="answer-csv"')[0].rsplit("href=", 1)[1]
+
+
 @pytest.mark.skipif("connection.vendor != 'postgresql'")
 def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, answers):
     _login(client, "ana", "analysts")
@@ -272,6 +309,7 @@ def test_the_csv_holds_the_list_escaped_for_spreadsheets(client, answers):
     ({"status": "asleep"}, "status"), ({"code": "Q"}, "code"), ({"source": "magic"}, "source"),
     ({"sort": "random"}, "sort"), ({"cursor": "not-a-cursor"}, "cursor"), ({"condition": "nope"}, "condition"),
     ({"q": "x" * 201}, "q"), ({"q": "a\x00b"}, "q"), ({"domain": "Nowhere"}, "domain"),
+    ({"search_in": "everywhere"}, "search_in"),
 ])
 def test_a_bad_filter_is_a_clear_400(client, answers, query, field):
     _login(client, "ana", "analysts")
@@ -397,3 +435,15 @@ def test_the_run_page_and_the_coding_overview_link_their_answers(client, answers
     client.force_login(answers["reviewer"])
     overview = client.get("/encoding/").content.decode()
     assert f'href="/answers/{a.pk}/"' in overview  # its done audit
+
+
+# --- the site's bar (issue 38: the explorer was reached only from links) --------------------
+
+@pytest.mark.parametrize("role, listed", [("analysts", True), ("operators", True), ("reviewers", True),
+                                          ("authors", False), (None, False)])
+def test_the_bar_offers_the_answers_to_their_readers_only(client, role, listed):
+    _login(client, "reader", role)
+    bar = client.get("/benchmarks/").content.decode().split("<nav>")[1].split("</nav>")[0]
+    assert ('href="/answers/">Answers</a>' in bar) is listed
+    # The link leads somewhere the role may go.
+    assert (client.get("/answers/").status_code == 200) is listed
