@@ -821,7 +821,7 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
     ended = ended or {}
     noted = requeued = swept = 0
     write_outages = [since for service, since in ended.items() if service in WRITE_OUTAGES]
-    uncoded = code_uncoded_answers(since=min(write_outages)) if write_outages and not down else 0
+    uncoded = code_uncoded_answers(since=min(write_outages)) if write_outages else 0
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
     # A run that finished while it waited (its last units written once the disk had room)
