@@ -826,7 +826,7 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
                                                                         finished_at__isnull=True)
     # A run that finished while it waited (its last units written once the disk had room)
     # has its notice cleared too.
-    watched = unfinished | Q(service_wait__has_key="waiting")
+    watched = unfinished | Q(service_wait__has_key="waiting") | Q(service_wait__has_key="refusing")
     for run_id in list(Run.objects.filter(watched).values_list("pk", flat=True)):
         with transaction.atomic():
             run = Run.objects.select_for_update(skip_locked=True).filter(watched, pk=run_id).first()
@@ -835,9 +835,12 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
             state = dict(run.service_wait or {})
             waiting = state.get("waiting")
             if not Run.objects.filter(unfinished, pk=run.pk).exists():
-                if not down:
+                refused = state.pop("refusing", None) is not None  # its units no longer wait
+                if not down and waiting is not None:
                     state.pop("waiting", None)
                     state.update(recovered_at=now.isoformat(), requeued=0, last=waiting)
+                    Run.objects.filter(pk=run.pk).update(service_wait=state)
+                elif refused:
                     Run.objects.filter(pk=run.pk).update(service_wait=state)
                 continue
             open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
@@ -861,7 +864,9 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
                 names = dict(run.llm_models.filter(pk__in=list(refusing)).values_list("pk", "name"))
                 now_refusing = {names[pk]: since.isoformat() for pk, since in refusing.items() if pk in names}
                 if now_refusing != state.get("refusing", {}):
-                    state["refusing"] = now_refusing
+                    # Kept only while some model refuses: a run finished with it is watched once more.
+                    state.pop("refusing", None)
+                    state.update({"refusing": now_refusing} if now_refusing else {})
                     changed = True
             if broker_life is not None and run.status != Run.Status.CANCELLED:
                 marker, born = broker_life
