@@ -32,7 +32,7 @@ UNITS = 200
 MODELS = 2
 WORKERS = 2
 CONCURRENCY = 8
-SWEEP = 5  # the watchers' period here (CFPD_SWEEP_SECONDS)
+SWEEP = 10  # the watchers' period here (CFPD_SWEEP_SECONDS)
 FAULT_SECONDS = 6
 SLOTS = 4  # each model's calls at once
 
@@ -115,7 +115,7 @@ def test_slots_restored_from_the_append_only_file_do_not_stall_the_run(stack, fa
         time.sleep(0.2)
     stall = first - back
     print(f"\nappend-only: first answer {stall:.1f} s after Redis returned")
-    assert stall <= SWEEP + 2  # not the leases' 125 s
+    assert stall <= SWEEP  # one watcher period, not the leases' 125 s (the workers reconnect to Redis in 2, 4, 6 s steps)
     finished(stack, run_id, bound=120)
 
 
