@@ -907,11 +907,11 @@ UNCODED_CHUNK = 500
 def code_uncoded_answers(since=None) -> int:
     """Answers written but never coded nor queued for a reviewer (no code, no code
     source): their coding failed for the infrastructure (the database gone or its disk
-    full right after the answers were written), or their worker died in between. Sent
-    again through `responses_answered` (the coding app codes or queues them; a question
-    without options is left alone there, as on arrival). `since`: the outage's start (the
-    runs unfinished or finished since, the answers written from a little before); None:
-    the unfinished runs' (a worker starting). How many answers were sent."""
+    full right after the answers were written; issue 44). Sent again through
+    `responses_answered` (the coding app codes or queues them; a question without
+    options is left alone there, as on arrival). `since`: the outage's start (the runs
+    unfinished or finished since, the answers written from a little before); None: every
+    answer of the unfinished runs. How many answers were sent."""
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
     runs = Run.objects.filter(unfinished | Q(finished_at__gte=since) if since is not None else unfinished).exclude(
