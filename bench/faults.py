@@ -1,10 +1,14 @@
 """Issue 32's table again: runs of 2,000 units against the fake provider, two workers,
 a PostgreSQL and a Redis of their own (tests/faults/stack.py), each fault injected about
 400 answers into the run and lasting --outage seconds. Prints one row per fault: seconds
-from the fault's end to the run's end, units done / failed / still open, units in flight
-at the fault, provider calls beyond one per unit, and the notices the run showed.
+from the fault's end to the run's end (done, and no unit pending or running), the stall
+(seconds from the service's return to the next answer), units done / failed / still
+open, answers neither coded nor queued, units in flight at the fault, provider calls
+beyond one per unit, and the notices the run showed. `redis-flush` is issue 44's:
+FLUSHALL and a restart of about a second without persistence.
 
-    .venv/bin/python bench/faults.py [--units 2000] [--outage 20] [--faults kill,postgres,redis,redis-aof,disk]
+    .venv/bin/python bench/faults.py [--units 2000] [--outage 20]
+        [--faults kill,postgres,redis,redis-aof,disk,redis-flush]
 """
 
 import argparse
@@ -28,7 +32,7 @@ def main():
     parser.add_argument("--at", type=int, default=400, help="answers before the fault")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--faults", default="kill,postgres,redis,redis-aof,disk")
+    parser.add_argument("--faults", default="kill,postgres,redis,redis-flush,disk,redis-aof")
     parser.add_argument("--bound", type=float, default=900)
     args = parser.parse_args()
     os.environ.setdefault("CFPD_LEASE_MARGIN", "30")
@@ -51,8 +55,8 @@ def main():
                 stack.start_worker(args.concurrency)
             print(f"{args.units} units ({questions} questions x {models} models), {args.workers} workers x "
                   f"{args.concurrency} threads, outage {args.outage:.0f} s at {args.at} answers", flush=True)
-            print("fault | seconds to the end after it | done | failed | open | in flight at the fault | "
-                  "calls beyond one per unit | notices", flush=True)
+            print("fault | seconds to the end after it | stall s | done | failed | open | uncoded | "
+                  "in flight at the fault | calls beyond one per unit | notices", flush=True)
             for seed, fault in enumerate(args.faults.split(","), start=1):
                 print(row(stack, fake, fault, args, models, seed), flush=True)
         finally:
@@ -68,7 +72,10 @@ def row(stack, fake, fault, args, models, seed):
         "redis": (stack.stop_redis, stack.start_redis),
         "redis-aof": (stack.stop_redis, stack.start_redis),
         "disk": (lambda: stack.disk_full_flag.write_text("full"), lambda: stack.disk_full_flag.unlink()),
+        "redis-flush": (lambda: None, stack.flush_and_restart_redis),  # no outage: the restart is the fault
     }[fault]
+    if fault == "redis-flush" and stack.appendonly:
+        raise SystemExit("redis-flush needs Redis without persistence: list it before redis-aof")
     fake.reset_stats()
     run_id = stack.launch(args.units, models=models, seed=seed)
     units = sum(stack.counts(run_id).get(s, 0) for s in ("pending", "running", "done", "failed"))
@@ -77,28 +84,40 @@ def row(stack, fake, fault, args, models, seed):
     in_flight = stack.counts(run_id).get("running", 0)
     notices = set()
     inject()
-    end = time.monotonic() + args.outage
+    end = time.monotonic() + (0 if fault == "redis-flush" else args.outage)
     while time.monotonic() < end:
         wait = (stack.counts(run_id).get("service_wait") or {}).get("waiting")
         if wait:
             notices.add(f"{wait['service']} ({wait['units']} units)")
         time.sleep(0.5)
     restore()
-    restored = time.monotonic()
+    restored, back = time.monotonic(), time.time()
+    stall = None
     while time.monotonic() - restored < args.bound:
         counts = stack.counts(run_id)
-        wait = (counts.get("service_wait") or {}).get("waiting")
+        state = counts.get("service_wait") or {}
+        wait = state.get("waiting")
         if wait:
             notices.add(f"{wait['service']} ({wait['units']} units)")
-        if counts.get("run") == "done" and not wait:
+        if state.get("emptied"):
+            notices.add(f"restarted empty ({state['emptied']['units']} units queued again)")
+        if state.get("refusing"):
+            notices.add(f"refusing: {', '.join(sorted(state['refusing']))}")
+        if stall is None and counts:
+            first = stack.first_answer_after(run_id, back)
+            stall = None if first is None else max(0.0, first - back)
+        # Ended only when no unit is open (a run marked done with units open is not ended).
+        if counts.get("run") == "done" and not wait and not counts.get("pending") and not counts.get("running"):
             break
         time.sleep(0.5)
     seconds = time.monotonic() - restored
     counts = stack.counts(run_id)
     calls = fake.stats()["total_requests"]
     still_open = counts.get("pending", 0) + counts.get("running", 0)
-    return (f"{fault} | {seconds:.0f} | {counts.get('done', 0)} | {counts.get('failed', 0)} | {still_open} | "
-            f"{in_flight} | {calls - units} | {', '.join(sorted(notices)) or '-'}")
+    stalled = "-" if stall is None else f"{stall:.1f}"
+    return (f"{fault} | {seconds:.0f} | {stalled} | {counts.get('done', 0)} | {counts.get('failed', 0)} | "
+            f"{still_open} | {stack.uncoded(run_id)} | {in_flight} | {calls - units} | "
+            f"{', '.join(sorted(notices)) or '-'}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import logging
 from django.dispatch import receiver
 
 from benchmarks_app.models import Question
+from runs_app import health, infra
 from runs_app.models import Response
 from runs_app.signals import responses_answered, responses_imported
 
@@ -35,7 +36,17 @@ def _encode_or_queue(response_ids: list[int]):
         return
     try:
         services.encode_answers(response_ids)
-    except Exception:
+    except Exception as exc:
+        service = infra.service_of(exc)
+        if service is not None:
+            # The database gone or its disk full (issue 44): no answer's fault, and no
+            # reviewer item could be written either. The answers stay uncoded; this
+            # process's watcher sees the outage end and codes them then
+            # (`runs_app.services.code_uncoded_answers`).
+            health.report(service)
+            log.warning("could not encode %d answers: %s failed (%s); coded once it is back",
+                        len(response_ids), infra.LABELS[service], exc)
+            return
         if len(response_ids) > 1:
             log.exception("could not encode a batch of %d answers; coding them one by one", len(response_ids))
             for response_id in response_ids:

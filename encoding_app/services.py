@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from benchmarks_app import data_version, families
 from benchmarks_app.models import Question
+from runs_app import infra
 from runs_app.models import Response
 
 from . import audits, auto_encoder
@@ -295,6 +296,7 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
         counts[outcome] = counts.get(outcome, 0) + n
 
     with transaction.atomic():
+        infra.check_simulated_disk_full()  # the fault tests' full disk (issue 44: answers written, coding not)
         responses = _answers_to_code(response_ids)
         ids = [r.pk for r in responses]
         judged = set(Response.objects.filter(pk__in=ids).judge_units().values_list("pk", flat=True))

@@ -19,17 +19,30 @@ from dataclasses import replace
 
 from . import adaptive, pacing
 
-# KEYS[1] = holders sorted set; ARGV = now, expires_at, limit, token, token, ...
-# Drops holders whose lease ran out (a killed worker never releases), then admits as many
-# of the tokens, in order, as there is room for; returns how many: one atomic step, so two
-# workers never both take the last slot.
+# KEYS[1] = holders sorted set, KEYS[2] = the Redis life its holders were taken in;
+# ARGV = now, expires_at, limit, token, token, ...
+# Drops holders whose lease ran out (a killed worker never releases), and every holder
+# taken before Redis last started (issue 44: restored from the append-only file, their
+# calls ended while it was down, their release lost; else no call starts until their
+# leases run out): each holder is named after the `run_id` Redis had when it was taken,
+# a new one at every start. Then admits as many of the tokens, in order, as there is
+# room for; returns {how many, the life}: one atomic step, so two workers never both
+# take the last slot.
 _ACQUIRE = """
+local life = string.match(redis.call('INFO', 'server'), 'run_id:(%w+)') or ''
+if redis.call('GET', KEYS[2]) ~= life then
+  local prefix = life .. '/'
+  for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(holder, 1, #prefix) ~= prefix then redis.call('ZREM', KEYS[1], holder) end
+  end
+  redis.call('SET', KEYS[2], life, 'EX', 7 * 86400)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 local n = math.min(tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]), #ARGV - 3)
-if n <= 0 then return 0 end
-for i = 1, n do redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3 + i]) end
+if n <= 0 then return {0, life} end
+for i = 1, n do redis.call('ZADD', KEYS[1], ARGV[2], life .. '/' .. ARGV[3 + i]) end
 redis.call('EXPIRE', KEYS[1], 3600)
-return n
+return {n, life}
 """
 
 # KEYS[1] = this minute's counter; ARGV = limit. Counts the call only if under the limit.
@@ -89,8 +102,10 @@ class RedisLimiter:
         """Up to `count` slots at once (as many as are free), in one round trip."""
         tokens = [uuid.uuid4().hex for _ in range(count)]
         now = time.time()
-        taken = self._acquire(keys=[f"{self.prefix}:{model}:inflight"], args=[now, now + lease, limit, *tokens])
-        return tokens[:int(taken)]
+        key = f"{self.prefix}:{model}:inflight"
+        taken, life = self._acquire(keys=[key, f"{key}:life"], args=[now, now + lease, limit, *tokens])
+        life = life.decode() if isinstance(life, bytes) else life
+        return [f"{life}/{token}" for token in tokens[:int(taken)]]
 
     def release(self, model: str, token: str):
         self.redis.zrem(f"{self.prefix}:{model}:inflight", token)
@@ -117,9 +132,19 @@ class RedisLimiter:
         pipe.expire(f"{self.prefix}:{model}:down", max(1, int(memory)))
         pipe.get(f"{self.prefix}:{model}:down")
         pipe.set(f"{self.prefix}:{model}:paused", now + pause, px=max(1, int(pause * 1000)))
+        pipe.set(f"{self.prefix}:{model}:refused_at", now, ex=max(1, int(memory)))
         since = pipe.execute()[2]
         self._paused[model] = (time.monotonic(), now + pause)
         return now - float(since or now)
+
+    def refusing_since(self, model: str, within: float) -> float | None:
+        """Since when (epoch seconds) the model's server has been refusing connections, if
+        it refused one within the last `within` seconds (the watcher names it on the run
+        page while its units wait); else None."""
+        since, last = self.redis.mget(f"{self.prefix}:{model}:down", f"{self.prefix}:{model}:refused_at")
+        if since is None or last is None or time.time() - float(last) > within:
+            return None
+        return float(since)
 
     def paused_for(self, model: str) -> float:
         """Seconds the model's calls are still paused (0: not paused). Redis is read at
@@ -301,6 +326,11 @@ class LocalLimiter:
             self.down[model] = (since, now)
             self.pauses[model] = now + pause
             return now - since
+
+    def refusing_since(self, model: str, within: float) -> float | None:
+        with self.lock:
+            since, last = self.down.get(model, (None, 0.0))
+        return since if since is not None and time.time() - last <= within else None
 
     def paused_for(self, model: str) -> float:
         with self.lock:

@@ -25,7 +25,7 @@ from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run, RunProgress
 from .planning import option_order, sample_ids
 from .selection import Selection, listed, read_family_keys
-from .signals import run_finished
+from .signals import responses_answered, run_finished
 
 
 class RunError(ValueError):
@@ -790,7 +790,8 @@ def recover_active_runs() -> int:
 BROKERS = ("redis", "queue")  # runs_app.infra.REDIS, QUEUE: an outage whose messages may be lost
 
 
-def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
+def watch_services(down: dict, ended: dict | None = None, now=None, broker_life: tuple | None = None,
+                   refusing: dict | None = None) -> dict:
     """The one writer of `Run.service_wait`, called by each worker's watcher
     (`runs_app.watcher`) every CFPD_SWEEP_SECONDS with the services it finds failing
     (`down`: service -> since) and the outages it saw end since its last look (`ended`).
@@ -805,17 +806,27 @@ def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
       cleared and the recovery time kept, so that a second watcher does not send them
       twice; after a database outage or a full disk the notice is cleared (the tasks
       met it and were retried through the broker);
+    * the broker's life (`broker_life`: (marker, born), see `watcher.broker_life`),
+      when it is not the one the run recorded (or was born after the run started), means
+      the broker lost its messages though no watcher saw it down (a flush, a restart
+      within a period): every pending unit is sent again, once, and the run says so;
+    * the models of the run whose provider refuses connections (`refusing`: model id ->
+      since) are recorded for the run page while its units wait;
     * then the run is swept (`sweep_run`: units whose worker died, never sent, passed by
       the queue).
+    After an outage of the database or its disk, answers left uncoded are coded
+    (`code_uncoded_answers`).
     What it did: runs noted, units sent again after an outage, units swept."""
     now = now or timezone.now()
     ended = ended or {}
     noted = requeued = swept = 0
+    write_outages = [since for service, since in ended.items() if service in WRITE_OUTAGES]
+    uncoded = code_uncoded_answers(since=min(write_outages)) if write_outages else 0
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
     # A run that finished while it waited (its last units written once the disk had room)
     # has its notice cleared too.
-    watched = unfinished | Q(service_wait__has_key="waiting")
+    watched = unfinished | Q(service_wait__has_key="waiting") | Q(service_wait__has_key="refusing")
     for run_id in list(Run.objects.filter(watched).values_list("pk", flat=True)):
         with transaction.atomic():
             run = Run.objects.select_for_update(skip_locked=True).filter(watched, pk=run_id).first()
@@ -824,9 +835,12 @@ def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
             state = dict(run.service_wait or {})
             waiting = state.get("waiting")
             if not Run.objects.filter(unfinished, pk=run.pk).exists():
-                if not down:
+                refused = state.pop("refusing", None) is not None  # its units no longer wait
+                if not down and waiting is not None:
                     state.pop("waiting", None)
                     state.update(recovered_at=now.isoformat(), requeued=0, last=waiting)
+                    Run.objects.filter(pk=run.pk).update(service_wait=state)
+                elif refused:
                     Run.objects.filter(pk=run.pk).update(service_wait=state)
                 continue
             open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
@@ -845,6 +859,30 @@ def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
             lost_messages = (waiting is not None and waiting["service"] in BROKERS) or any(
                 service in BROKERS and since.isoformat() > (state.get("recovered_at") or "")
                 for service, since in ended.items())
+            changed = False
+            if refusing is not None:
+                names = dict(run.llm_models.filter(pk__in=list(refusing)).values_list("pk", "name"))
+                now_refusing = {names[pk]: since.isoformat() for pk, since in refusing.items() if pk in names}
+                if now_refusing != state.get("refusing", {}):
+                    # Kept only while some model refuses: a run finished with it is watched once more.
+                    state.pop("refusing", None)
+                    state.update({"refusing": now_refusing} if now_refusing else {})
+                    changed = True
+            if broker_life is not None and run.status != Run.Status.CANCELLED:
+                marker, born = broker_life
+                known = state.get("broker_life")
+                if known != marker:
+                    emptied = known is not None or born > (run.started_at or run.created_at)
+                    state["broker_life"] = marker
+                    changed = True
+                    if emptied and not lost_messages:
+                        ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
+                        if ids:
+                            queueing.enqueue(ids)
+                        state["emptied"] = {"at": now.isoformat(), "units": len(ids)}
+                        requeued += len(ids)
+            if changed and waiting is None and not lost_messages:
+                Run.objects.filter(pk=run.pk).update(service_wait=state)
             if waiting is not None or lost_messages:
                 ids = []
                 if lost_messages:
@@ -858,17 +896,66 @@ def watch_services(down: dict, ended: dict | None = None, now=None) -> dict:
                 requeued += len(ids)
             count, _ = sweep_run(run.pk)
             swept += count
-    return {"noted": noted, "requeued": requeued, "swept": swept}
+    return {"noted": noted, "requeued": requeued, "swept": swept, "coded": uncoded}
+
+
+WRITE_OUTAGES = ("database", "disk_full")  # runs_app.infra.DATABASE, DISK_FULL: coding may have failed
+UNCODED_SLACK = timedelta(minutes=10)  # an answer written just before the outage, coded just after it began
+UNCODED_CHUNK = 500
+
+
+def code_uncoded_answers(since=None) -> int:
+    """Answers written but never coded nor queued for a reviewer (no code, no code
+    source): their coding failed for the infrastructure (the database gone or its disk
+    full right after the answers were written; issue 44). Sent again through
+    `responses_answered` (the coding app codes or queues them; a question without
+    options is left alone there, as on arrival). `since`: the outage's start (the runs
+    unfinished or finished since, the answers written from a little before); None: every
+    answer of the unfinished runs. How many answers were sent."""
+    unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
+                                                                        finished_at__isnull=True)
+    runs = Run.objects.filter(unfinished | Q(finished_at__gte=since) if since is not None else unfinished).exclude(
+        kind=Run.Kind.JUDGE)
+    total = 0
+    for run_id in list(runs.values_list("pk", flat=True)):
+        uncoded = Response.objects.filter(run_id=run_id, status=Response.Status.DONE, code="", code_source="")
+        if since is not None:
+            uncoded = uncoded.filter(answered_at__gte=since - UNCODED_SLACK)
+        ids = list(uncoded.values_list("pk", flat=True))
+        for start in range(0, len(ids), UNCODED_CHUNK):
+            responses_answered.send(sender=Response, response_ids=ids[start:start + UNCODED_CHUNK])
+        total += len(ids)
+    return total
 
 
 def service_notice(run: Run) -> str:
-    """What the run page and the API say while the run waits on a service ("" when it
-    does not): "Redis unreachable since 12:04; 1,532 units will be queued again when it
-    returns"."""
-    waiting = (run.service_wait or {}).get("waiting")
+    """What the run page and the API say about the services under the run ("" when
+    nothing): while it waits on a service, "Redis unreachable since 12:04; 1,532 units
+    will be queued again when it returns"; the models whose provider refuses
+    connections, while their units wait; and once its broker came back without its
+    messages, "Redis restarted empty at 12:04; 1,080 units queued again"."""
+    state = run.service_wait or {}
+    parts = [_waiting_text(state.get("waiting"))]
+    refusing = state.get("refusing") or {}
+    if refusing and run.status in (Run.Status.QUEUED, Run.Status.RUNNING):
+        parts.append(" ".join(f"{name}'s provider refuses connections since {_clock(since)}: its units wait "
+                              "and are asked when it answers." for name, since in sorted(refusing.items())))
+    emptied = state.get("emptied")
+    if emptied:
+        units = emptied.get("units", 0)
+        parts.append(f"Redis restarted empty at {_clock(emptied['at'])}; {units:,} unit{'s' if units != 1 else ''} "
+                     "queued again.")
+    return " ".join(part for part in parts if part)
+
+
+def _clock(iso: str) -> str:
+    return timezone.localtime(datetime.fromisoformat(iso)).strftime("%H:%M")
+
+
+def _waiting_text(waiting: dict | None) -> str:
     if not waiting:
         return ""
-    since = timezone.localtime(datetime.fromisoformat(waiting["since"])).strftime("%H:%M")
+    since = _clock(waiting["since"])
     units = f"{waiting.get('units', 0):,} unit{'s' if waiting.get('units', 0) != 1 else ''}"
     service = waiting.get("service")
     if service == "disk_full":

@@ -10,6 +10,16 @@ looks at the services a run needs and at every active run, so that nothing is st
 * Once every service answers, the runs that waited have every pending unit queued again
   (the broker may have lost its messages, a send may have failed) and the notice
   cleared, under the run's row lock, once: two watchers never queue a unit twice.
+* The broker's life (issue 44): a key the watchers write into Redis when it has none
+  (`broker_life`); a flush, an eviction or a restart without persistence removes it.
+  When a run's recorded life differs, its broker lost its messages whatever the cause,
+  even a restart too quick for any watcher to see Redis down: its pending units are
+  queued again at once, under the run's row lock, once ("Redis restarted empty at
+  12:04; 1,080 units queued again").
+* A model whose provider refuses connections (its calls paused by the limiter) is named
+  on the runs that wait on it.
+* After an outage of the database (or its full disk), answers written but left uncoded
+  are coded (`services.code_uncoded_answers`).
 * Then each active run is swept (`services.sweep_run`): units whose worker died, units
   never sent, and units the queue has passed (the long-stop, CFPD_REQUEUE_AFTER).
 
@@ -26,12 +36,15 @@ import logging
 import os
 import threading
 import time
+import uuid
 from datetime import datetime, timezone
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 
 from . import health, infra, provider_batch, services
+from .limits import get_limiter
+from .models import LLMModel, Run
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +118,41 @@ def probe_broker() -> Exception | None:
         return exc
 
 
+BROKER_LIFE_KEY = "cfpd:broker-life"
+
+
+def broker_life(now: datetime) -> tuple[str, datetime] | None:
+    """(marker, born) of the broker's current life: a key written when Redis has none,
+    its value a new name and the time it was written. It lives as long as the messages
+    do: a FLUSHALL, an eviction or a restart without persistence removes both, a restart
+    with the append-only file keeps both. None on the embedded default (the queue
+    folder's files are the messages: nothing removes them but a worker)."""
+    if not settings.REDIS_URL or _redis is None:
+        return None
+    _redis.set(BROKER_LIFE_KEY, f"{uuid.uuid4().hex}@{now.timestamp():.3f}", nx=True)
+    value = (_redis.get(BROKER_LIFE_KEY) or b"").decode()
+    name, _, born = value.partition("@")
+    try:
+        return name, datetime.fromtimestamp(float(born), timezone.utc)
+    except ValueError:  # written by hand: a life of its own, as old as can be
+        return name, datetime.fromtimestamp(0, timezone.utc)
+
+
+def refusing_models(now: datetime) -> dict[int, datetime]:
+    """Models of the active runs whose provider refuses connections now (the limiter
+    paused their calls): model id -> since when."""
+    limiter = get_limiter(settings.REDIS_URL)
+    # A unit refused goes back for 1-2 pauses; its next refusal renews the record.
+    within = 2 * settings.CFPD_CONNECTION_PAUSE + 2 * settings.CFPD_SWEEP_SECONDS + 5
+    refusing = {}
+    for pk in LLMModel.objects.filter(runs__status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).values_list(
+            "pk", flat=True).distinct():
+        since = limiter.refusing_since(f"model-{pk}", within)
+        if since is not None:
+            refusing[pk] = datetime.fromtimestamp(since, timezone.utc)
+    return refusing
+
+
 def tick(now: datetime | None = None) -> dict:
     """One look: the services, then the runs. What it found and did (for tests and logs)."""
     now = now or datetime.now(timezone.utc)
@@ -122,8 +170,15 @@ def tick(now: datetime | None = None) -> dict:
     # A full disk is known only from the writes that failed: over once none has for two looks.
     if health.quiet_for(infra.DISK_FULL) > 2 * settings.CFPD_SWEEP_SECONDS:
         health.clear(infra.DISK_FULL)
+    life = refusing = None
+    if broker_error is None:
+        try:
+            life, refusing = broker_life(now), refusing_models(now)
+        except Exception as exc:  # noqa: BLE001 — gone between the PING and now: next look
+            health.report(infra.service_of(exc) or broker, now)
     down = health.down()
-    result = services.watch_services(down, ended=_ended_since_last_tick(down), now=now)
+    result = services.watch_services(down, ended=_ended_since_last_tick(down), now=now, broker_life=life,
+                                     refusing=refusing)
     if not down:
         # Batch delivery: open batches polled and collected, pending units sent (resumes
         # after a restart: every state is in the database).

@@ -52,7 +52,8 @@ def available() -> str:
 
 
 class Stack:
-    def __init__(self, folder: Path, appendonly: bool = False):
+    def __init__(self, folder: Path, appendonly: bool = False, worker_env: dict | None = None):
+        self.worker_env = worker_env or {}  # over WORKER_ENV: a module's own periods
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.pg_port, self.redis_port = spare_port(), spare_port()
@@ -80,7 +81,8 @@ class Stack:
     def env(self, **extra) -> dict:
         return {**os.environ, "DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
                 "CFPD_VAR_DIR": str(self.folder / "var"), "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test",
-                "CFPD_FAULT_DISK_FULL": str(self.disk_full_flag), **WORKER_ENV, **extra}
+                "CFPD_FAULT_DISK_FULL": str(self.disk_full_flag), **WORKER_ENV, **getattr(self, "worker_env", {}),
+                **extra}
 
     def _as_owner(self) -> list:
         """PostgreSQL refuses to run as root: as the system's postgres user then."""
@@ -137,6 +139,28 @@ class Stack:
             assert time.monotonic() < deadline, "the append-only file was not written"
             time.sleep(0.1)
         self.appendonly = True
+
+    def flush_and_restart_redis(self):
+        """FLUSHALL, then a restart of about a second without persistence (systemctl
+        restart, an eviction): everything Redis held is gone, too quickly for a watcher
+        to see it down."""
+        import redis
+
+        redis.Redis.from_url(self.redis_url).flushall()
+        self.stop_redis()
+        self.start_redis()
+
+    def uncoded(self, run_id: int) -> int:
+        """Answers of the run with no code and no code source: neither coded nor queued."""
+        [(count,)] = self.sql("SELECT count(*) FROM runs_app_response WHERE run_id = %s AND status = 'done' "
+                              "AND code = '' AND code_source = ''", (run_id,))
+        return count
+
+    def first_answer_after(self, run_id: int, when: float) -> float | None:
+        """Epoch seconds of the run's first answer written after `when` (None: none yet)."""
+        [(first,)] = self.sql("SELECT extract(epoch FROM min(answered_at)) FROM runs_app_response "
+                              "WHERE run_id = %s AND answered_at > to_timestamp(%s)", (run_id, when))
+        return None if first is None else float(first)
 
     def stop_redis(self):
         """SIGTERM: with append-only on, Redis writes its file before it exits; without

@@ -1,0 +1,170 @@
+"""Faults that were silent (issue 44), at unit scale on this pass's database: the broker
+coming back without its messages though no watcher saw it down (its life marker
+changed), answers left uncoded by a write outage, and a model whose provider refuses
+connections named while its units wait. The limiter's leases of a previous Redis life
+need Redis (the PostgreSQL + Redis pass)."""
+
+import os
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import OperationalError
+from django.utils import timezone
+
+from encoding_app import receivers
+from encoding_app import services as encoding
+from encoding_app.models import ReviewTask
+from runs_app import execution, health, queueing, services, watcher
+from runs_app.limits import RedisLimiter
+from runs_app.models import Response, Run
+from tests.integration.test_execution import benchmark, launch, model  # noqa: F401 — fixtures
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def run(benchmark, monkeypatch, settings):
+    settings.TIME_ZONE = "UTC"
+    chooser = model(type("Fake", (), {"base_url": "http://127.0.0.1:9/v1"})(), name="chooser")
+    return launch(benchmark, [chooser], monkeypatch)  # four pending units, nothing sent
+
+
+def started(run) -> Run:
+    Run.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now() - timedelta(minutes=5))
+    return Run.objects.get(pk=run.pk)
+
+
+def test_a_broker_that_lost_its_messages_unseen_has_the_pending_units_sent_again_once(run, monkeypatch):
+    run = started(run)
+    sent = []
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.append(sorted(ids)))
+    born = run.started_at - timedelta(minutes=1)
+    assert services.watch_services({}, broker_life=("first", born))["requeued"] == 0  # recorded, nothing lost
+    assert services.watch_services({}, broker_life=("first", born))["requeued"] == 0
+    Response.objects.filter(pk=run.responses.order_by("pk")[0].pk).update(status="done")
+    # FLUSHALL and a restart of a second: no watcher saw Redis down, its life is new.
+    now = timezone.now()
+    assert services.watch_services({}, now=now, broker_life=("second", now))["requeued"] == 3
+    assert sent == [sorted(run.responses.filter(status="pending").values_list("pk", flat=True))]
+    run.refresh_from_db()
+    assert services.service_notice(run) == f"Redis restarted empty at {now:%H:%M}; 3 units queued again."
+    # A second watcher that reads the same life sends nothing twice.
+    assert services.watch_services({}, broker_life=("second", now))["requeued"] == 0
+    assert len(sent) == 1
+
+
+def test_a_run_launched_before_a_life_it_never_recorded_is_sent_again(run, monkeypatch):
+    run = started(run)
+    sent = []
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.append(ids))
+    # The broker emptied between the launch and the run's first look: its life is younger.
+    assert services.watch_services({}, broker_life=("new", timezone.now()))["requeued"] == 4
+
+
+def test_a_broker_outage_seen_and_a_new_life_send_the_units_once(run, monkeypatch):
+    run = started(run)
+    sent = []
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.append(ids))
+    born = run.started_at - timedelta(minutes=1)
+    services.watch_services({}, broker_life=("first", born))
+    since = timezone.now()
+    services.watch_services({"redis": since})
+    assert services.watch_services({}, ended={"redis": since}, broker_life=("second", timezone.now()))["requeued"] == 4
+    assert len(sent) == 1
+    assert services.watch_services({}, broker_life=("second", timezone.now()))["requeued"] == 0
+
+
+def answered(run):
+    run.responses.update(status="done", chosen_letter="A", answered_at=timezone.now())
+    return list(run.responses.values_list("pk", flat=True))
+
+
+def test_answers_whose_coding_met_a_database_outage_are_coded_once_it_is_back(run, monkeypatch):
+    health.reset()
+    ids = answered(run)
+
+    def database_gone(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(encoding, "encode_answers", database_gone)
+        receivers.encode_on_arrival(sender=Response, response_ids=ids)
+    # Neither coded nor queued for a reviewer (the reviewer's item could not be written
+    # either), and the outage is known to this process's watcher.
+    assert set(run.responses.values_list("code", "code_source")) == {("", "")}
+    assert not ReviewTask.objects.filter(response_id__in=ids).exists()
+    since = health.down()["database"]
+    health.reset()
+    assert services.watch_services({}, ended={"database": since})["coded"] == 4
+    assert {source for _, source in run.responses.values_list("code", "code_source")} == {"choice"}
+    assert services.watch_services({}, ended={"database": since})["coded"] == 0  # nothing left uncoded
+
+
+def test_answers_left_uncoded_by_a_full_disk_end_coded_or_queued(run, monkeypatch, tmp_path):
+    health.reset()
+    flag = tmp_path / "full"
+    monkeypatch.setenv("CFPD_FAULT_DISK_FULL", str(flag))
+    ids = answered(run)
+    Response.objects.filter(pk=ids[0]).update(chosen_letter="", raw_output="I will not say")  # for a reviewer
+    flag.write_text("full")
+    receivers.encode_on_arrival(sender=Response, response_ids=ids)
+    assert set(run.responses.values_list("code_source", flat=True)) == {""}
+    since = health.down()["disk_full"]
+    flag.unlink()
+    assert services.watch_services({}, ended={"disk_full": since})["coded"] == 4
+    # Every answer ends coded or queued: no answer without a code and without a code source.
+    assert not run.responses.filter(code="", code_source="").exists()
+    assert ReviewTask.objects.filter(response_id=ids[0]).exists() or Response.objects.get(pk=ids[0]).code
+
+
+def test_a_model_refusing_connections_is_named_while_its_units_wait(run, client, admin_user):
+    run = started(run)
+    since = timezone.now()
+    chooser = run.llm_models.get()
+    services.watch_services({}, refusing={chooser.pk: since})
+    run.refresh_from_db()
+    expected = (f"chooser's provider refuses connections since {since:%H:%M}: its units wait and are asked when "
+                "it answers.")
+    assert services.service_notice(run) == expected
+    client.force_login(admin_user)
+    assert client.get(f"/api/runs/{run.pk}/").json()["service_notice"] == expected
+    services.watch_services({}, refusing={})  # answering again
+    run.refresh_from_db()
+    assert services.service_notice(run) == ""
+
+
+def test_the_watcher_reads_a_refusing_model_from_the_limiter(run, settings):
+    started(run)
+    chooser = run.llm_models.get()
+    limiter = execution.get_limiter(settings.REDIS_URL)
+    try:
+        limiter.refused(f"model-{chooser.pk}", pause=1, memory=60)
+        assert set(watcher.refusing_models(timezone.now())) == {chooser.pk}
+    finally:
+        if hasattr(limiter, "down"):
+            limiter.down.clear()
+            limiter.pauses.clear()
+        else:
+            limiter.redis.delete(*limiter.redis.keys(f"{limiter.prefix}:model-{chooser.pk}:*") or ["none"])
+
+
+@pytest.mark.services
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis (REDIS_URL)")
+def test_slots_held_in_a_previous_redis_life_are_released_at_once():
+    limiter = RedisLimiter(os.environ["REDIS_URL"], prefix=f"cfpd:test-life:{os.getpid()}")
+    key = f"{limiter.prefix}:m:inflight"
+    try:
+        held = limiter.try_acquire_many("m", limit=2, lease=600, count=2)
+        assert len(held) == 2 and limiter.try_acquire("m", limit=2, lease=600) is None  # full
+        # Redis restarted with its append-only file: the slots are back, their calls
+        # ended while it was down (their release lost); its run_id is new.
+        limiter.redis.set(f"{key}:life", "a-previous-life")
+        limiter.redis.zadd(key, {f"a-previous-life/{n}": time.time() + 600 for n in range(2)})
+        limiter.redis.zrem(key, *held)
+        token = limiter.try_acquire("m", limit=2, lease=600)
+        assert token is not None and limiter.in_flight("m") == 1  # the old leases dropped, not waited out
+        limiter.release("m", token)
+        assert limiter.in_flight("m") == 0
+    finally:
+        limiter.redis.delete(key, f"{key}:life")
