@@ -20,8 +20,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def group_members(pgid):
-    """Live processes of the process group (zombies excluded), read from /proc."""
+def live_processes(field: int, value: int) -> list[int]:
+    """Live processes (zombies excluded) whose /proc/PID/stat field after the command name
+    equals value: field 2 is the process group, field 3 the session."""
     members = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -30,10 +31,14 @@ def group_members(pgid):
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        state, pgrp = fields[0], int(fields[2])
-        if pgrp == pgid and state != "Z":
+        if int(fields[field]) == value and fields[0] != "Z":
             members.append(int(entry.name))
     return members
+
+
+def group_members(pgid):
+    """Live processes of the process group."""
+    return live_processes(2, pgid)
 
 
 def _default_signals():

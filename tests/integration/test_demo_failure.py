@@ -12,7 +12,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from tests.integration.test_clean_stop import _default_signals
+from tests.integration.test_clean_stop import _default_signals, live_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 # The record's first line: the settings the steps were done under (the demo's defaults).
@@ -20,18 +20,8 @@ SETTINGS = "# sample=40 text=10 borderlines=1 crisis=1/3 pairs=1\n"
 
 
 def session_members(sid):
-    """Live processes of the session (zombies excluded), read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[4]) == sid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+    """Live processes of the session."""
+    return live_processes(3, sid)
 
 
 def run_demo(var, fail_at):
