@@ -82,12 +82,22 @@ def changed_paths() -> frozenset[str]:
     return frozenset(os.environ.get("CFPD_FAST_CHANGED", "").split())
 
 
+def changed_rooms(changed: frozenset[str]) -> frozenset[str]:
+    return frozenset(p.split("/")[0] for p in changed if "/" in p and not p.startswith(("tests/", "docs/", "bench/")))
+
+
+@functools.cache
+def _relative(path: str) -> str:
+    resolved = Path(path).resolve()
+    return resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) else str(resolved)
+
+
 def relative_path(item) -> str:
-    path = Path(str(item.path)).resolve()
-    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+    """The test file's path from the checkout's root (once per file, not per test)."""
+    return _relative(str(item.path))
 
 
-def in_fast_lane(item, changed: frozenset[str]) -> bool:
+def in_fast_lane(item, changed: frozenset[str], rooms: frozenset[str]) -> bool:
     """tests/unit whole (database-free by rule); elsewhere, an embedded-pass test whose file
     changed or imports a changed room (the fault tests only when their own files changed)."""
     relative = relative_path(item)
@@ -99,9 +109,7 @@ def in_fast_lane(item, changed: frozenset[str]) -> bool:
         return True
     if relative.startswith("tests/faults/"):
         return False
-    path = ROOT / relative
-    rooms = {p.split("/")[0] for p in changed if "/" in p and not p.startswith(("tests/", "docs/", "bench/"))}
-    return bool(rooms & rooms_imported(str(path)))
+    return bool(rooms & rooms_imported(str(ROOT / relative)))
 
 
 def is_transactional(item) -> bool:
@@ -140,16 +148,16 @@ def pytest_collection_modifyitems(config, items):
         return
     kept, left = [], []
     changed = changed_paths()
+    rooms = changed_rooms(changed)
     for item in items:
         if relative_path(item).startswith("tests/unit/") and pass_of(item) != "embedded":
             raise pytest.UsageError(f"{item.nodeid}: tests/unit holds database-free tests only (they run in one pass); "
                                     "a test of the database or the services goes under tests/integration")
-        keep = in_fast_lane(item, changed) if this == "fast" else pass_of(item) in (this, "both")
+        keep = in_fast_lane(item, changed, rooms) if this == "fast" else pass_of(item) in (this, "both")
         (kept if keep else left).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
-        config._cfpd_left_out = len(left)
 
 
 def pytest_report_header(config):

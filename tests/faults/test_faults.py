@@ -37,11 +37,15 @@ def fake():
         yield server
 
 
-def _stack(tmp_path_factory, fake):
-    stack = Stack(tmp_path_factory.mktemp("stack"))
+def _stack(tmp_path_factory, fake, name="stack", worker_env=None, prepare=None):
+    """PostgreSQL, Redis, the fake's models and the workers; `prepare(stack)` runs before the
+    workers start (a module's own model settings)."""
+    stack = Stack(tmp_path_factory.mktemp(name), worker_env=worker_env)
     try:
         stack.start()
         stack.setup_models(fake.base_url, models=MODELS)
+        if prepare is not None:
+            prepare(stack)
         for _ in range(WORKERS):
             stack.start_worker(CONCURRENCY)
     except Exception:

@@ -20,7 +20,8 @@ import time
 import pytest
 
 from tests.fakes.fake_openai import FakeOpenAI
-from tests.faults.stack import Stack, available, spare_port
+from tests.faults.stack import available, spare_port
+from tests.faults.test_faults import CONCURRENCY, MODELS, WORKERS, _stack
 
 pytestmark = [
     pytest.mark.services,
@@ -29,9 +30,6 @@ pytestmark = [
 ]
 
 UNITS = 200
-MODELS = 2
-WORKERS = 2
-CONCURRENCY = 8
 SWEEP = 10  # the watchers' period here (CFPD_SWEEP_SECONDS)
 FAULT_SECONDS = 6
 SLOTS = 4  # each model's calls at once
@@ -43,21 +41,18 @@ def fake():
         yield server
 
 
+def _slots(stack):
+    stack.python("from runs_app.models import LLMModel\n"
+                 f"LLMModel.objects.filter(name__startswith='fake-').update(max_concurrency={SLOTS})\n")
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, fake):
-    stack = Stack(tmp_path_factory.mktemp("silent"),
-                  worker_env={"CFPD_SWEEP_SECONDS": str(SWEEP), "CFPD_LEASE_MARGIN": "120", "CFPD_BATCH_SIZE": "1",
-                              "CELERY_PREFETCH": "1"})
-    try:
-        stack.start()
-        stack.setup_models(fake.base_url, models=MODELS)
-        stack.python("from runs_app.models import LLMModel\n"
-                     f"LLMModel.objects.filter(name__startswith='fake-').update(max_concurrency={SLOTS})\n")
-        for _ in range(WORKERS):
-            stack.start_worker(CONCURRENCY)
-        yield stack
-    finally:
-        stack.close()
+    stack = _stack(tmp_path_factory, fake, "silent", prepare=_slots,
+                   worker_env={"CFPD_SWEEP_SECONDS": str(SWEEP), "CFPD_LEASE_MARGIN": "120", "CFPD_BATCH_SIZE": "1",
+                               "CELERY_PREFETCH": "1"})
+    yield stack
+    stack.close()
 
 
 def a_quarter_answered(stack, run_id):
