@@ -233,6 +233,7 @@ CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per a
 CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)
 CFPD_LEASE_MARGIN = envint("CFPD_LEASE_MARGIN", 30)  # seconds a claim outlives the model's timeout
 CFPD_SWEEP_SECONDS = envint("CFPD_SWEEP_SECONDS", 15)  # how often each worker's watcher looks at the active runs
+CFPD_UNCODED_GRACE = envint("CFPD_UNCODED_GRACE", 60)  # an answer uncoded this long after its write lost its code: coded again
 CFPD_REQUEUE_AFTER = envint("CFPD_REQUEUE_AFTER", 900)  # a pending unit queued this long ago is queued again
 # A cancel marks at most this many pending units in its request; more are marked by a worker
 CFPD_CANCEL_AT_ONCE = envint("CFPD_CANCEL_AT_ONCE", 20000)

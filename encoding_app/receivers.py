@@ -40,8 +40,8 @@ def _encode_or_queue(response_ids: list[int]):
         service = infra.service_of(exc)
         if service is not None:
             # The database gone or its disk full (issue 44): no answer's fault, and no
-            # reviewer item could be written either. The answers stay uncoded; this
-            # process's watcher sees the outage end and codes them then
+            # reviewer item could be written either. The answers stay uncoded; the
+            # watchers code them once the outage ends
             # (`runs_app.services.code_uncoded_answers`).
             health.report(service)
             log.warning("could not encode %d answers: %s failed (%s); coded once it is back",

@@ -168,6 +168,12 @@ class ResponseQuerySet(models.QuerySet):
     def judge_units(self):
         return self.filter(Exists(_judge_run_of(OuterRef("run_id"))))
 
+    def uncoded(self):
+        """Answers written with no code and no code source though their question has
+        options (a unit is lettered over its question's options: an empty order is a
+        question without options, never coded): their coding was lost (issue 44)."""
+        return self.filter(status=Response.Status.DONE, code="", code_source="").exclude(option_order=[])
+
 
 def _judge_run_of(run_id):
     return Run.objects.filter(pk=run_id, kind=Run.Kind.JUDGE)
@@ -285,6 +291,11 @@ class Response(models.Model):
             models.Index(fields=["previous"], name="response_previous", condition=Q(previous__isnull=False)),
             models.Index(fields=["provider_batch"], name="response_provider_batch",
                          condition=Q(provider_batch__isnull=False)),
+            # Answers written and not coded yet (an answer holds it between its write and its
+            # code, a free-form answer always): the watchers' look for lost codes
+            # (services.code_uncoded_answers) every CFPD_SWEEP_SECONDS.
+            models.Index(fields=["run", "answered_at"], name="response_uncoded",
+                         condition=Q(status="done", code="", code_source="")),
         ]
 
     def __str__(self):

@@ -791,7 +791,7 @@ BROKERS = ("redis", "queue")  # runs_app.infra.REDIS, QUEUE: an outage whose mes
 
 
 def watch_services(down: dict, ended: dict | None = None, now=None, broker_life: tuple | None = None,
-                   refusing: dict | None = None) -> dict:
+                   refusing: dict | None = None, uncoded_from=False) -> dict:
     """The one writer of `Run.service_wait`, called by each worker's watcher
     (`runs_app.watcher`) every CFPD_SWEEP_SECONDS with the services it finds failing
     (`down`: service -> since) and the outages it saw end since its last look (`ended`).
@@ -814,14 +814,13 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
       since) are recorded for the run page while its units wait;
     * then the run is swept (`sweep_run`: units whose worker died, never sent, passed by
       the queue).
-    After an outage of the database or its disk, answers left uncoded are coded
-    (`code_uncoded_answers`).
+    Answers whose coding was lost are coded (`code_uncoded_answers`, the answers written
+    from `uncoded_from`, see `uncoded_since`; False: not looked for).
     What it did: runs noted, units sent again after an outage, units swept."""
     now = now or timezone.now()
     ended = ended or {}
     noted = requeued = swept = 0
-    write_outages = [since for service, since in ended.items() if service in WRITE_OUTAGES]
-    uncoded = code_uncoded_answers(since=min(write_outages)) if write_outages else 0
+    uncoded = code_uncoded_answers(now, since=uncoded_from) if uncoded_from is not False else 0
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
     # A run that finished while it waited (its last units written once the disk had room)
@@ -901,29 +900,51 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
 
 WRITE_OUTAGES = ("database", "disk_full")  # runs_app.infra.DATABASE, DISK_FULL: coding may have failed
 UNCODED_SLACK = timedelta(minutes=10)  # an answer written just before the outage, coded just after it began
+UNCODED_WINDOW = timedelta(minutes=10)  # how far back each look reads, past the grace
 UNCODED_CHUNK = 500
 
 
-def code_uncoded_answers(since=None) -> int:
+def uncoded_since(now, ended: dict, first_look: bool):
+    """From when a watcher's look reads answers left uncoded (`code_uncoded_answers`):
+    the last UNCODED_WINDOW before the grace; from a little before an outage of the
+    database or its disk that ended since the last look; everything on a process's first
+    look (None), so a worker restarted after a long stop codes what the dead one left."""
+    if first_look:
+        return None
+    since = now - timedelta(seconds=settings.CFPD_UNCODED_GRACE) - UNCODED_WINDOW
+    write_outages = [start - UNCODED_SLACK for service, start in ended.items() if service in WRITE_OUTAGES]
+    return min([since, *write_outages])
+
+
+def code_uncoded_answers(now=None, since=None) -> int:
     """Answers written but never coded nor queued for a reviewer (no code, no code
-    source): their coding failed for the infrastructure (the database gone or its disk
-    full right after the answers were written; issue 44). Sent again through
-    `responses_answered` (the coding app codes or queues them; a question without
-    options is left alone there, as on arrival). `since`: the outage's start (the runs
-    unfinished or finished since, the answers written from a little before); None: every
-    answer of the unfinished runs. How many answers were sent."""
+    source) though their question has options: their coding was lost between the answer's
+    write and its code (a worker killed there, the database gone or its disk full right
+    after the write; issue 44). Sent again through `responses_answered` (the coding app
+    codes or queues them, as on arrival). Read among the launched runs unfinished or
+    finished since `since` (None: every one), the answers written from `since` and
+    longer than CFPD_UNCODED_GRACE ago (the engine codes an answer right after writing
+    it: within the grace it may still be doing so). Each run under its row lock, skipped
+    when another watcher holds it: two watchers never send the same answer together.
+    How many answers were sent."""
+    now = now or timezone.now()
+    settled = now - timedelta(seconds=settings.CFPD_UNCODED_GRACE)
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
-    runs = Run.objects.filter(unfinished | Q(finished_at__gte=since) if since is not None else unfinished).exclude(
-        kind=Run.Kind.JUDGE)
+    runs = Run.objects.filter(kind=Run.Kind.LAUNCH)
+    runs = runs.filter(unfinished | Q(finished_at__gte=since)) if since is not None else runs.filter(
+        unfinished | Q(finished_at__isnull=False))
     total = 0
     for run_id in list(runs.values_list("pk", flat=True)):
-        uncoded = Response.objects.filter(run_id=run_id, status=Response.Status.DONE, code="", code_source="")
-        if since is not None:
-            uncoded = uncoded.filter(answered_at__gte=since - UNCODED_SLACK)
-        ids = list(uncoded.values_list("pk", flat=True))
-        for start in range(0, len(ids), UNCODED_CHUNK):
-            responses_answered.send(sender=Response, response_ids=ids[start:start + UNCODED_CHUNK])
+        with transaction.atomic():
+            if not Run.objects.select_for_update(skip_locked=True).filter(pk=run_id).exists():
+                continue
+            uncoded = Response.objects.uncoded().filter(run_id=run_id, answered_at__lt=settled)
+            if since is not None:
+                uncoded = uncoded.filter(answered_at__gte=since)
+            ids = list(uncoded.values_list("pk", flat=True))
+            for start in range(0, len(ids), UNCODED_CHUNK):
+                responses_answered.send(sender=Response, response_ids=ids[start:start + UNCODED_CHUNK])
         total += len(ids)
     return total
 

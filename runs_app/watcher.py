@@ -18,8 +18,11 @@ looks at the services a run needs and at every active run, so that nothing is st
   12:04; 1,080 units queued again").
 * A model whose provider refuses connections (its calls paused by the limiter) is named
   on the runs that wait on it.
-* After an outage of the database (or its full disk), answers written but left uncoded
-  are coded (`services.code_uncoded_answers`).
+* Answers written but left uncoded (a worker killed between an answer's write and its
+  code, the database gone or its disk full right after the write) are coded once they
+  are CFPD_UNCODED_GRACE old (`services.code_uncoded_answers`): each look reads the last
+  ten minutes, from a little before an outage of the database or its disk once it ends,
+  and everything on a process's first look.
 * Then each active run is swept (`services.sweep_run`): units whose worker died, units
   never sent, and units the queue has passed (the long-stop, CFPD_REQUEUE_AFTER).
 
@@ -176,9 +179,16 @@ def tick(now: datetime | None = None) -> dict:
             life, refusing = broker_life(now), refusing_models(now)
         except Exception as exc:  # noqa: BLE001 — gone between the PING and now: next look
             health.report(infra.service_of(exc) or broker, now)
+    global _first_look
     down = health.down()
-    result = services.watch_services(down, ended=_ended_since_last_tick(down), now=now, broker_life=life,
-                                     refusing=refusing)
+    ended = _ended_since_last_tick(down)
+    # Lost codes are looked for while the database takes writes (coding would fail again).
+    writable = not any(service in down for service in services.WRITE_OUTAGES)
+    uncoded_from = services.uncoded_since(now, ended, _first_look) if writable else False
+    result = services.watch_services(down, ended=ended, now=now, broker_life=life, refusing=refusing,
+                                     uncoded_from=uncoded_from)
+    if writable:
+        _first_look = False
     if not down:
         # Batch delivery: open batches polled and collected, pending units sent (resumes
         # after a restart: every state is in the database).
@@ -187,6 +197,7 @@ def tick(now: datetime | None = None) -> dict:
 
 
 _last_down: dict[str, datetime] = {}
+_first_look = True  # this process has not looked for lost codes yet: it reads every answer once
 
 
 def _ended_since_last_tick(down: dict[str, datetime]) -> dict[str, datetime]:
@@ -199,6 +210,7 @@ def _ended_since_last_tick(down: dict[str, datetime]) -> dict[str, datetime]:
 
 def reset():
     """Forget what was seen (tests)."""
-    global _last_down
+    global _last_down, _first_look
     _last_down = {}
+    _first_look = True
     health.reset()

@@ -75,12 +75,65 @@ def test_a_broker_outage_seen_and_a_new_life_send_the_units_once(run, monkeypatc
     assert services.watch_services({}, broker_life=("second", timezone.now()))["requeued"] == 0
 
 
-def answered(run):
-    run.responses.update(status="done", chosen_letter="A", answered_at=timezone.now())
+def answered(run, when=None):
+    run.responses.update(status="done", chosen_letter="A", answered_at=when or timezone.now())
     return list(run.responses.values_list("pk", flat=True))
 
 
-def test_answers_whose_coding_met_a_database_outage_are_coded_once_it_is_back(run, monkeypatch):
+def look(ended=None, first=False, now=None) -> int:
+    """A watcher's look for lost codes, as `watcher.tick` makes it; how many were sent."""
+    now = now or timezone.now()
+    ended = ended or {}
+    return services.watch_services({}, ended=ended, now=now,
+                                   uncoded_from=services.uncoded_since(now, ended, first))["coded"]
+
+
+def test_answers_whose_code_was_lost_are_coded_once_the_grace_is_over(run, settings):
+    # A worker killed between an answer's write and its code: written, never coded.
+    settings.CFPD_UNCODED_GRACE = 60
+    run = started(run)
+    written = timezone.now()
+    ids = answered(run, when=written)
+    assert look(now=written + timedelta(seconds=59)) == 0  # within the grace the engine may be coding them
+    assert set(run.responses.values_list("code_source", flat=True)) == {""}
+    assert look(now=written + timedelta(seconds=61)) == 4
+    assert set(run.responses.values_list("code", "code_source")) == {("A", "choice")}
+    assert look(now=written + timedelta(seconds=62)) == 0  # nothing left
+    assert ReviewTask.objects.filter(response_id__in=ids).count() == 0
+
+
+def test_the_look_skips_free_form_answers_imports_and_what_is_past_its_window(run, settings):
+    settings.CFPD_UNCODED_GRACE = 60
+    run = started(run)
+    long_ago = timezone.now() - timedelta(hours=2)
+    answered(run, when=long_ago)
+    first, second, *_ = run.responses.order_by("pk")
+    Response.objects.filter(pk=first.pk).update(option_order=[], chosen_letter="")  # a question without options
+    # Two hours old: past the window of a later look (the last 10 minutes before the grace) ...
+    assert look() == 0
+    # ... read on a process's first look (a worker restarted after a long stop), but the
+    # free-form answer, which is never coded, is not sent.
+    assert look(first=True) == 3
+    assert Response.objects.get(pk=first.pk).code_source == ""
+    # An import's answers are coded by its importer, not by the watchers.
+    Response.objects.filter(pk=second.pk).update(code="", code_source="")
+    Run.objects.filter(pk=run.pk).update(kind="import")
+    assert look(first=True) == 0
+
+
+def test_from_when_a_look_reads(settings):
+    settings.CFPD_UNCODED_GRACE = 60
+    now = timezone.now()
+    assert services.uncoded_since(now, {}, first_look=True) is None  # everything
+    # 60 s of grace and 10 minutes of window: 11 minutes back.
+    assert services.uncoded_since(now, {}, first_look=False) == now - timedelta(minutes=11)
+    # A database outage that began 30 minutes ago: from 10 minutes before it (40 back).
+    outage = now - timedelta(minutes=30)
+    assert services.uncoded_since(now, {"database": outage}, False) == now - timedelta(minutes=40)
+    assert services.uncoded_since(now, {"redis": outage}, False) == now - timedelta(minutes=11)  # no write lost
+
+
+def test_answers_whose_coding_met_a_database_outage_are_coded_once_it_is_back(run, monkeypatch, settings):
     health.reset()
     ids = answered(run)
 
@@ -96,12 +149,13 @@ def test_answers_whose_coding_met_a_database_outage_are_coded_once_it_is_back(ru
     assert not ReviewTask.objects.filter(response_id__in=ids).exists()
     since = health.down()["database"]
     health.reset()
-    assert services.watch_services({}, ended={"database": since})["coded"] == 4
+    after = timezone.now() + timedelta(seconds=settings.CFPD_UNCODED_GRACE + 1)
+    assert look({"database": since}, now=after) == 4
     assert {source for _, source in run.responses.values_list("code", "code_source")} == {"choice"}
-    assert services.watch_services({}, ended={"database": since})["coded"] == 0  # nothing left uncoded
+    assert look({"database": since}, now=after) == 0  # nothing left uncoded
 
 
-def test_answers_left_uncoded_by_a_full_disk_end_coded_or_queued(run, monkeypatch, tmp_path):
+def test_answers_left_uncoded_by_a_full_disk_end_coded_or_queued(run, monkeypatch, tmp_path, settings):
     health.reset()
     flag = tmp_path / "full"
     monkeypatch.setenv("CFPD_FAULT_DISK_FULL", str(flag))
@@ -112,7 +166,8 @@ def test_answers_left_uncoded_by_a_full_disk_end_coded_or_queued(run, monkeypatc
     assert set(run.responses.values_list("code_source", flat=True)) == {""}
     since = health.down()["disk_full"]
     flag.unlink()
-    assert services.watch_services({}, ended={"disk_full": since})["coded"] == 4
+    after = timezone.now() + timedelta(seconds=settings.CFPD_UNCODED_GRACE + 1)
+    assert look({"disk_full": since}, now=after) == 4
     # Every answer ends coded or queued: no answer without a code and without a code source.
     assert not run.responses.filter(code="", code_source="").exists()
     assert ReviewTask.objects.filter(response_id=ids[0]).exists() or Response.objects.get(pk=ids[0]).code
