@@ -14,6 +14,9 @@ through `execution`'s writer) ← services ← tasks, views, api.
 from __future__ import annotations
 
 import logging
+import uuid
+from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import transaction
@@ -31,6 +34,36 @@ SWEEP = "runs_app.tasks.sweep"
 DISPATCH = "runs_app.tasks.dispatch"
 PROVIDER_BATCHES = "runs_app.tasks.provider_batches"
 DISPATCH_PAGE = 10_000  # units read and sent at a time by `dispatch_units`
+
+
+BROKER_LIFE_KEY = "cfpd:broker-life"
+_redis = None
+
+
+def broker_life(now=None) -> tuple[str, datetime] | None:
+    """(marker, born) of the broker's current life: a key written when Redis has none,
+    its value a new name and the time it was written. It lives as long as the messages
+    do: a FLUSHALL, an eviction or a restart without persistence removes both, a restart
+    with the append-only file keeps both. Read by the watchers (`watcher.tick`) and
+    recorded on a run at its launch (`services.create_run`), so that the first look at a
+    fresh broker's run does not take its life for a new one. None on the embedded default
+    (the queue folder's files are the messages: nothing removes them but a worker).
+    Raises what Redis raises."""
+    global _redis
+    if not settings.REDIS_URL:
+        return None
+    if _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+    now = now or timezone.now()
+    _redis.set(BROKER_LIFE_KEY, f"{uuid.uuid4().hex}@{now.timestamp():.3f}", nx=True)
+    value = (_redis.get(BROKER_LIFE_KEY) or b"").decode()
+    name, _, born = value.partition("@")
+    try:
+        return name, datetime.fromtimestamp(float(born), dt_timezone.utc)
+    except ValueError:  # written by hand: a life of its own, as old as can be
+        return name, datetime.fromtimestamp(0, dt_timezone.utc)
 
 
 def enqueue(response_ids: list[int]):

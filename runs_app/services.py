@@ -19,7 +19,8 @@ from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
 
 from . import (
-    connection, launch_plan, llm, option_design, progress_counts, provider_batch, queueing, response_import, unit_rows,
+    connection, infra, launch_plan, llm, option_design, progress_counts, provider_batch, queueing, response_import,
+    unit_rows,
 )
 from .execution import finish_run_if_complete, spent
 from .models import LLMModel, Response, Run, RunProgress
@@ -62,6 +63,11 @@ def create_run(kind: str, benchmark: Benchmark, models, conditions=(), *, select
     if kind in (Run.Kind.IMPORT, Run.Kind.SYNTHETIC):
         now = timezone.now()
         fields.update(status=Run.Status.DONE, started_at=now, finished_at=now)
+    else:
+        life = _broker_life_at_launch()
+        if life is not None:
+            # The life its units are sent in (a watcher that sees another says the broker lost them).
+            fields.setdefault("service_wait", {"broker_life": life})
     run = Run.objects.create(kind=kind, benchmark=benchmark, selection=selection or {}, repeats=repeats,
                              note=note, launched_by=launched_by, **fields)
     # A new run: nothing to replace (set() would read the links first).
@@ -69,6 +75,19 @@ def create_run(kind: str, benchmark: Benchmark, models, conditions=(), *, select
     if conditions:
         run.conditions.add(*conditions)
     return run
+
+
+def _broker_life_at_launch() -> str | None:
+    """The marker of the broker's life now (`queueing.broker_life`); None on the embedded
+    default or when Redis cannot be reached (the launch's sends fail too: the watchers
+    send its units once it is back)."""
+    try:
+        life = queueing.broker_life()
+    except Exception as exc:
+        if infra.service_of(exc) is None:
+            raise
+        return None
+    return life[0] if life else None
 
 
 DETERMINISTIC_MODES = (LLMModel.AnswerMode.CHOICE, LLMModel.AnswerMode.RANK)
@@ -806,7 +825,7 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
       cleared and the recovery time kept, so that a second watcher does not send them
       twice; after a database outage or a full disk the notice is cleared (the tasks
       met it and were retried through the broker);
-    * the broker's life (`broker_life`: (marker, born), see `watcher.broker_life`),
+    * the broker's life (`broker_life`: (marker, born), see `queueing.broker_life`),
       when it is not the one the run recorded (or was born after the run started), means
       the broker lost its messages though no watcher saw it down (a flush, a restart
       within a period): every pending unit is sent again, once, and the run says so;

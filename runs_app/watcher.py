@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from . import health, infra, provider_batch, services
+from . import health, infra, provider_batch, queueing, services
 from .limits import get_limiter
 from .models import LLMModel, Run
 
@@ -121,24 +121,11 @@ def probe_broker() -> Exception | None:
         return exc
 
 
-BROKER_LIFE_KEY = "cfpd:broker-life"
-
-
 def broker_life(now: datetime) -> tuple[str, datetime] | None:
-    """(marker, born) of the broker's current life: a key written when Redis has none,
-    its value a new name and the time it was written. It lives as long as the messages
-    do: a FLUSHALL, an eviction or a restart without persistence removes both, a restart
-    with the append-only file keeps both. None on the embedded default (the queue
-    folder's files are the messages: nothing removes them but a worker)."""
+    """The broker's current life (`queueing.broker_life`), once the probe reached Redis."""
     if not settings.REDIS_URL or _redis is None:
         return None
-    _redis.set(BROKER_LIFE_KEY, f"{uuid.uuid4().hex}@{now.timestamp():.3f}", nx=True)
-    value = (_redis.get(BROKER_LIFE_KEY) or b"").decode()
-    name, _, born = value.partition("@")
-    try:
-        return name, datetime.fromtimestamp(float(born), timezone.utc)
-    except ValueError:  # written by hand: a life of its own, as old as can be
-        return name, datetime.fromtimestamp(0, timezone.utc)
+    return queueing.broker_life(now)
 
 
 def refusing_models(now: datetime) -> dict[int, datetime]:

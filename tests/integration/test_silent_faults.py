@@ -31,8 +31,31 @@ def run(benchmark, monkeypatch, settings):
 
 
 def started(run) -> Run:
-    Run.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now() - timedelta(minutes=5))
+    """The run started five minutes ago, with no broker life recorded at its launch (the
+    lives below are named by the tests)."""
+    Run.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now() - timedelta(minutes=5),
+                                         service_wait={})
     return Run.objects.get(pk=run.pk)
+
+
+def test_a_launch_records_the_brokers_life_and_the_first_look_finds_nothing_lost(benchmark, monkeypatch):
+    # A fresh broker (no life yet): the launch writes the life and records it, so the
+    # first look is not taken for a flush (issue 44: "Redis restarted empty" said falsely).
+    if not os.environ.get("REDIS_URL"):
+        run = launch(benchmark, [model(type("Fake", (), {"base_url": "http://127.0.0.1:9/v1"})())], monkeypatch)
+        assert queueing.broker_life() is None and "broker_life" not in run.service_wait  # no broker to lose
+        return
+    queueing.broker_life()  # the connection
+    queueing._redis.delete(queueing.BROKER_LIFE_KEY)
+    run = launch(benchmark, [model(type("Fake", (), {"base_url": "http://127.0.0.1:9/v1"})())], monkeypatch)
+    marker, born = queueing.broker_life()
+    assert run.service_wait == {"broker_life": marker}
+    Run.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now())
+    sent = []
+    monkeypatch.setattr(queueing, "enqueue", lambda ids: sent.append(ids))
+    assert services.watch_services({}, broker_life=(marker, born))["requeued"] == 0
+    run.refresh_from_db()
+    assert sent == [] and services.service_notice(run) == ""
 
 
 def test_a_broker_that_lost_its_messages_unseen_has_the_pending_units_sent_again_once(run, monkeypatch):
