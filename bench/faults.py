@@ -3,7 +3,8 @@ a PostgreSQL and a Redis of their own (tests/faults/stack.py), each fault inject
 400 answers into the run and lasting --outage seconds. Prints one row per fault: seconds
 from the fault's end to the run's end (done, and no unit pending or running), the stall
 (seconds from the service's return to the next answer), units done / failed / still
-open, answers neither coded nor queued, units in flight at the fault, provider calls
+open, answers neither coded nor queued at the run's end and once the watchers coded
+the lost ones (with the seconds from the fault's end until then), units in flight at the fault, provider calls
 beyond one per unit, and the notices the run showed. `redis-flush` is issue 44's:
 FLUSHALL and a restart of about a second without persistence.
 
@@ -41,7 +42,7 @@ def main():
         # The defaults of production, but for the watcher's period (CFPD_SWEEP_SECONDS 15) and the
         # lease margin (30 s): as shipped.
         for name in ("CFPD_SWEEP_SECONDS", "CFPD_LEASE_MARGIN", "CFPD_BACKOFF_FACTOR", "CFPD_BACKOFF_MAX",
-                     "CFPD_SERVICE_RETRY", "CFPD_WRITE_PATIENCE", "CFPD_CONNECTION_PAUSE"):
+                     "CFPD_SERVICE_RETRY", "CFPD_WRITE_PATIENCE", "CFPD_CONNECTION_PAUSE", "CFPD_UNCODED_GRACE"):
             from tests.faults import stack as stack_module
 
             stack_module.WORKER_ENV.pop(name, None)
@@ -55,8 +56,9 @@ def main():
                 stack.start_worker(args.concurrency)
             print(f"{args.units} units ({questions} questions x {models} models), {args.workers} workers x "
                   f"{args.concurrency} threads, outage {args.outage:.0f} s at {args.at} answers", flush=True)
-            print("fault | seconds to the end after it | stall s | done | failed | open | uncoded | "
-                  "in flight at the fault | calls beyond one per unit | notices", flush=True)
+            print("fault | seconds to the end after it | stall s | done | failed | open | uncoded at the end | "
+                  "uncoded after | s until every answer coded | in flight at the fault | calls beyond one per unit "
+                  "| notices", flush=True)
             for seed, fault in enumerate(args.faults.split(","), start=1):
                 print(row(stack, fake, fault, args, models, seed), flush=True)
         finally:
@@ -111,12 +113,18 @@ def row(stack, fake, fault, args, models, seed):
             break
         time.sleep(0.5)
     seconds = time.monotonic() - restored
+    uncoded_at_end = stack.uncoded(run_id)
+    # Answers whose code was lost are coded by the watchers once CFPD_UNCODED_GRACE old (60 s).
+    while stack.uncoded(run_id) and time.monotonic() - restored < args.bound:
+        time.sleep(0.5)
+    coded_after = time.monotonic() - restored
     counts = stack.counts(run_id)
     calls = fake.stats()["total_requests"]
     still_open = counts.get("pending", 0) + counts.get("running", 0)
     stalled = "-" if stall is None else f"{stall:.1f}"
     return (f"{fault} | {seconds:.0f} | {stalled} | {counts.get('done', 0)} | {counts.get('failed', 0)} | "
-            f"{still_open} | {stack.uncoded(run_id)} | {in_flight} | {calls - units} | "
+            f"{still_open} | {uncoded_at_end} | {stack.uncoded(run_id)} | {coded_after:.0f} | {in_flight} | "
+            f"{calls - units} | "
             f"{', '.join(sorted(notices)) or '-'}")
 
 

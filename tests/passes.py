@@ -31,6 +31,7 @@ whole and every other embedded-pass test in a file that imports a room the check
 
 import ast
 import functools
+import json
 import os
 from pathlib import Path
 
@@ -133,11 +134,44 @@ def group_by_file(items):
     dealt out in the order pytest-django sorted the tests (`--no-loadscope-reorder`), so a
     process never runs a plain database test after a flush."""
     for item in items:
+        item.cfpd_unit = relative_path(item)  # a spread test: a unit of its own, weighed by its file's mean
         if item.get_closest_marker("spread_across_workers") is None:
             group = relative_path(item).removesuffix(".py").replace("/", ".")
             if is_transactional(item):
                 group += ".transactional"
             item.add_marker(pytest.mark.xdist_group(name=group))
+            item.cfpd_unit = group
+
+
+DURATIONS = ROOT / "tests" / "durations.json"
+
+
+def longest_first(items, this: str):
+    """The units of work (a file's group, or one test of a spread file) in order of their
+    seconds in the last measured run (tests/durations.json, written by `scripts/test-durations
+    --order`), longest first: the processes take the next unit as each finishes, so the long
+    ones start early and the short ones fill the end, instead of one process running a
+    two-minute file alone at the end. A unit not measured yet weighs what the median unit
+    does. Stable: a unit keeps its tests' order, and pytest-django's own sort (plain database
+    tests, then transactional ones, then database-free ones), made after this, keeps the order
+    within each kind."""
+    try:
+        seconds = json.loads(DURATIONS.read_text()).get("services" if this == "services" else "embedded", {})
+    except (OSError, ValueError):
+        return
+    if not seconds:
+        return
+    median = sorted(seconds.values())[len(seconds) // 2]
+    order = {id(item): index for index, item in enumerate(items)}
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first.setdefault(getattr(item, "cfpd_unit", ""), index)
+
+    def key(item):
+        unit = getattr(item, "cfpd_unit", "")
+        return -seconds.get(unit, median), first[unit], order[id(item)]  # a unit's tests together
+
+    items.sort(key=key)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
@@ -158,6 +192,7 @@ def pytest_collection_modifyitems(config, items):
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+    longest_first(items, this)
 
 
 def pytest_report_header(config):
