@@ -15,6 +15,12 @@ sample territorial table answered by four models, the crisis sample loaded (not 
 DEBUG off, static files collected, as the container runs (plain HTTP: the secure-cookie
 settings off).
 
+With `--fresh-worker` (and `--workers 1`) each page is also the first request of a new
+worker process: before each page the master is sent HUP, which forks fresh workers from the
+warm master (preload_app: the application is not loaded again) — what the first visitor
+after a worker's restart waits, page by page. Without it, only the first request each
+worker takes pays for what the worker does once (the rows where it lands vary).
+
 Signed in as one user in every role (a superuser, for the console): each page's row names
 the role whose page it is. Times are the client's: request sent to the whole body read.
 `--load N` starts N processes that spin (`while True: pass`) for the whole measure and
@@ -33,6 +39,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -197,13 +204,27 @@ def sign_in(base: str) -> tuple:
     return session, seconds
 
 
-def measure(var_dir: Path, data: dict, workers: int, extra: dict) -> list[dict]:
+def new_worker(server: subprocess.Popen, log: Path) -> None:
+    """The workers replaced by fresh ones forked from the (warm) master (gunicorn's HUP:
+    with preload_app the application is not loaded again); back once a new one booted."""
+    booted = log.read_text().count("Booting worker")
+    server.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 120
+    while log.read_text().count("Booting worker") < booted + 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # the old worker gone, the new one waiting on the socket
+
+
+def measure(var_dir: Path, data: dict, workers: int, extra: dict, fresh_worker: bool) -> list[dict]:
     server, base, up = serve(var_dir, workers, extra)
+    log = var_dir / f"gunicorn-{base.rsplit(':', 1)[1]}.log"
     try:
         session, seconds = sign_in(base)
         rows = [{"bench": "first_load", "role": "anyone", "page": "Sign-in page", "path": "/accounts/login/",
                  "status": 200, "first_s": seconds, "second_s": None, "bytes": None, "server_up_s": up}]
         for role, title, path in PAGES:
+            if fresh_worker:
+                new_worker(server, log)
             url = base + path.format(**data)
             loads = []
             for _ in range(2):
@@ -248,6 +269,8 @@ def main():
     parser.add_argument("--env", type=pair, action="append", default=[], help="NAME=VALUE for the server")
     parser.add_argument("--compare", type=pair, action="append", default=[],
                         help="NAME=VALUE: one measure per value given (repeatable)")
+    parser.add_argument("--fresh-worker", action="store_true",
+                        help="each page the first request of a fresh worker (HUP before it; use --workers 1)")
     parser.add_argument("--json", action="store_true", help="one JSON object per page, nothing else")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -268,7 +291,8 @@ def main():
         spinners = busy_loops(args.load)
         try:
             time.sleep(3 if args.load else 0)  # the load average climbing
-            results = [(label, measure(var_dir, data, args.workers, case)) for label, case in cases]
+            results = [(label, measure(var_dir, data, args.workers, case, args.fresh_worker))
+                       for label, case in cases]
             load_average = os.getloadavg()
         finally:
             for spinner in spinners:
@@ -277,12 +301,14 @@ def main():
     slow = False
     for label, rows in results:
         for row in rows:
-            row |= {"load": args.load, "workers": args.workers, "configuration": label or None}
+            row |= {"load": args.load, "workers": args.workers, "fresh_worker": args.fresh_worker,
+                    "configuration": label or None}
             slow = slow or row["first_s"] > args.target
             if args.json:
                 print(json.dumps(row))
         if not args.json:
-            print(table(rows, f"== {label or 'as configured'}; --load {args.load}, {args.workers} workers"))
+            fresh = ", each page a fresh worker's first request" if args.fresh_worker else ""
+            print(table(rows, f"== {label or 'as configured'}; --load {args.load}, {args.workers} workers{fresh}"))
     if not args.json:
         print(f"(data built in {built:.1f} s: {data['answers']} answers; load average at the end "
               f"{load_average[0]:.2f}; {os.cpu_count()} cores)")
