@@ -15,9 +15,9 @@ os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'cfpd_site.settings')
 
 application = get_wsgi_application()
 
-if os.environ.get("CFPD_WARM_START") == "1":
+if os.environ.get("CFPD_WARM_START") in ("1", "llm"):
     # Loaded once before gunicorn forks its workers (cfpd_site/gunicorn_conf.py): what a request
-    # would otherwise import on its first call, for seconds, is imported here.
-    from runs_app import llm
+    # would otherwise import or compile on its first call, for seconds, is done here.
+    from cfpd_site import warm_start
 
-    llm.warm_up()
+    warm_start.warm_up(os.environ["CFPD_WARM_START"])

@@ -370,8 +370,10 @@ def _summarise(block: pd.DataFrame, iterations: int, rng: np.random.Generator, c
                    "random_baseline"]
     territories = sorted(block["territory"].unique(), key=str)
     repeats = sorted(block["repeat"].unique())
-    matrices = {name: block.pivot(index="territory", columns="repeat", values=name)
-                .reindex(index=territories, columns=repeats).to_numpy(dtype=float)
+    # One pivot of every value (territory x (value, repeat)), then each value's matrix: a
+    # pivot per value was half of a Territories page's build.
+    wide = block.pivot(index="territory", columns="repeat", values=value_names)
+    matrices = {name: wide[name].reindex(index=territories, columns=repeats).to_numpy(dtype=float)
                 for name in value_names}
     n = len(territories)
     point = {name: values[0] for name, values in pass_statistics(matrices, np.arange(n)[None, :]).items()}
