@@ -82,6 +82,10 @@ def test_an_operator_plans_launches_and_follows_a_small_run(page, live_server, d
     assert (final["done"], final["running"], final["pending"]) == (SAMPLE, 0, 0)
     expect(page.locator("#run-progress [data-field=percent]")).to_have_text("100.0")
     expect(page.locator("tr[data-model='first-fake'] [data-field=done]")).to_have_text(str(SAMPLE))
+    # The bars grow over 0.4 s (a CSS transition): the screenshot once caught them three-quarters full.
+    page.wait_for_function("""() => [...document.querySelectorAll('.bar')].every(bar =>
+        [...bar.querySelectorAll('.seg')].reduce((w, seg) => w + seg.getBoundingClientRect().width, 0)
+        >= bar.getBoundingClientRect().width - 1)""")
     page.screenshot(path=str(screenshots / "first-hour-operator-done.png"), full_page=True)
     assert [p for p in page.problems if not p.endswith("/progress.json")] == []
 
