@@ -194,7 +194,8 @@ def approve(scenario: Scenario, reviewer, comment: str = "") -> tuple[ScenarioRe
     who did not write it must review a scenario). (review, whether it is new): a second
     approval of the same text by the same person counts once."""
     if scenario.author_id is not None and scenario.author_id == reviewer.pk:
-        raise AuthoringError(f"{scenario}: you wrote this scenario; two other people must review it")
+        # Not opening with the key: the console capitalises a message's first letter ("Esc3-…").
+        raise AuthoringError(f"Not approved: you wrote this scenario, {scenario}; two other people must review it")
     review, created = ScenarioReview.objects.get_or_create(
         scenario=scenario, reviewer=reviewer, content_hash=scenario.content_hash, defaults={"comment": comment})
     status = review_status(scenario)
