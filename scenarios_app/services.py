@@ -154,7 +154,7 @@ def save_spec(benchmark: Benchmark, spec: ScenarioSpec, author=None) -> SaveOutc
 def new_version(scenario: Scenario, author=None) -> Scenario:
     """Copy a scenario into version n+1 (a draft, not frozen), which becomes current."""
     if not scenario.is_current:
-        raise AuthoringError(f"{scenario} is not the current version; edit the current one")
+        raise AuthoringError(f"Not a new version: {scenario} is not the current version; edit the current one")
     Scenario.objects.filter(pk=scenario.pk).update(is_current=False)
     Question.objects.filter(cfpd__scenario=scenario).update(is_current=False)
     latest = Scenario.objects.filter(benchmark=scenario.benchmark, key=scenario.key).order_by("-version").first()
