@@ -19,6 +19,8 @@ from django.db.models import Max
 from encoding_app.models import Code, ReviewTask
 from runs_app.models import Response, Run
 
+from .chart_text import chart_title
+
 TEMPLATE = "plotly_white"
 PALETTE = ["#1f5fa8", "#d1495b", "#2f8f4e", "#edae49", "#6d4c9f", "#00798c", "#8c564b", "#7f7f7f"]
 CACHE_SECONDS = 60
@@ -58,7 +60,7 @@ def chart(traces: list[dict], layout: dict) -> dict:
 def layout(title, **extra):
     """The charts' common layout: title at the left, legend above, axes that make room for
     their labels; `extra` merged in (a dict into the key's dict)."""
-    base = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left"},
+    base = {"title": chart_title(title),
               "margin": {"l": 60, "r": 20, "t": 70, "b": 40},
               "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
               "xaxis": {"automargin": True}, "yaxis": {"automargin": True},

@@ -9,6 +9,8 @@ and a line at 0. A family with nothing to draw gets no chart (the page says so i
 
 from __future__ import annotations
 
+from .chart_text import chart_title
+
 ACCENT = "#1f5fa8"
 PALETTE = ["#d1495b", "#2f8f4e", "#edae49", "#6d4c9f", "#00798c", "#8c564b", "#7f7f7f"]
 AXES = {"share": {"tickformat": ".0%"}, "percent": {"ticksuffix": ""}, "score": {}}
@@ -23,7 +25,7 @@ def row_label(label: str, condition: str, benchmark: str, benchmarks: int, sourc
 
 
 def _layout(title: str, rows: int, unit: str, **extra) -> dict:
-    return {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left"},
+    return {"title": chart_title(title),
             "height": max(220, 110 + 38 * rows), "margin": {"l": 20, "r": 20, "t": 60, "b": 50},
             "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
             "xaxis": {"automargin": True, "zeroline": False, "gridcolor": "#e6e9ef",

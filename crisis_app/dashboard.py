@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from django.utils import timezone
 
 from analysis_app import forest
+from analysis_app.chart_text import chart_title
 from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.metrics.multiplicity import SHORT_NAMES
 from analysis_app.panels import PALETTE, Panel
@@ -88,9 +89,8 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 
 def _layout(fig: go.Figure, title: str, **extra):
-    # The title at the top of the frame and the legend (up to two rows) beneath it, above the plot.
-    layout = {"title": {"text": title, "font": {"size": 14}, "x": 0, "xanchor": "left", "y": 0.985,
-                        "yref": "container", "yanchor": "top"}, "template": "plotly_white",
+    # The title (wrapped, room of its own) and the legend (up to two rows) beneath it, above the plot.
+    layout = {"title": chart_title(title), "template": "plotly_white",
               "height": 460, "margin": {"l": 60, "r": 20, "t": 100, "b": 60},
               "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}}
     fig.update_layout(**{**layout, **extra})

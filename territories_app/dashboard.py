@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from django.utils import timezone
 
 from analysis_app import forest
+from analysis_app.chart_text import chart_title
 from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.metrics.multiplicity import SHORT_NAMES
 from analysis_app.panels import PALETTE, Panel
@@ -103,9 +104,9 @@ def control_panel(scores: pd.DataFrame) -> Panel:
                              "arrayminus": (values - scores[f"{score}_ci_low"]).clip(lower=0).tolist()})
     fig.add_scatter(name="random baseline", x=labels, y=scores["random_control_cs"], mode="markers+lines",
                     line={"dash": "dot", "color": "#555"})
-    fig.update_layout(title="Control vs Non-control CS with 95% bootstrap CI", barmode="group",
+    fig.update_layout(title=chart_title("Control vs Non-control CS with 95% bootstrap CI"), barmode="group",
                       yaxis={"title": "% naming the controller", "range": [0, 105]}, height=380,
-                      margin={"l": 60, "r": 20, "t": 50, "b": 90}, legend={"orientation": "h", "y": 1.12})
+                      margin={"l": 60, "r": 20, "t": 50, "b": 90}, legend={"orientation": "h", "y": 1, "yanchor": "bottom"})
     return Panel("control", "Control vs Non-control", table, _fig(fig), note)
 
 
@@ -157,7 +158,7 @@ def map_panel(cases: pd.DataFrame, territories: pd.DataFrame) -> Panel:
             hovertemplate="%{text}: %{marker.color:.0f}% of %{customdata[1]} answers name %{customdata[0]}"
                           "<extra></extra>"))
     fig = go.Figure(traces)
-    fig.update_layout(title="Share of non-control answers naming the controller, per territory", height=460,
+    fig.update_layout(title=chart_title("Share of non-control answers naming the controller, per territory"), height=460,
                       showlegend=not unscored.empty, legend={"orientation": "h", "y": -0.02},
                       geo={"showframe": False, "showcoastlines": True, "coastlinecolor": "#9a9a9a",
                            "showland": True, "landcolor": "#ececec", "showcountries": True, "countrycolor": "#ffffff",

@@ -85,6 +85,34 @@
         const covered = subtitle.getBoundingClientRect().bottom - plotTop;
         if (covered > 0) changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 8;
       }
+      // A legend above the plot (layout() puts it there) and the title, both pushing the
+      // top margin, would lie over each other: the title is lifted above the legend.
+      const legend = own ? el.querySelector(".legend") : null;
+      const title = own ? el.querySelector(subtitle ? ".gtitle-subtitle" : ".gtitle") : null;
+      if (legend && title && !changes["title.pad.b"]) {
+        const l = legend.getBoundingClientRect();
+        const t = title.getBoundingClientRect();
+        const covered = t.bottom - l.top;
+        if (l.height && covered > 0 && t.top < l.bottom && t.left < l.right && l.left < t.right) {
+          changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 6;
+        }
+      }
+      // Plotly's automargin does not always make the room a title of several lines (lifted
+      // above a legend) needs, and shrinks a short plot under it: a title passing the
+      // figure's top edge, or lying over the plot, gets a taller margin, and the figure
+      // grows by as much so that the plot keeps its height.
+      const top = own && el._fullLayout ? el.querySelector(".gtitle") : null;
+      const svg = el.querySelector(".main-svg");
+      if (top && svg && !changes["title.pad.b"]) {
+        const frame = svg.getBoundingClientRect();
+        const lowest = (subtitle || top).getBoundingClientRect().bottom;
+        const need = Math.max(frame.top - top.getBoundingClientRect().top,
+                              lowest - (frame.top + el._fullLayout._size.t) + 4);
+        if (need > 0) {
+          changes["margin.t"] = el._fullLayout._size.t + Math.ceil(need) + 6;
+          changes.height = el._fullLayout.height + Math.ceil(need) + 6;
+        }
+      }
       if (!Object.keys(changes).length) break;
       await window.Plotly.relayout(el, changes);
     }

@@ -1,0 +1,83 @@
+"""Every chart's title, axis titles and legend read whole on a phone (390 px) and a laptop
+(1,366 px), in a real browser (issue 38: "Paired difference of rates (model A − model B),
+9…" was cut at the right edge at 390 px). A title's text is all drawn (plotly's own
+layout text, line breaks aside), and its box lies inside its figure; and the page itself is
+no wider than the window (it was 456-536 px wide at 390 px)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_author_browser import log_in
+from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401  (fixture)
+from tests.browser.test_dashboard_charts import demo_like  # noqa: F401  (fixture)
+from tests.browser.test_dashboard_first_day import worker_fills_in
+from tests.integration.test_crisis_dashboard import make_scores
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
+# Per drawn chart, per text (title, subtitle, axis titles, legend entries): what it says,
+# what plotly was asked to write, and how far its box passes the figure's edges.
+TEXTS = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-drawn="1"]')).flatMap(chart => {
+  const svg = chart.querySelector('.main-svg');
+  if (!svg) return [];
+  const s = svg.getBoundingClientRect();
+  const lay = chart.layout || {};
+  const asked = {'.gtitle': lay.title && lay.title.text,
+                 '.gtitle-subtitle': lay.title && lay.title.subtitle && lay.title.subtitle.text};
+  return ['.gtitle', '.gtitle-subtitle', '.xtitle', '.ytitle', '.legendtext'].flatMap(selector =>
+    Array.from(chart.querySelectorAll(selector)).map(text => {
+      const r = text.getBoundingClientRect();
+      return {panel: chart.closest('.chart-panel').id, selector, text: text.textContent,
+              asked: asked[selector] || null,
+              over: Math.max(0, s.left - r.left, r.right - s.right, s.top - r.top, r.bottom - s.bottom),
+              box: [r.left - s.left, r.top - s.top, s.right - r.right, s.bottom - r.bottom].map(Math.round)};
+    }));
+})"""
+
+
+def plain(text):
+    """A text without plotly's line breaks and tags, without spaces (lines are tspans)."""
+    return re.sub(r"\s+", "", re.sub(r"<[^>]+>", "", text or ""))
+
+
+def check_titles_whole(page, url, width, screenshots, shot):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(url, timeout=90_000)
+    for chart in page.locator(".chart-panel .chart[data-drawn]").all():
+        expect(chart).to_have_attribute("data-fitted", "1", timeout=30_000)
+    texts = page.evaluate(TEXTS)
+    assert any(t["selector"] == ".gtitle" for t in texts), url
+    cut = [t for t in texts if t["over"] > 1 or "…" in t["text"]
+           or (t["asked"] and plain(t["asked"]) != plain(t["text"]))]
+    page.screenshot(path=str(screenshots / shot), full_page=True)
+    # Nothing wider than the window (a long Contents link, a select of long options): the
+    # page never scrolls sideways; wide tables scroll inside their own box.
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    sideways = [f"{url} at {width} px: the page is {wide} px wide"] if wide > width else []
+    return sideways + [f"{url} at {width} px: {t}" for t in cut]
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_every_chart_title_reads_whole_on_every_dashboard(
+        width, page, live_server, analyst, demo_like, answered_territories, monkeypatch, screenshots):  # noqa: F811
+    from analysis_app import tasks
+
+    make_scores()
+    queued = []
+    monkeypatch.setattr(tasks.compute_figure, "delay", queued.append)
+    log_in(page, live_server, analyst.username)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    worker_fills_in(page, queued)
+    cut = []
+    for name, path in [("analysis", "/analysis/?iterations=200"),
+                       ("crisis", "/analysis/crisis/?iterations=200"),
+                       ("territories", "/analysis/territories/?iterations=200")]:
+        cut += check_titles_whole(page, live_server.url + path, width, screenshots, f"titles-{name}-{width}.png")
+    assert cut == [], "\n".join(cut)
+    assert page.problems == []
