@@ -40,6 +40,16 @@ BROKER_LIFE_KEY = "cfpd:broker-life"
 _redis = None
 
 
+def redis_client():
+    """This process's client of the broker's Redis (the watcher's probe, the life marker)."""
+    global _redis
+    if _redis is None:
+        import redis
+
+        _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+    return _redis
+
+
 def broker_life(now=None) -> tuple[str, datetime] | None:
     """(marker, born) of the broker's current life: a key written when Redis has none,
     its value a new name and the time it was written. It lives as long as the messages
@@ -49,16 +59,12 @@ def broker_life(now=None) -> tuple[str, datetime] | None:
     fresh broker's run does not take its life for a new one. None on the embedded default
     (the queue folder's files are the messages: nothing removes them but a worker).
     Raises what Redis raises."""
-    global _redis
     if not settings.REDIS_URL:
         return None
-    if _redis is None:
-        import redis
-
-        _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+    client = redis_client()
     now = now or timezone.now()
-    _redis.set(BROKER_LIFE_KEY, f"{uuid.uuid4().hex}@{now.timestamp():.3f}", nx=True)
-    value = (_redis.get(BROKER_LIFE_KEY) or b"").decode()
+    client.set(BROKER_LIFE_KEY, f"{uuid.uuid4().hex}@{now.timestamp():.3f}", nx=True)
+    value = (client.get(BROKER_LIFE_KEY) or b"").decode()
     name, _, born = value.partition("@")
     try:
         return name, datetime.fromtimestamp(float(born), dt_timezone.utc)

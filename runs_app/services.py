@@ -951,8 +951,8 @@ def code_uncoded_answers(now=None, since=None) -> int:
     unfinished = Q(status__in=[Run.Status.QUEUED, Run.Status.RUNNING]) | Q(status=Run.Status.CANCELLED,
                                                                         finished_at__isnull=True)
     runs = Run.objects.filter(kind=Run.Kind.LAUNCH)
-    runs = runs.filter(unfinished | Q(finished_at__gte=since)) if since is not None else runs.filter(
-        unfinished | Q(finished_at__isnull=False))
+    if since is not None:
+        runs = runs.filter(unfinished | Q(finished_at__gte=since))
     total = 0
     for run_id in list(runs.values_list("pk", flat=True)):
         with transaction.atomic():

@@ -38,8 +38,6 @@ import atexit
 import logging
 import os
 import threading
-import time
-import uuid
 from datetime import datetime, timezone
 
 from django.conf import settings
@@ -99,19 +97,11 @@ def probe_database() -> Exception | None:
         return exc
 
 
-_redis = None
-
-
 def probe_broker() -> Exception | None:
     """Redis answers a PING; the embedded default's queue folder takes a file."""
-    global _redis
     try:
         if settings.REDIS_URL:
-            if _redis is None:
-                import redis
-
-                _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
-            _redis.ping()
+            queueing.redis_client().ping()
         else:
             path = settings.QUEUE_DIR / f".probe-{os.getpid()}"
             path.write_bytes(b"1")
@@ -119,13 +109,6 @@ def probe_broker() -> Exception | None:
         return None
     except Exception as exc:  # noqa: BLE001
         return exc
-
-
-def broker_life(now: datetime) -> tuple[str, datetime] | None:
-    """The broker's current life (`queueing.broker_life`), once the probe reached Redis."""
-    if not settings.REDIS_URL or _redis is None:
-        return None
-    return queueing.broker_life(now)
 
 
 def refusing_models(now: datetime) -> dict[int, datetime]:
@@ -163,7 +146,7 @@ def tick(now: datetime | None = None) -> dict:
     life = refusing = None
     if broker_error is None:
         try:
-            life, refusing = broker_life(now), refusing_models(now)
+            life, refusing = queueing.broker_life(now), refusing_models(now)
         except Exception as exc:  # noqa: BLE001 — gone between the PING and now: next look
             health.report(infra.service_of(exc) or broker, now)
     global _first_look
