@@ -1,9 +1,9 @@
 from django.contrib.auth.decorators import login_required
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView
 
 from cfpd_site.api_docs import ApiDocsView, Router, docs_asset
 from cfpd_site.api_errors import not_found
+from cfpd_site.api_schema import SchemaView
 
 from . import api
 
@@ -12,7 +12,7 @@ router.register("models", api.ModelViewSet, basename="api-model")
 router.register("runs", api.RunViewSet, basename="api-run")
 router.register("responses", api.ResponseViewSet, basename="api-response")
 
-urlpatterns = router.urls + [path("schema/", SpectacularAPIView.as_view(), name="api-schema")]
+urlpatterns = router.urls + [path("schema/", SchemaView.as_view(), name="api-schema")]
 
 # The API answers 401/403 itself (DRF authentication) instead of redirecting to the
 # sign-in page as LoginRequiredMiddleware does for pages.

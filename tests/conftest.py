@@ -3,6 +3,7 @@ style): two authors, a third author who reviews, a reviewer, an analyst, an outs
 And the rule of which pass runs which test (tests/passes.py)."""
 
 import os
+from contextlib import contextmanager
 
 import pytest
 
@@ -16,6 +17,27 @@ PASSWORD = "persona-pass-123"
 def _persona(username, role=None, **kwargs):
     user, _ = create_user_with_role(username, PASSWORD, role=role, **kwargs)
     return user
+
+
+@contextmanager
+def rows_for_the_module(django_db_blocker):
+    """Rows made once for a module's tests, in a transaction open for the whole module and
+    rolled back after its last test (issue 37: a fixture of three benchmark families took
+    1.5 s per test). Each test then runs in a savepoint inside it (pytest-django's `db`,
+    as Django's TestCase.setUpTestData does), so every test starts from the same rows and
+    none sees another's. For modules whose tests all use the database without
+    `transaction=True`; a module fixture built with it is requested by every test of the
+    module (a test that did not would still see the rows, made by an earlier test)."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            yield
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,10 @@ SAMPLE = Path(__file__).resolve().parents[2] / "territories_app" / "sample_borde
 
 @pytest.fixture
 def answered_territories():
+    return make_answered_territories()
+
+
+def make_answered_territories():
     """The sample, answered by one model: always the first claimant (A) in every question."""
     call_command("import_borderlines", str(SAMPLE), stdout=io.StringIO(), stderr=io.StringIO())
     benchmark = Benchmark.objects.get(name="borderlines")

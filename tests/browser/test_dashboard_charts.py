@@ -75,6 +75,10 @@ def answer(run, question, model, repeat, rng, lean):
 
 @pytest.fixture
 def demo_like(db):
+    return make_demo_like()
+
+
+def make_demo_like():
     """Six scenarios over the four domains (two- and three-option, with the no-middle
     variant), asked for the five focus actors and a few others, of three models: hawk
     (choice mode, asked once), dove and owl (free text, two repeats, some refusals).

@@ -1,6 +1,7 @@
 """REST API: permissions per role, launching, cancelling, reading responses, the schema."""
 
 import pytest
+from django.test import override_settings
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
@@ -103,6 +104,28 @@ def test_the_openapi_schema_describes_runs(client, analyst):
     assert "openapi: 3" in schema and "/api/runs/{id}/cancel/:" in schema
     assert "#/components/schemas/Launch" in schema
 
+
+
+def test_the_schema_is_made_once_per_format_and_again_after_a_change_of_settings(client, analyst, monkeypatch):
+    from drf_spectacular.generators import SchemaGenerator
+
+    made = []
+    real = SchemaGenerator.get_schema
+    monkeypatch.setattr(SchemaGenerator, "get_schema", lambda self, *a, **k: made.append(1) or real(self, *a, **k))
+    signed_in = api(client, analyst)
+    with override_settings(SPECTACULAR_SETTINGS_TOUCHED=1):  # a change of settings: what was made is forgotten
+        yaml_first, yaml_again = signed_in.get(reverse("api-schema")), signed_in.get(reverse("api-schema"))
+        as_json = signed_in.get(reverse("api-schema"), {"format": "json"})
+        assert len(made) == 2  # YAML once, JSON once
+        assert yaml_first.content == yaml_again.content and yaml_first["Content-Type"] == yaml_again["Content-Type"]
+        assert yaml_again["Content-Type"].startswith("application/vnd.oai.openapi")
+        assert as_json.json()["paths"]["/api/runs/{id}/cancel/"] and as_json["Content-Type"].startswith(
+            "application/vnd.oai.openapi+json")
+        assert 'filename="CFPD Workbench API.yaml"' in yaml_again["Content-Disposition"]
+    signed_in.get(reverse("api-schema"))
+    assert len(made) == 3  # the settings changed back: made again
+    client.logout()
+    assert client.get(reverse("api-schema")).status_code in (401, 403)  # what was made is still for signed-in callers
 
 def test_the_api_root_lists_every_endpoint_and_the_way_back_to_the_site(client, analyst):
     root = api(client, analyst).get("/api/", HTTP_ACCEPT="application/json").json()

@@ -32,9 +32,9 @@ from benchmarks_app.lettering import LETTERS
 from benchmarks_app.models import Benchmark, Condition, Question
 from crisis_app.models import GroupScore
 from runs_app.models import LLMModel, Response, Run
-from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401  (fixture)
-from tests.browser.test_dashboard_charts import demo_like  # noqa: F401  (fixture)
-from tests.conftest import PASSWORD
+from tests.browser.test_borderlines_browser import make_answered_territories
+from tests.browser.test_dashboard_charts import make_demo_like
+from tests.conftest import PASSWORD, rows_for_the_module
 from tests.integration.test_crisis_dashboard import make_scores
 
 pytestmark = pytest.mark.django_db
@@ -73,9 +73,18 @@ def seed_three_families(hawk_name="hawk", crisis_hawk=None, crisis_dove="dove"):
     return made
 
 
+@pytest.fixture(scope="module")
+def three_families_rows(django_db_setup, django_db_blocker):
+    """The three families' rows, made once for the module (every test of it uses them)."""
+    with rows_for_the_module(django_db_blocker):
+        make_demo_like()
+        make_answered_territories()
+        yield seed_three_families()
+
+
 @pytest.fixture
-def three_families(demo_like, answered_territories):  # noqa: F811
-    return seed_three_families()
+def three_families(three_families_rows, db):
+    return three_families_rows
 
 
 @pytest.fixture

@@ -20,9 +20,7 @@ from django.urls import reverse
 from formats_app import report_drawing, report_exports, report_folder
 from formats_app.models import ReportExport
 from runs_app.models import LLMModel
-from tests.browser.test_borderlines_browser import answered_territories  # noqa: F401 (fixture)
-from tests.browser.test_dashboard_charts import demo_like  # noqa: F401 (fixture)
-from tests.integration.test_model_profiles import inline, three_families  # noqa: F401 (fixtures)
+from tests.integration.test_model_profiles import inline, three_families, three_families_rows  # noqa: F401 (fixtures)
 from tests.integration.test_report_export_views import ask, queued, run_worker  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.django_db]
