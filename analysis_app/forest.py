@@ -72,6 +72,5 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
         height=max(340, 190 + ROW_HEIGHT * len(labels)), margin={"t": 40}, shapes=[zero], showlegend=False,
         # With scattermode "group" plotly keeps the trace horizontal (one trace is no group).
         scattermode="group")
-    shape["title"].update(automargin=True, yref="paper", y=1, yanchor="bottom", pad={"b": 32},
-                          subtitle={"text": wrapped(key, KEY_CHARS), "font": {"size": 12, "color": "#4a5260"}})
+    shape["title"].update(subtitle={"text": wrapped(key, KEY_CHARS), "font": {"size": 12, "color": "#4a5260"}})
     return chart(traces, shape)
