@@ -35,6 +35,23 @@
       return lines.join("<br>");
     }).join("<br>");
   }
+  // A y tick label broken at its " · " (the parts of a category: action · domain ·
+  // category), a part longer than a line at spaces.
+  function breakLabel(text, chars) {
+    return String(text).split(/<br\s*\/?>/i).map((line) => {
+      if (line.length <= chars) return line;
+      const parts = line.split(" · ");
+      const lines = [];
+      let current = "";
+      parts.forEach((part, i) => {
+        const piece = i < parts.length - 1 ? part + " ·" : part;
+        if (current && (current + " " + piece).length > chars) { lines.push(current); current = piece; }
+        else current = current ? current + " " + piece : piece;
+      });
+      if (current) lines.push(current);
+      return lines.map((part) => breakLines(part, chars)).join("<br>");
+    }).join("<br>");
+  }
   // Returns whether the title is one refit places (one at the figure's top making its own
   // room: analysis_app/chart_text.py), taking it from plotly's automargin, which moves a
   // title of several lines by a line or more as the margin it pushes comes and goes (its
@@ -70,6 +87,7 @@
   }
   const TITLE_TOP = 8; // px between the figure's top and its title's
   async function refit(el, placed) {
+    let broken = false; // the y tick labels, by refit (a figure's own are left alone)
     for (let round = 0; round < 4; round++) {
       const layout = el.layout || {};
       const changes = {};
@@ -109,6 +127,36 @@
         if (need > 0.5) {
           changes["margin.t"] = size.t + Math.ceil(need);
           changes.height = el._fullLayout.height + Math.ceil(need);
+        }
+      }
+      // Long y tick labels (a codified action · its domain · its category) passed the
+      // figure's left edge on a phone: plotly gives an axis's labels at most the figure's
+      // width less 64 px, and never breaks one. Labels wider than half the figure are
+      // broken at " · " (then at spaces) into lines that fit it, and the rows get the
+      // height their lines need.
+      const yaxis = el._fullLayout && el._fullLayout.yaxis;
+      const ticks = Array.from(el.querySelectorAll(".ytick text")).map((text) => text.getBoundingClientRect().width);
+      if (svg && yaxis && yaxis.type === "category" && yaxis._categories && ticks.length
+          && (broken || !(layout.yaxis || {}).tickvals)) {
+        const room = svg.getBoundingClientRect().width / 2;
+        const widest = Math.max(...ticks);
+        if (widest > room) {
+          const categories = yaxis._categories.slice();
+          const shown = (layout.yaxis || {}).ticktext || categories;
+          const longest = Math.max(...shown.map((label) => Math.max(...String(label).split(/<br\s*\/?>/i)
+            .map((line) => line.length))));
+          const chars = Math.max(8, Math.floor(longest * room / widest));
+          const labels = shown.map((label) => breakLabel(label, chars));
+          changes["yaxis.tickmode"] = "array";
+          changes["yaxis.tickvals"] = categories;
+          changes["yaxis.ticktext"] = labels;
+          broken = true;
+          const lines = Math.max(...labels.map((label) => label.split("<br>").length));
+          const pitch = size.h / categories.length;
+          const needed = lines * (((yaxis.tickfont || {}).size) || 12) * 1.3 + 6;
+          if (pitch < needed) {
+            changes.height = (changes.height || el._fullLayout.height) + Math.ceil((needed - pitch) * categories.length);
+          }
         }
       }
       if (!Object.keys(changes).length) break;
