@@ -155,7 +155,8 @@
           const pitch = size.h / categories.length;
           const needed = lines * (((yaxis.tickfont || {}).size) || 12) * 1.3 + 6;
           if (pitch < needed) {
-            changes.height = (changes.height || el._fullLayout.height) + Math.ceil((needed - pitch) * categories.length);
+            const grown = Math.ceil((needed - pitch) * categories.length);
+            changes.height = (changes.height || el._fullLayout.height) + grown;
           }
         }
       }

@@ -96,8 +96,9 @@ def check_laid_out_clear(page, url, width, screenshots, name):
         cut = [f"{t['text']!r} ({t['left']:.0f} px)" for t in chart["ticks"] if t["left"] < -0.5]
         if cut:
             faults.append(f"{where}: y tick labels past the figure's left edge: {', '.join(cut)}")
-    for chart in page.locator(".chart-panel:has(.chart[data-drawn='1'])").all():
-        chart.locator(".chart").first.screenshot(path=str(screenshots / f"layout-{name}-{chart.get_attribute('id')}-{width}.png"))
+    for panel in page.locator(".chart-panel:has(.chart[data-drawn='1'])").all():
+        shot = screenshots / f"layout-{name}-{panel.get_attribute('id')}-{width}.png"
+        panel.locator(".chart").first.screenshot(path=str(shot))
     return faults
 
 
