@@ -27,10 +27,16 @@ def wrapped(text: str, chars: int) -> str:
 
 
 def chart_title(text: str, size: int = 14) -> dict:
-    """Every chart's title: at the left, wrapped, above the plot with room of its own
-    (automargin pushes the top margin as its lines need). Plotly cuts a title that passes
+    """Every chart's title: at the left, wrapped, at the figure's top with room of its own
+    (automargin reserves the top margin its lines need). Plotly cuts a title that passes
     the figure's edge and never wraps one: at 390 px "Paired difference of rates (model A −
     model B), 9…" (issue 38); `static/js/dashboard.js` breaks the lines again for a narrower
-    chart and lifts the title above a legend it would lie over."""
+    chart and moves the plot and a legend down when they would lie under the title.
+
+    Anchored to the figure's top (yref "container") rather than to the plot's: plotly
+    lifts the lines of a plot-anchored title above the plot only while they push the
+    margin, so a title of three lines within the 70 px margin hung over the plot (the
+    dyads heatmap's top row at 390 px), and each margin made for it moved it down again
+    (about 100 px blank above titles at 390 px)."""
     return {"text": wrapped(text, TITLE_CHARS), "font": {"size": size}, "x": 0, "xanchor": "left",
-            "automargin": True, "yref": "paper", "y": 1, "yanchor": "bottom", "pad": {"b": 8}}
+            "automargin": True, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8, "b": 8}}

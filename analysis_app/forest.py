@@ -61,9 +61,9 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
             "line": {"color": "#555", "width": 1.5, "dash": "dash"}}
     picked = (f"the {len(rows)} with the smallest adjusted p of {eligible}" if eligible > len(rows)
               else f"all {len(rows)}")
-    # The title wrapped and the key in a subtitle under it, wrapped too, both pushing the
-    # top margin as they need (automargin): one long line was cut at the right edge
-    # (issue 38). Left-aligned, they keep the figure's width whatever the labels take.
+    # The title wrapped and the key in a subtitle under it, wrapped too, both at the
+    # figure's top with room of their own (chart_text.chart_title): one long line was cut
+    # at the right edge (issue 38). Left-aligned, they keep the figure's width whatever the labels take.
     key = f"★ dark: significant after {correction} · {picked} with an interval drawn"
     shape = layout(
         wrapped(title, TITLE_CHARS),
@@ -72,6 +72,5 @@ def forest_figure(table: pd.DataFrame, title: str, axis_title: str, count: str, 
         height=max(340, 190 + ROW_HEIGHT * len(labels)), margin={"t": 40}, shapes=[zero], showlegend=False,
         # With scattermode "group" plotly keeps the trace horizontal (one trace is no group).
         scattermode="group")
-    shape["title"].update(automargin=True, yref="paper", y=1, yanchor="bottom", pad={"b": 32},
-                          subtitle={"text": wrapped(key, KEY_CHARS), "font": {"size": 12, "color": "#4a5260"}})
+    shape["title"].update(subtitle={"text": wrapped(key, KEY_CHARS), "font": {"size": 12, "color": "#4a5260"}})
     return chart(traces, shape)

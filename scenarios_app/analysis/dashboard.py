@@ -233,8 +233,7 @@ def differences_figure(table: pd.DataFrame) -> dict:
                                                         "title": {"text": "← model B higher · model A higher →"}},
                                   yaxis={"categoryorder": "array", "categoryarray": labels[::-1]},
                                   scattermode="group", scattergap=0.4,
-                                  height=max(360, 140 + len(labels) * (18 + 10 * pairs)),
-                                  margin={"t": 120}, shapes=[zero]))
+                                  height=max(360, 140 + len(labels) * (18 + 10 * pairs)), shapes=[zero]))
 
 
 def robustness_figure(table: pd.DataFrame, colours) -> dict | None:

@@ -35,10 +35,33 @@
       return lines.join("<br>");
     }).join("<br>");
   }
+  // A y tick label broken at its " · " (the parts of a category: action · domain ·
+  // category), a part longer than a line at spaces.
+  function breakLabel(text, chars) {
+    return String(text).split(/<br\s*\/?>/i).map((line) => {
+      if (line.length <= chars) return line;
+      const parts = line.split(" · ");
+      const lines = [];
+      let current = "";
+      parts.forEach((part, i) => {
+        const piece = i < parts.length - 1 ? part + " ·" : part;
+        if (current && (current + " " + piece).length > chars) { lines.push(current); current = piece; }
+        else current = current ? current + " " + piece : piece;
+      });
+      if (current) lines.push(current);
+      return lines.map((part) => breakLines(part, chars)).join("<br>");
+    }).join("<br>");
+  }
+  // Returns whether the title is one refit places (one at the figure's top making its own
+  // room: analysis_app/chart_text.py), taking it from plotly's automargin, which moves a
+  // title of several lines by a line or more as the margin it pushes comes and goes (its
+  // first line passed the figure's top, and each taller margin moved it again).
   function fitTitles(layout, width) {
-    if (!width) return;
     const title = layout.title;
-    if (title && title.automargin && title.text) {
+    const placed = Boolean(title && title.automargin && title.text && title.yref === "container");
+    if (placed) title.automargin = false;
+    if (!width) return placed;
+    if (placed) {
       title.text = breakLines(title.text, Math.max(16, Math.floor((width - 30) / ((title.font || {}).size || 14) * 1.9)));
       const subtitle = title.subtitle;
       if (subtitle && subtitle.text) {
@@ -50,6 +73,7 @@
     if (axis && axis.text) {
       axis.text = breakLines(axis.text, Math.max(16, Math.floor((width - 60) / ((axis.font || {}).size || 14) * 1.9)));
     }
+    return placed;
   }
   // Then, drawn, a title still past the figure's edge is broken shorter, in proportion
   // (the x-axis title is centred on the plotting area, which long labels push right: it
@@ -61,11 +85,13 @@
     const r = text.getBoundingClientRect();
     return Math.max(0, s.left - r.left, r.right - s.right);
   }
-  async function refit(el) {
+  const TITLE_TOP = 8; // px between the figure's top and its title's
+  async function refit(el, placed) {
+    let broken = false; // the y tick labels, by refit (a figure's own are left alone)
     for (let round = 0; round < 4; round++) {
       const layout = el.layout || {};
       const changes = {};
-      const own = layout.title && layout.title.automargin ? layout.title : null;
+      const own = placed ? layout.title : null;
       const titles = [[".gtitle", "title.text", own, 1],
                       [".gtitle-subtitle", "title.subtitle.text", own && own.subtitle, 1],
                       [".xtitle", "xaxis.title.text", layout.xaxis && layout.xaxis.title, 2]];
@@ -77,40 +103,61 @@
         const longest = Math.max(...String(title.text).split(/<br\s*\/?>/i).map((line) => line.length));
         changes[path] = breakLines(title.text, Math.max(8, Math.floor(longest * (width - sides * over) / width) - 1));
       }
-      // Plotly's automargin makes room for a subtitle's first line only: lines below it
-      // would lie over the plot, so the title's padding grows by what they cover.
-      const subtitle = own && own.subtitle && own.subtitle.text ? el.querySelector(".gtitle-subtitle") : null;
-      if (subtitle && el._fullLayout) {
-        const plotTop = el.querySelector(".main-svg").getBoundingClientRect().top + el._fullLayout._size.t;
-        const covered = subtitle.getBoundingClientRect().bottom - plotTop;
-        if (covered > 0) changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 8;
-      }
-      // A legend above the plot (layout() puts it there) and the title, both pushing the
-      // top margin, would lie over each other: the title is lifted above the legend.
-      const legend = own ? el.querySelector(".legend") : null;
-      const title = own ? el.querySelector(subtitle ? ".gtitle-subtitle" : ".gtitle") : null;
-      if (legend && title && !changes["title.pad.b"]) {
-        const l = legend.getBoundingClientRect();
-        const t = title.getBoundingClientRect();
-        const covered = t.bottom - l.top;
-        if (l.height && covered > 0 && t.top < l.bottom && t.left < l.right && l.left < t.right) {
-          changes["title.pad.b"] = ((own.pad || {}).b || 0) + Math.ceil(covered) + 6;
+      // A placed title's top is brought TITLE_TOP below the figure's (plotly sets the
+      // baseline of a title's first line where it sets the top of a one-line title), and
+      // whatever lies under it (the plot, a legend, a colour bar) is moved down by the
+      // room it lacks, the figure growing as much so that the plot keeps its height. The
+      // title moves with neither the margin nor the figure's height: once is enough (one
+      // anchored to the plot moved down with each taller margin, and at 390 px about
+      // 100 px lay blank above it, issue 38).
+      const size = el._fullLayout && el._fullLayout._size;
+      const svg = el.querySelector(".main-svg");
+      const title = placed && svg ? Array.from(el.querySelectorAll(".gtitle, .gtitle-subtitle"))
+        .map((text) => text.getBoundingClientRect()).filter((r) => r.height) : [];
+      if (title.length && size) {
+        const frame = svg.getBoundingClientRect();
+        const shift = TITLE_TOP - (Math.min(...title.map((r) => r.top)) - frame.top);
+        if (Math.abs(shift) > 1) changes["title.pad.t"] = Math.max(0, ((own.pad || {}).t || 0) + Math.round(shift));
+        const left = Math.min(...title.map((r) => r.left));
+        const right = Math.max(...title.map((r) => r.right));
+        const under = Array.from(el.querySelectorAll(".legend .bg, .colorbar .cbbg"))
+          .map((box) => box.getBoundingClientRect()).filter((r) => r.height && r.left < right && left < r.right)
+          .map((r) => r.top);
+        const need = Math.max(...title.map((r) => r.bottom)) + shift + 6 - Math.min(frame.top + size.t, ...under);
+        if (need > 0.5) {
+          changes["margin.t"] = size.t + Math.ceil(need);
+          changes.height = el._fullLayout.height + Math.ceil(need);
         }
       }
-      // Plotly's automargin does not always make the room a title of several lines (lifted
-      // above a legend) needs, and shrinks a short plot under it: a title passing the
-      // figure's top edge, or lying over the plot, gets a taller margin, and the figure
-      // grows by as much so that the plot keeps its height.
-      const top = own && el._fullLayout ? el.querySelector(".gtitle") : null;
-      const svg = el.querySelector(".main-svg");
-      if (top && svg && !changes["title.pad.b"]) {
-        const frame = svg.getBoundingClientRect();
-        const lowest = (subtitle || top).getBoundingClientRect().bottom;
-        const need = Math.max(frame.top - top.getBoundingClientRect().top,
-                              lowest - (frame.top + el._fullLayout._size.t) + 4);
-        if (need > 0) {
-          changes["margin.t"] = el._fullLayout._size.t + Math.ceil(need) + 6;
-          changes.height = el._fullLayout.height + Math.ceil(need) + 6;
+      // Long y tick labels (a codified action · its domain · its category) passed the
+      // figure's left edge on a phone: plotly gives an axis's labels at most the figure's
+      // width less 64 px, and never breaks one. Labels wider than half the figure are
+      // broken at " · " (then at spaces) into lines that fit it, and the rows get the
+      // height their lines need.
+      const yaxis = el._fullLayout && el._fullLayout.yaxis;
+      const ticks = Array.from(el.querySelectorAll(".ytick text")).map((text) => text.getBoundingClientRect().width);
+      if (svg && yaxis && yaxis.type === "category" && yaxis._categories && ticks.length
+          && (broken || !(layout.yaxis || {}).tickvals)) {
+        const room = svg.getBoundingClientRect().width / 2;
+        const widest = Math.max(...ticks);
+        if (widest > room) {
+          const categories = yaxis._categories.slice();
+          const shown = (layout.yaxis || {}).ticktext || categories;
+          const longest = Math.max(...shown.map((label) => Math.max(...String(label).split(/<br\s*\/?>/i)
+            .map((line) => line.length))));
+          const chars = Math.max(8, Math.floor(longest * room / widest));
+          const labels = shown.map((label) => breakLabel(label, chars));
+          changes["yaxis.tickmode"] = "array";
+          changes["yaxis.tickvals"] = categories;
+          changes["yaxis.ticktext"] = labels;
+          broken = true;
+          const lines = Math.max(...labels.map((label) => label.split("<br>").length));
+          const pitch = size.h / categories.length;
+          const needed = lines * (((yaxis.tickfont || {}).size) || 12) * 1.3 + 6;
+          if (pitch < needed) {
+            const grown = Math.ceil((needed - pitch) * categories.length);
+            changes.height = (changes.height || el._fullLayout.height) + grown;
+          }
         }
       }
       if (!Object.keys(changes).length) break;
@@ -122,12 +169,12 @@
     const source = document.getElementById(el.dataset.figure);
     if (!source || !window.Plotly) continue;
     const figure = JSON.parse(source.textContent);
-    fitTitles(figure.layout || {}, el.clientWidth);
+    const placed = fitTitles(figure.layout || {}, el.clientWidth);
     const config = { responsive: true, displaylogo: false };
     // Maps read their country shapes from this site (static/topojson), never from a CDN.
     if (el.dataset.topojson) config.topojsonURL = el.dataset.topojson;
     Promise.resolve(window.Plotly.newPlot(el, figure.data || [], figure.layout || {}, config))
-      .then(() => refit(el)).catch(() => { el.dataset.fitted = "1"; });
+      .then(() => refit(el, placed)).catch(() => { el.dataset.fitted = "1"; });
     el.dataset.drawn = "1";
   }
   // Charts change the page's height as they draw: go to the panel in the URL again.

@@ -2,7 +2,13 @@
 (1,366 px), in a real browser (issue 38: "Paired difference of rates (model A − model B),
 9…" was cut at the right edge at 390 px). A title's text is all drawn (plotly's own
 layout text, line breaks aside), and its box lies inside its figure; and the page itself is
-no wider than the window (it was 456-536 px wide at 390 px)."""
+no wider than the window (it was 456-536 px wide at 390 px).
+
+And each chart is laid out clear: its title lies above its plot (the dyads heatmap's third
+title line covered the grid's top row at 390 px), close under the figure's top (about
+100 px lay blank above it, the room counted twice: plotly's automargin and dashboard.js's
+taller margin), and its y tick labels inside the figure (the codified actions' long labels
+were cut at its left edge)."""
 
 import re
 
@@ -39,6 +45,62 @@ TEXTS = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-
     }));
 })"""
 
+# Per drawn chart, the boxes, relative to its figure's top left, of its title (with its
+# subtitle), its plot (the plotting area, or a map's), its legend, and each y tick label.
+BOXES = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-drawn="1"]')).flatMap(chart => {
+  const svg = chart.querySelector('.main-svg');
+  if (!svg) return [];
+  const s = svg.getBoundingClientRect();
+  const box = r => ({left: r.left - s.left, top: r.top - s.top, right: r.right - s.left, bottom: r.bottom - s.top});
+  const union = selector => {
+    const rs = Array.from(chart.querySelectorAll(selector)).map(e => e.getBoundingClientRect())
+      .filter(r => r.width && r.height);
+    return rs.length ? box({left: Math.min(...rs.map(r => r.left)), top: Math.min(...rs.map(r => r.top)),
+                            right: Math.max(...rs.map(r => r.right)), bottom: Math.max(...rs.map(r => r.bottom))})
+                     : null;
+  };
+  return [{panel: chart.closest('.chart-panel').id, width: s.width,
+           title: union('.gtitle, .gtitle-subtitle'), plot: union('.nsewdrag, .heatmaplayer image, .geolayer .bg rect'),
+           legend: union('.legend .bg'),
+           ticks: Array.from(chart.querySelectorAll('.ytick text')).map(t => ({text: t.textContent,
+                                                                              ...box(t.getBoundingClientRect())}))}];
+})"""
+# How far below the figure's top a title may begin: its own padding and a little more.
+TITLE_GAP = 40
+
+
+def crossing(a, b):
+    """How far boxes `a` and `b` lie over each other, vertically (0 if they do not meet)."""
+    if not a or not b or a["right"] <= b["left"] or b["right"] <= a["left"]:
+        return 0
+    return max(0, min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]))
+
+
+def check_laid_out_clear(page, url, width, screenshots, name):
+    """Faults in each chart's layout on the page drawn at `width`: a title over its plot or
+    its legend, far below the figure's top, a y tick label past the figure's left edge.
+    Saves each chart's picture (layout-<page>-<panel>-<width>.png)."""
+    faults = []
+    for chart in page.evaluate(BOXES):
+        where = f"{url} at {width} px, {chart['panel']}"
+        title, plot, legend = chart["title"], chart["plot"], chart["legend"]
+        if not title or not plot:
+            faults.append(f"{where}: no title ({title}) or no plot ({plot}) found")
+            continue
+        if crossing(title, plot) > 1:
+            faults.append(f"{where}: the title {title} lies over the plot {plot}")
+        if crossing(title, legend) > 1:
+            faults.append(f"{where}: the title {title} lies over the legend {legend}")
+        if title["top"] > TITLE_GAP:
+            faults.append(f"{where}: {title['top']:.0f} px blank above the title")
+        cut = [f"{t['text']!r} ({t['left']:.0f} px)" for t in chart["ticks"] if t["left"] < -0.5]
+        if cut:
+            faults.append(f"{where}: y tick labels past the figure's left edge: {', '.join(cut)}")
+    for panel in page.locator(".chart-panel:has(.chart[data-drawn='1'])").all():
+        shot = screenshots / f"layout-{name}-{panel.get_attribute('id')}-{width}.png"
+        panel.locator(".chart").first.screenshot(path=str(shot))
+    return faults
+
 
 def plain(text):
     """A text without plotly's line breaks and tags, without spaces (lines are tspans)."""
@@ -74,10 +136,12 @@ def test_every_chart_title_reads_whole_on_every_dashboard(
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(f"{live_server.url}/analysis/?iterations=200")
     worker_fills_in(page, queued)
-    cut = []
+    cut, unclear = [], []
     for name, path in [("analysis", "/analysis/?iterations=200"),
                        ("crisis", "/analysis/crisis/?iterations=200"),
                        ("territories", "/analysis/territories/?iterations=200")]:
         cut += check_titles_whole(page, live_server.url + path, width, screenshots, f"titles-{name}-{width}.png")
+        unclear += check_laid_out_clear(page, live_server.url + path, width, screenshots, name)
     assert cut == [], "\n".join(cut)
+    assert unclear == [], "\n".join(unclear)
     assert page.problems == []

@@ -36,7 +36,7 @@ def test_the_title_is_wrapped_and_makes_its_own_room():
     title = figure()["layout"]["title"]
     assert all(len(line) <= forest.TITLE_CHARS for line in title["text"].split("<br>"))
     assert title["text"].replace("<br>", " ") == CFPD_TITLE
-    assert title["automargin"] is True and title["yref"] == "paper"
+    assert title["automargin"] is True and (title["yref"], title["yanchor"]) == ("container", "top")
 
 
 def test_the_key_is_a_subtitle_under_the_title():
