@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from http.cookies import SimpleCookie
 from urllib.parse import quote, urlencode
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.http import QueryDict
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -32,7 +34,7 @@ from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, rows_for_the_module
 from tests.factories import escalation_spec
 
 # Its ~300 routes are independent (a world per test): dealt out to every xdist worker.
@@ -112,32 +114,48 @@ def record_params(get_response):
     return middleware
 
 
+@pytest.fixture(scope="module")
+def world_rows(django_db_setup, django_db_blocker):
+    """One of each thing a URL can name, and a client signed in per role: made once for the
+    module's tests in this process (tests.conftest.rows_for_the_module), each test in a
+    savepoint of it, so a POST of one test is undone before the next."""
+    with rows_for_the_module(django_db_blocker):
+        CodingPolicy.objects.update_or_create(pk=1, defaults={"double_coding_share": 0, "audit_share": 0})
+        benchmark = Benchmark.objects.create(name="fuzz")
+        authoring.save_spec(benchmark, escalation_spec())
+        model = LLMModel.objects.create(name="hawk", litellm_model="openai/x")
+        run = Run.objects.create(benchmark=benchmark, status="done")
+        run.llm_models.set([model])
+        responses = []
+        for question, text in zip(benchmark.questions.order_by("pk"), ["B", "A or B, hard to say"]):
+            response = Response.objects.create(run=run, question=question, model=model, status="done",
+                                               raw_output=text, option_order=[0, 1])
+            responses_answered.send(sender=Response, response_ids=[response.pk])
+            responses.append(response)
+        clients = {}
+        for role, group in ROLES.items():
+            client = Client(raise_request_exception=False)
+            if role != "anonymous":
+                user, _ = create_user_with_role(f"fuzz-{role}", PASSWORD, role=group)
+                client.force_login(user)
+            clients[role] = client
+        task = ReviewTask.objects.order_by("pk").first()
+        cookies = {role: {k: v.value for k, v in client.cookies.items()} for role, client in clients.items()}
+        yield {"clients": clients, "cookies": cookies,
+               "run": run, "model": model, "benchmark": benchmark, "response": responses[0], "task": task,
+               "scenario": benchmark.scenarios.first()}
+
+
 @pytest.fixture
-def world(settings):
-    """One of each thing a URL can name, and a client signed in per role."""
+def world(world_rows, db, settings):
+    """The module's rows, each role's client holding its own session again (a request of
+    an earlier test may have replaced its cookie: the session it named was rolled back)."""
     settings.MIDDLEWARE = [f"{__name__}.record_params", *settings.MIDDLEWARE]
-    CodingPolicy.objects.update_or_create(pk=1, defaults={"double_coding_share": 0, "audit_share": 0})
-    benchmark = Benchmark.objects.create(name="fuzz")
-    authoring.save_spec(benchmark, escalation_spec())
-    model = LLMModel.objects.create(name="hawk", litellm_model="openai/x")
-    run = Run.objects.create(benchmark=benchmark, status="done")
-    run.llm_models.set([model])
-    responses = []
-    for question, text in zip(benchmark.questions.order_by("pk"), ["B", "A or B, hard to say"]):
-        response = Response.objects.create(run=run, question=question, model=model, status="done",
-                                           raw_output=text, option_order=[0, 1])
-        responses_answered.send(sender=Response, response_ids=[response.pk])
-        responses.append(response)
-    clients = {}
-    for role, group in ROLES.items():
-        client = Client(raise_request_exception=False)
-        if role != "anonymous":
-            user, _ = create_user_with_role(f"fuzz-{role}", PASSWORD, role=group)
-            client.force_login(user)
-        clients[role] = client
-    task = ReviewTask.objects.order_by("pk").first()
-    return {"clients": clients, "run": run, "model": model, "benchmark": benchmark, "response": responses[0],
-            "task": task, "scenario": benchmark.scenarios.first()}
+    for role, client in world_rows["clients"].items():
+        client.cookies = SimpleCookie(world_rows["cookies"][role])
+        if role != "anonymous":  # still signed in: its session is among the module's rows
+            assert Session.objects.filter(session_key=client.cookies[settings.SESSION_COOKIE_NAME].value).exists()
+    return world_rows
 
 
 def _good_value(route, kwarg, world):
