@@ -104,8 +104,13 @@ def demo_actors(db):
 
 def pytest_configure(config):
     """A SQLite test database left by an earlier session is recreated by Django, but its
-    WAL files are not: stale ones make SQLite report a disk I/O error. Remove them."""
+    WAL files are not: stale ones make SQLite report a disk I/O error. Remove them.
+    And the rows of a `serialized_rollback` test put back table by table (tests/db_restore.py)."""
     from django.conf import settings
+
+    from tests import db_restore
+
+    db_restore.install()
 
     test_name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
     if test_name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
