@@ -1,0 +1,75 @@
+"""What a request of the API's OpenAPI schema (`/api/schema/`) costs, as drf-spectacular's
+view makes it (the whole schema generated at every request) and as the product serves it
+(`cfpd_site.api_schema.SchemaView`: made once per process per format, then served as it
+was written).
+
+On a throwaway SQLite database (migrated in a temporary folder), a signed-in analyst asks
+both views alternately, as YAML (the default) and as JSON, --requests times each; prints
+the median milliseconds per request of each and their ratio, one JSON line per view.
+
+    .venv/bin/python bench/api_schema.py [--requests 20]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=20)
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="cfpd-bench-schema-")
+    os.environ.update(CFPD_VAR_DIR=folder, CFPD_ENV_FILE="", DJANGO_SETTINGS_MODULE="cfpd_site.settings",
+                      SECRET_KEY=os.environ.get("SECRET_KEY", "bench-only"), SECURE_SSL_REDIRECT="false")
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], check=True)
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.test import RequestFactory
+    from drf_spectacular.views import SpectacularAPIView
+
+    from accounts.services import create_user_with_role
+    from cfpd_site.api_schema import SchemaView
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    user, _ = create_user_with_role("bench-analyst", "bench-pass-123", role="analysts")
+    factory = RequestFactory()
+    views = {"drf-spectacular (made per request)": SpectacularAPIView.as_view(),
+             "product (made once per process)": SchemaView.as_view()}
+    timings = {name: [] for name in views}
+    sizes = {}
+    for i in range(args.requests):
+        query = {"format": "json"} if i % 2 else {}
+        for name, view in views.items():
+            request = factory.get("/api/schema/", query)
+            request.user = user
+            started = time.perf_counter()
+            response = view(request)
+            if hasattr(response, "render"):
+                response.render()
+            timings[name].append(time.perf_counter() - started)
+            assert response.status_code == 200, response.status_code
+            sizes.setdefault((name, i % 2), len(response.content))
+    assert sizes[(list(views)[0], 0)] == sizes[(list(views)[1], 0)], sizes  # the same schema, byte for byte in size
+    medians = {name: statistics.median(seconds) * 1000 for name, seconds in timings.items()}
+    for name, ms in medians.items():
+        print(json.dumps({"view": name, "median_ms": round(ms, 2), "requests": args.requests}))
+    first, second = medians.values()
+    print(f"ratio: {first / second:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
