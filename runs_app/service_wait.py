@@ -65,68 +65,91 @@ def watch_services(down: dict, ended: dict | None = None, now=None, broker_life:
             state = dict(run.service_wait or {})
             waiting = state.get("waiting")
             if not Run.objects.filter(unfinished, pk=run.pk).exists():
-                refused = state.pop("refusing", None) is not None  # its units no longer wait
-                if not down and waiting is not None:
-                    state.pop("waiting", None)
-                    state.update(recovered_at=now.isoformat(), requeued=0, last=waiting)
-                    Run.objects.filter(pk=run.pk).update(service_wait=state)
-                elif refused:
-                    Run.objects.filter(pk=run.pk).update(service_wait=state)
+                _clear_finished(run, state, waiting, down, now)
                 continue
-            open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
             if down and run.status != Run.Status.CANCELLED:
-                service, since = min(down.items(), key=lambda item: item[1])
-                # An outage this watcher saw begin before the last recovery was that one.
-                recovered_at = state.get("recovered_at")
-                if waiting is None and recovered_at and since.isoformat() <= recovered_at:
-                    continue
-                notice = {"service": service, "since": since.isoformat(), "units": open_units.count()}
-                if waiting != notice:
-                    state["waiting"] = notice
-                    Run.objects.filter(pk=run.pk).update(service_wait=state)
-                    noted += 1
+                noted += _note_waiting(run, state, waiting, down)
                 continue
-            lost_messages = (waiting is not None and waiting["service"] in BROKERS) or any(
-                service in BROKERS and since.isoformat() > (state.get("recovered_at") or "")
-                for service, since in ended.items())
-            changed = False
-            if refusing is not None:
-                names = dict(run.llm_models.filter(pk__in=list(refusing)).values_list("pk", "name"))
-                now_refusing = {names[pk]: since.isoformat() for pk, since in refusing.items() if pk in names}
-                if now_refusing != state.get("refusing", {}):
-                    # Kept only while some model refuses: a run finished with it is watched once more.
-                    state.pop("refusing", None)
-                    state.update({"refusing": now_refusing} if now_refusing else {})
-                    changed = True
-            if broker_life is not None and run.status != Run.Status.CANCELLED:
-                marker, born = broker_life
-                known = state.get("broker_life")
-                if known != marker:
-                    emptied = known is not None or born > (run.started_at or run.created_at)
-                    state["broker_life"] = marker
-                    changed = True
-                    if emptied and not lost_messages:
-                        ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
-                        if ids:
-                            queueing.enqueue(ids)
-                        state["emptied"] = {"at": now.isoformat(), "units": len(ids)}
-                        requeued += len(ids)
-            if changed and waiting is None and not lost_messages:
-                Run.objects.filter(pk=run.pk).update(service_wait=state)
-            if waiting is not None or lost_messages:
-                ids = []
-                if lost_messages:
-                    ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
-                    if ids:
-                        queueing.enqueue(ids)
-                state.pop("waiting", None)
-                state.update(recovered_at=now.isoformat(), requeued=len(ids),
-                             last=waiting or {"service": next(iter(ended), ""), "units": len(ids)})
-                Run.objects.filter(pk=run.pk).update(service_wait=state)
-                requeued += len(ids)
+            requeued += _after_outage(run, state, waiting, ended, refusing, broker_life, now)
             count, _ = sweep_run(run.pk)
             swept += count
     return {"noted": noted, "requeued": requeued, "swept": swept, "coded": uncoded}
+
+
+def _clear_finished(run: Run, state: dict, waiting: dict | None, down: dict, now):
+    """A watched run no longer unfinished: its notice cleared once no service is down,
+    and the models that refused, since its units no longer wait."""
+    refused = state.pop("refusing", None) is not None  # its units no longer wait
+    if not down and waiting is not None:
+        state.pop("waiting", None)
+        state.update(recovered_at=now.isoformat(), requeued=0, last=waiting)
+        Run.objects.filter(pk=run.pk).update(service_wait=state)
+    elif refused:
+        Run.objects.filter(pk=run.pk).update(service_wait=state)
+
+
+def _note_waiting(run: Run, state: dict, waiting: dict | None, down: dict) -> int:
+    """While a service is down: the run says which, since when and how many units wait
+    (nothing is sent). 1 when its notice was written, else 0."""
+    open_units = run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING])
+    service, since = min(down.items(), key=lambda item: item[1])
+    # An outage this watcher saw begin before the last recovery was that one.
+    recovered_at = state.get("recovered_at")
+    if waiting is None and recovered_at and since.isoformat() <= recovered_at:
+        return 0
+    notice = {"service": service, "since": since.isoformat(), "units": open_units.count()}
+    if waiting != notice:
+        state["waiting"] = notice
+        Run.objects.filter(pk=run.pk).update(service_wait=state)
+        return 1
+    return 0
+
+
+def _after_outage(run: Run, state: dict, waiting: dict | None, ended: dict, refusing: dict | None,
+                  broker_life: tuple | None, now) -> int:
+    """No service down: the models refusing recorded, a broker found emptied or back from
+    an outage has the run's pending units sent again, and its notice cleared. How many
+    units were sent again."""
+    requeued = 0
+    lost_messages = (waiting is not None and waiting["service"] in BROKERS) or any(
+        service in BROKERS and since.isoformat() > (state.get("recovered_at") or "")
+        for service, since in ended.items())
+    changed = False
+    if refusing is not None:
+        names = dict(run.llm_models.filter(pk__in=list(refusing)).values_list("pk", "name"))
+        now_refusing = {names[pk]: since.isoformat() for pk, since in refusing.items() if pk in names}
+        if now_refusing != state.get("refusing", {}):
+            # Kept only while some model refuses: a run finished with it is watched once more.
+            state.pop("refusing", None)
+            state.update({"refusing": now_refusing} if now_refusing else {})
+            changed = True
+    if broker_life is not None and run.status != Run.Status.CANCELLED:
+        marker, born = broker_life
+        known = state.get("broker_life")
+        if known != marker:
+            emptied = known is not None or born > (run.started_at or run.created_at)
+            state["broker_life"] = marker
+            changed = True
+            if emptied and not lost_messages:
+                ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
+                if ids:
+                    queueing.enqueue(ids)
+                state["emptied"] = {"at": now.isoformat(), "units": len(ids)}
+                requeued += len(ids)
+    if changed and waiting is None and not lost_messages:
+        Run.objects.filter(pk=run.pk).update(service_wait=state)
+    if waiting is not None or lost_messages:
+        ids = []
+        if lost_messages:
+            ids = list(run.responses.filter(status=Response.Status.PENDING).values_list("pk", flat=True))
+            if ids:
+                queueing.enqueue(ids)
+        state.pop("waiting", None)
+        state.update(recovered_at=now.isoformat(), requeued=len(ids),
+                     last=waiting or {"service": next(iter(ended), ""), "units": len(ids)})
+        Run.objects.filter(pk=run.pk).update(service_wait=state)
+        requeued += len(ids)
+    return requeued
 
 
 WRITE_OUTAGES = ("database", "disk_full")  # runs_app.infra.DATABASE, DISK_FULL: coding may have failed
