@@ -343,16 +343,11 @@ def _chats(chats_root: Path, shown_prefix: str, release: Release) -> list[Conver
     return conversations
 
 
-def read_release(directory: str | os.PathLike, chats: str | os.PathLike | None = None) -> Release:
-    """Every run under `directory` and what its models were asked (from `main/chat.csv`
-    and the `chats` tree); every other file left out with its reason, every flaw named."""
-    root = Path(directory)
-    release = Release()
-    if not root.is_dir():
-        release.flaws.append(f"{directory}: no such directory")
-        return release
-    files = _walk(root)
-    release.files = len(files)
+def _sort_files(root: Path, files: list[str],
+                release: Release) -> tuple[list[str], dict[str, bool], list[Conversation]]:
+    """The files of the outputs tree sorted: the runs' CSVs, the score archives (each
+    False until a run claims it) and the conversations of `main/chat.csv`; every other
+    file left out in `release`, with its reason."""
     run_csvs, archives, conversations = [], {}, []
     for relative in files:
         parts = relative.split("/")
@@ -373,6 +368,20 @@ def read_release(directory: str | os.PathLike, chats: str | os.PathLike | None =
             release.left_out.append(LeftOut(relative, NOT_OF_RUN))
         else:
             release.left_out.append(LeftOut(relative, OUTSIDE))
+    return run_csvs, archives, conversations
+
+
+def read_release(directory: str | os.PathLike, chats: str | os.PathLike | None = None) -> Release:
+    """Every run under `directory` and what its models were asked (from `main/chat.csv`
+    and the `chats` tree); every other file left out with its reason, every flaw named."""
+    root = Path(directory)
+    release = Release()
+    if not root.is_dir():
+        release.flaws.append(f"{directory}: no such directory")
+        return release
+    files = _walk(root)
+    release.files = len(files)
+    run_csvs, archives, conversations = _sort_files(root, files, release)
     if not run_csvs:
         release.flaws.append(f"{directory}: no run CSV in the layout {LAYOUT}")
     paths = []
