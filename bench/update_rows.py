@@ -1,4 +1,4 @@
-"""Worker CPU of writing a batch's answers: the statement `execution._update_rows`
+"""Worker CPU of writing a batch's answers: the statement `answer_rows._update_rows`
 sends, side by side with the one it sent before.
 
 Both write the 20 answer fields of B rows (B = 64: the batch size at concurrency 128) in
@@ -38,7 +38,7 @@ def placeholders_update(rows):
     """The statement as `_update_rows` sent it up to this change (kept here to compare)."""
     from django.db import connection
 
-    from runs_app.execution import ANSWER_FIELDS
+    from runs_app.answer_rows import ANSWER_FIELDS
     from runs_app.models import Response
 
     fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
@@ -95,7 +95,7 @@ def main():
     from django.core.management import call_command
     from django.db import transaction
 
-    from runs_app.execution import _update_rows
+    from runs_app.answer_rows import _update_rows
 
     call_command("migrate", verbosity=0)
     rows = answered_rows(args.rows)

@@ -242,6 +242,14 @@ def import_free_runs(directory, benchmark_name: str = DEFAULT_BENCHMARK, dry_run
         return report
     if not foreign:
         simulation = _release_simulation(benchmark_name, release, new_runs)
+    _write_runs(simulation, foreign, new_runs, report, benchmark_name, progress)
+    return report
+
+
+def _write_runs(simulation: Simulation, foreign: bool, new_runs: list[free_release.ReleaseRun], report: FreeRunImport,
+                benchmark_name: str, progress: Callable[[int, int], None] | None):
+    """Write each new run in its own transaction into `report.runs` (one imported
+    meanwhile by a concurrent import goes to `report.already_imported`)."""
     questions = _Questions(simulation, foreign)
     scorers: dict[str, Scorer] = {}
     # Models and conditions read (or made) once per import, not once per run; if a run's
@@ -271,7 +279,6 @@ def import_free_runs(directory, benchmark_name: str = DEFAULT_BENCHMARK, dry_run
                                               conditions[run.path.temperature]))
         if progress is not None:
             progress(number, len(new_runs))
-    return report
 
 
 def _already(run: free_release.ReleaseRun, benchmark_name: str) -> str:

@@ -342,24 +342,32 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
                                   presented_letter=letter, source=source, rule=rule, confidence=confidence,
                                   is_current=True))
             count(source)
-        Code.objects.bulk_create(new_codes, batch_size=_INSERT_BATCH)
-        by_value: dict[tuple[str, str], list[int]] = {}
-        for code in new_codes:
-            by_value.setdefault((code.code, code.source), []).append(code.response_id)
-        for state, pks in states.items():
-            by_value[("", state)] = pks
-        for (code, source), pks in by_value.items():
-            for start in range(0, len(pks), _UPDATE_CHUNK):
-                Response.objects.filter(pk__in=pks[start:start + _UPDATE_CHUNK]).update(code=code, code_source=source)
-        if by_value:
-            data_version.bump()
-        audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
-                      for code in new_codes if code.source == Source.AUTO
-                      and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
-        ReviewTask.objects.bulk_create(audits_due + tasks, batch_size=_INSERT_BATCH)
+        _write_first_codes(new_codes, states, tasks, policy)
     for response_id in slow:
         count(_code_one(response_id, policy))
     return counts
+
+
+def _write_first_codes(new_codes: list[Code], states: dict[str, list[int]], tasks: list[ReviewTask],
+                       policy: CodingPolicy):
+    """`encode_answers`' writes: the new codes in one insert, each answer's code and code
+    source in one update per value (answers left "missing" or "unresolved" too), the
+    audit items the share picks and the review items in one insert."""
+    Code.objects.bulk_create(new_codes, batch_size=_INSERT_BATCH)
+    by_value: dict[tuple[str, str], list[int]] = {}
+    for code in new_codes:
+        by_value.setdefault((code.code, code.source), []).append(code.response_id)
+    for state, pks in states.items():
+        by_value[("", state)] = pks
+    for (code, source), pks in by_value.items():
+        for start in range(0, len(pks), _UPDATE_CHUNK):
+            Response.objects.filter(pk__in=pks[start:start + _UPDATE_CHUNK]).update(code=code, code_source=source)
+    if by_value:
+        data_version.bump()
+    audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
+                  for code in new_codes if code.source == Source.AUTO
+                  and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
+    ReviewTask.objects.bulk_create(audits_due + tasks, batch_size=_INSERT_BATCH)
 
 
 _INSERT_BATCH = 2000  # rows per INSERT (SQLite's variables: 999 before 3.32; Django cuts further if needed)

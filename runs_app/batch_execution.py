@@ -18,8 +18,9 @@ from functools import partial
 from django.conf import settings
 
 from . import batching, event_loop, llm
+from .async_slots import aslot
 from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, model_limit, observe, set_infra
-from .limits import LimitBusy, aslot, get_limiter
+from .limits import LimitBusy, get_limiter
 from .models import LLMModel, Response, Run
 
 

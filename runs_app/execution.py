@@ -10,13 +10,12 @@ for each unit, so the tasks stay a few lines and this stays testable without a b
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from functools import partial
 
@@ -31,6 +30,7 @@ from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
 from . import adaptive, health, infra, llm, local_provider, pacing, queueing
+from .answer_rows import _atomically, _cache_entry, _update_rows, patiently
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
@@ -207,11 +207,6 @@ def finish_run_if_complete(run_id: int):
 # ---------------------------------------------------------------- the one path of every unit
 
 UNIT_FIELDS = ("run", "model", "question__benchmark", "condition")
-# What an answer writes on its row (the writer's statement needs the list).
-ANSWER_FIELDS = ["status", "claim_token", "lease_expires_at", "cache_key", "cache_hit", "answered_at",
-                 "error_kind", "error_message", "messages", "params", "raw_output", "resolved_model",
-                 "finish_reason", "latency_ms", "prompt_tokens", "completion_tokens", "cost", "option_logprobs",
-                 "chosen_letter", "option_mean_logprobs"]
 
 
 @dataclass
@@ -586,94 +581,3 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     for run in {u.response.run_id: u.response.run for u in answered + failed}.values():
         over_budget(run)
     return outcomes
-
-
-def _atomically(write):
-    with transaction.atomic():
-        return write()
-
-
-def patiently(write):
-    """`write()`, tried again while a service it needs is down (the database gone, its
-    disk full: `infra.service_of`), for up to CFPD_WRITE_PATIENCE seconds, waiting
-    0.5 s doubling to 5 s between tries (jittered): a worker holding answers keeps them
-    until the database takes them, rather than losing them and asking the provider
-    again. Each failure is reported to this process's health (the watcher tells the
-    run's page). Inside an enclosing transaction (a test's) it is tried once."""
-    delay, started = 0.5, time.monotonic()
-    while True:
-        try:
-            return write()
-        except Exception as exc:
-            service = infra.service_of(exc)
-            if (service is None or connection.in_atomic_block
-                    or time.monotonic() - started > settings.CFPD_WRITE_PATIENCE):
-                raise
-            health.report(service)
-            logging.getLogger(__name__).warning("writing answers: %s failed (%s); trying again",
-                                                infra.LABELS[service], exc)
-            try:
-                connection.close()  # a broken connection is not reused
-            except Exception:  # noqa: BLE001 — it was broken already
-                pass
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 5.0)
-
-
-def _update_rows(rows: list[Response]):
-    """Write ANSWER_FIELDS of each row. On PostgreSQL one statement for the batch with
-    one parameter: the rows as a JSON array, read back into typed columns by
-    `jsonb_to_recordset` (one pass of the answers' statement triggers, see
-    scenarios_app.analysis.tally, instead of one per row). A statement with a placeholder per
-    value (21 per row) cost the worker more CPU in psycopg splitting and quoting it than
-    PostgreSQL spent running it (`bench/update_rows.py`). Elsewhere one statement sent
-    with every row's values (`executemany`). Django's `bulk_update` builds a CASE per
-    field and row, which cost more worker CPU than the model call itself."""
-    if not rows:
-        return
-    fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
-    quote = connection.ops.quote_name
-    table, pk = quote(Response._meta.db_table), quote(Response._meta.pk.column)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                f"UPDATE {table} AS t SET "
-                + ", ".join(f"{quote(field.column)} = v.{quote(field.column)}" for field in fields)
-                + " FROM jsonb_to_recordset(%s::jsonb) AS v("
-                + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
-                + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}",
-                [_rows_as_json(rows, fields)])
-        else:
-            values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
-                      for row in rows]
-            cursor.executemany(f"UPDATE {table} SET " + ", ".join(f"{quote(field.column)} = %s" for field in fields)
-                               + f" WHERE {pk} = %s", values)
-
-
-ROW_ID = "row_id"  # the key of each row's primary key in _rows_as_json (no field of Response)
-
-
-def _rows_as_json(rows: list[Response], fields) -> str:
-    """`fields` of each row, and its primary key under ROW_ID, as one JSON array for
-    `jsonb_to_recordset`: each value as the field prepares it for the database
-    (`get_prep_value`: a JSON field's object, a cleaned decimal, an aware datetime),
-    dates and decimals as the text PostgreSQL reads them from (an ISO 8601 timestamp with
-    its offset, the decimal's digits: no float rounding on the way)."""
-    return json.dumps([{ROW_ID: row.pk, **{field.column: _json_scalar(field.get_prep_value(getattr(row, field.attname)))
-                                           for field in fields}} for row in rows])
-
-
-def _json_scalar(value):
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    return value
-
-
-def _cache_entry(result: llm.LLMResult) -> dict:
-    return {"text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
-            "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens, "cost": result.cost,
-            "option_logprobs": result.option_logprobs, "chosen_letter": result.chosen_letter,
-            "option_mean_logprobs": result.option_mean_logprobs}

@@ -8,13 +8,11 @@ default runs one worker process, so process-local counters are exact there.
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import random
 import threading
 import time
 import uuid
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 
 from . import adaptive, pacing
@@ -530,131 +528,6 @@ def _spend_a_minute_call(limiter, model: str, per_minute: int | None):
         retry_in = limiter.try_rate(model, per_minute)
         if retry_in:
             raise LimitBusy(retry_in)
-
-
-# A slot given back while a call of the same process waits for the same model goes
-# straight to that call, without a round trip to Redis: only while the slot is young
-# (HANDOVER_SECONDS since Redis granted it), so that its lease (timeout + margin) still
-# covers the next call, and so that a busy process lets the slot go back to Redis every
-# so often, where the waiting calls of other processes can take it.
-HANDOVER_SECONDS = 1.0
-_waiting: dict[tuple[int, str], collections.deque] = {}
-
-
-class _Waiter:
-    """A call waiting for a slot: `wake` is set when it is handed one (`held`) or when it
-    became the first in line and should ask the limiter itself."""
-
-    __slots__ = ("wake", "held")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop):
-        self.wake = loop.create_future()
-        self.held: tuple[str, float] | None = None
-
-    def give(self, held: tuple[str, float]):
-        self.held = held
-        self.poke()
-
-    def poke(self):
-        if not self.wake.done():
-            self.wake.set_result(None)
-
-
-def _waiting_calls(model: str) -> collections.deque:
-    return _waiting.setdefault((id(asyncio.get_running_loop()), model), collections.deque())
-
-
-@asynccontextmanager
-async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
-                poll: float = 0.01, max_poll: float = 0.1):
-    """`slot` for a call on an event loop: the same shared limits, waiting without a
-    thread. Waiting calls of a process queue in order: each is handed a slot that a call
-    of this process gives back. The first in the queue also asks the limiter every `poll`
-    seconds (jittered) for slots given back by other processes, for itself and every call
-    behind it in one round trip (handing them the extra slots), and the call behind it
-    takes its place at once; the others look again every `max_poll` seconds. Raises
-    LimitBusy after `wait` seconds."""
-    _check_pause(limiter, model)
-    paced = _pace_wait(limiter, model, per_minute, wait)
-    if paced > 0:
-        await asyncio.sleep(paced)
-    loop = asyncio.get_running_loop()
-    deadline = time.monotonic() + wait
-    waiting = _waiting_calls(model)
-    me: _Waiter | None = None
-    ask = True
-    try:
-        while True:
-            if me is not None and me.held is not None:
-                token, granted_at = me.held
-                break
-            if ask and (not waiting or waiting[0] is me):
-                behind = len(waiting) - (me is not None)
-                tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
-                if tokens:
-                    granted_at = time.monotonic()
-                    token = tokens[0]
-                    if me is not None:
-                        waiting.remove(me)
-                    for extra in tokens[1:]:
-                        if not _hand_over(waiting, (extra, granted_at)):
-                            limiter.release(model, extra)
-                    if waiting:
-                        waiting[0].poke()
-                    break
-            ask = True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise LimitBusy(poll * 10)
-            if me is None:
-                me = _Waiter(loop)
-                waiting.append(me)
-            first = waiting[0] is me
-            await asyncio.wait({me.wake}, timeout=min((poll if first else max_poll) * (0.5 + random.random()),
-                                                      remaining))
-            if me.wake.done() and me.held is None:
-                # Told it is now first in line: it asks the limiter after `poll`, as the
-                # first does, rather than after `max_poll`.
-                me.wake = loop.create_future()
-                ask = False
-    except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
-        if me is not None and me.held is not None:
-            limiter.release(model, me.held[0])
-        raise
-    finally:
-        if me is not None and me in waiting:
-            waiting.remove(me)
-            if waiting and me.held is None:
-                waiting[0].poke()
-    limit_then = _now(limit)
-    try:
-        # The model paused (a 429's Retry-After) while this call waited for its start or
-        # slot: it does not go. Without this look the calls waiting when a per-minute
-        # budget ran out all went on and were answered 429: 120 in 20 s at 600 rpm, 9 %
-        # of the run's calls (bench/adaptive_limits.py --no-headers).
-        _check_pause(limiter, model)
-        _spend_a_minute_call(limiter, model, per_minute)
-        yield
-    finally:
-        # Not handed over when the adaptive limit went down meanwhile (the slot goes back,
-        # so that the calls in flight come down to the new limit at once), nor while the
-        # model is paused.
-        if (time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then
-                or limiter.paused_for(model) > 0 or not _hand_over(waiting, (token, granted_at))):
-            limiter.release(model, token)
-
-
-def _hand_over(waiting: collections.deque, slot_held) -> bool:
-    """Give the slot to the first call still waiting in this process; whether one took it.
-    The call it goes to leaves the queue; the next in line is told it is first."""
-    while waiting:
-        waiter = waiting.popleft()
-        if waiter.held is None:
-            waiter.give(slot_held)
-            if waiting:
-                waiting[0].poke()
-            return True
-    return False
 
 
 _limiter = None

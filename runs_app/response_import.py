@@ -109,32 +109,11 @@ def _check(opened, progress: Progress | None):
             return [f"line 1: missing column(s) {', '.join(missing)}; the header must be "
                     + ", ".join(IMPORT_COLUMNS)], None
         for count, (line, record) in enumerate(rows, start=1):
-            key = (record.get("question_key") or "").strip()
-            model = (record.get("model") or "").strip()
-            try:
-                repeat = int((record.get("repeat") or "0").strip() or 0)
-                if not 0 <= repeat < 2 ** 62:
-                    raise ValueError
-            except ValueError:
-                problems.append(f"line {line}: repeat {record.get('repeat')!r} is not a whole number >= 0")
+            read = _read_row(line, record, max_repeat, model_length)
+            if isinstance(read, str):
+                problems.append(read)
                 continue
-            if not key or not model:
-                problems.append(f"line {line}: question_key and model are required")
-                continue
-            if repeat > max_repeat:
-                problems.append(f"line {line}: repeat {repeat} is more than the {max_repeat} a run can hold")
-                continue
-            if len(model) > model_length:
-                problems.append(f"line {line}: model {model[:40]!r}… is {len(model)} characters long; at most "
-                                f"{model_length} fit")
-                continue
-            try:
-                order = parse_option_order(record.get("option_order"))
-            except ValueError:
-                problems.append(f"line {line}: option_order {record.get('option_order')!r} is not the options' "
-                                "indexes 0..n-1 in the order shown (e.g. 1 0 2)")
-                continue
-            condition = (record.get("condition") or "").strip() or "default"
+            key, model, condition, repeat, order = read
             shown.append(-1 if order is None else len(order))
             lines.append(line)
             q.append(keys.setdefault(key, len(keys)))
@@ -176,6 +155,33 @@ def _check(opened, progress: Progress | None):
         return problems or ["the file has no answers"], None
     return [], {"questions": questions, "conditions": found_conditions, "models": model_names,
                 "repeats": int(r_a.max()) + 1, "benchmark": benchmarks.pop(), "rows": len(lines)}
+
+
+def _read_row(line: int, record: dict, max_repeat: int, model_length: int):
+    """One row of pass 1: (question key, model, condition, repeat, option order), or the
+    problem that keeps it out."""
+    key = (record.get("question_key") or "").strip()
+    model = (record.get("model") or "").strip()
+    try:
+        repeat = int((record.get("repeat") or "0").strip() or 0)
+        if not 0 <= repeat < 2 ** 62:
+            raise ValueError
+    except ValueError:
+        return f"line {line}: repeat {record.get('repeat')!r} is not a whole number >= 0"
+    if not key or not model:
+        return f"line {line}: question_key and model are required"
+    if repeat > max_repeat:
+        return f"line {line}: repeat {repeat} is more than the {max_repeat} a run can hold"
+    if len(model) > model_length:
+        return (f"line {line}: model {model[:40]!r}… is {len(model)} characters long; at most "
+                f"{model_length} fit")
+    try:
+        order = parse_option_order(record.get("option_order"))
+    except ValueError:
+        return (f"line {line}: option_order {record.get('option_order')!r} is not the options' "
+                "indexes 0..n-1 in the order shown (e.g. 1 0 2)")
+    condition = (record.get("condition") or "").strip() or "default"
+    return key, model, condition, repeat, order
 
 
 def _questions(keys) -> dict[str, tuple[int, int, int]]:

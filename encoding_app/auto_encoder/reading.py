@@ -109,17 +109,38 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
                            f"The answer chooses {_join(c.letter for c in invalid + choices)}, "
                            f"and {_join(c.letter for c in invalid)} is not an option.")
 
-    spans = _option_spans(text, options)
-    span_negated = {}
-    for index, start, end in spans:
-        previous_end = max([m.start + 1 for m in mentions if m.start < start] + [0])
-        next_start = min([m.start for m in mentions if m.start >= end] + [len(text)])
-        span_negated[(index, start)] = _negated(text, start, end, previous_end, next_start)
-    quoted = [(i, s) for i, s, _ in spans if not span_negated[(i, s)]]
+    span_negated, quoted = _quoted_options(text, options, mentions)
 
     chosen = {c.letter for c in choices}
-    # A self-correction: a choice (or an option's wording, or a refusal), then "wait",
-    # "actually", "on reflection"… and another letter.
+    corrected = _self_correction(text, valid, mentions, negated_at, choices, quoted, refusals)
+    if corrected is not None:
+        return corrected
+
+    hedges = _hedges(text, mentions, valid, chosen)
+    # "I cannot choose between A and B" with A and B the only options is a refusal, not a hedge.
+    for refusal in refusals:
+        start, end = _clause_start(text, refusal.start()), _clause_end(text, refusal.end())
+        if {m.letter for m in mentions if start <= m.start < end} >= set(valid):
+            hedges = [pair for pair in hedges if not start <= pair[0].start < end]
+    finals = [c for c in choices if c.final]
+    if finals:
+        return _final_answer(text, mentions, negated_letters, choices, finals, hedges, refusals)
+
+    if len(chosen) > 1:
+        return _unresolved("several-answers", f"The answer chooses more than one option: {_join(chosen)}.")
+    if hedges:
+        return _hedge(text, hedges[0])
+    if len(chosen) == 1:
+        return _single_choice(text, options, valid, mentions, negated_letters, negated_at, choices, chosen.pop(),
+                              refusals)
+    return _without_a_choice(text, valid, mentions, negated_letters, listing, labels, invalid, refusals, quoted,
+                             span_negated)
+
+
+def _self_correction(text: str, valid: str, mentions, negated_at: set, choices, quoted,
+                     refusals) -> Encoding | None:
+    """A self-correction: a choice (or an option's wording, or a refusal), then "wait",
+    "actually", "on reflection"… and another letter; None when the answer has none."""
     evidence = [(c.start, c.letter) for c in choices] + [(s, valid[i]) for i, s in quoted] + \
                [(m.start(), "R") for m in refusals]
     for cue in _CORRECTION.finditer(text):
@@ -134,62 +155,74 @@ def _read(text: str, options: list[str], valid: str) -> Encoding:
             return _unresolved("self-correction",
                                f"The answer changes its choice from {changed_from} to {after[0].letter}: "
                                f"“{_quote(text, cue.start())}”")
+    return None
 
-    hedges = _hedges(text, mentions, valid, chosen)
-    # "I cannot choose between A and B" with A and B the only options is a refusal, not a hedge.
-    for refusal in refusals:
-        start, end = _clause_start(text, refusal.start()), _clause_end(text, refusal.end())
-        if {m.letter for m in mentions if start <= m.start < end} >= set(valid):
-            hedges = [pair for pair in hedges if not start <= pair[0].start < end]
-    finals = [c for c in choices if c.final]
-    if finals:
-        final = finals[-1].letter
-        if len({c.letter for c in finals}) > 1:
-            return _unresolved("several-answers", f"The answer gives two final answers: {_join(c.letter for c in finals)}.")
-        earlier = {c.letter for c in choices if not c.final and c.letter != final}
-        if final in negated_letters:
-            return _negated_choice(text, mentions, final)
-        if earlier:
-            return _unresolved("final-answer-conflict",
-                               f"The final answer {final} contradicts the earlier choice of {_join(earlier)}.")
-        late_hedges = [pair for pair in hedges if pair[0].start >= finals[-1].start]
-        if late_hedges:
-            return _hedge(text, late_hedges[0])
-        if any(m.start() > finals[-1].start and not _DISCLAIMER.search(m.group()) for m in refusals):
-            return _unresolved("refusal-after-choice", f"The answer gives {final}, then declines to choose.")
-        return _coded(final, "final-answer")
 
-    if len(chosen) > 1:
-        return _unresolved("several-answers", f"The answer chooses more than one option: {_join(chosen)}.")
-    if hedges:
-        return _hedge(text, hedges[0])
-    if len(chosen) == 1:
-        letter = chosen.pop()
-        if letter in negated_letters:
-            return _negated_choice(text, mentions, letter)
-        for choice in choices:
-            rest = text[choice.start + 1:]
-            if re.match(r"[\"'”’)\]]*[ \t]*(?:[:：.)\-,]|[ \t](?=[A-Z]))", rest):
-                other = _echoes_another_option(re.sub(r"^[\"'”’)\]]*[ \t]*[:：.)\-,]?", "", rest), options,
-                                               valid.index(letter))
-                if other is not None:
-                    return _unresolved("letter-text-mismatch",
-                                       f"The letter {letter} is followed by the wording of option {valid[other]}.")
-        first = min(c.start for c in choices)
-        for also in _ALSO_OPEN.finditer(text):
-            other = also.group("letter")
-            if other in valid and other != letter and also.start("letter") not in negated_at:
-                return _unresolved("hedge", f"The answer chooses {letter} but would also consider {other}: "
-                                            f"“{_quote(text, also.start())}”")
-        if any(m.start() > first and not _DISCLAIMER.search(m.group()) for m in refusals):
-            return _unresolved("refusal-after-choice", f"The answer gives {letter}, then declines to choose.")
-        if any(m.start() < first for m in refusals):
-            return _coded(letter, "refusal-then-choice")
-        opening = min(choices, key=lambda c: c.start)
-        if opening.kind == "line":
-            return _coded(letter, "leading-letter")
-        return _coded(letter, "explicit-choice")
+def _quoted_options(text: str, options: list[str], mentions) -> tuple[dict, list]:
+    """The options' wording found in the answer: whether each place is negated, keyed by
+    (option index, start), and the (option index, start) of those that are not."""
+    spans = _option_spans(text, options)
+    span_negated = {}
+    for index, start, end in spans:
+        previous_end = max([m.start + 1 for m in mentions if m.start < start] + [0])
+        next_start = min([m.start for m in mentions if m.start >= end] + [len(text)])
+        span_negated[(index, start)] = _negated(text, start, end, previous_end, next_start)
+    quoted = [(i, s) for i, s, _ in spans if not span_negated[(i, s)]]
+    return span_negated, quoted
 
+
+def _final_answer(text: str, mentions, negated_letters: set, choices, finals, hedges, refusals) -> Encoding:
+    """The answer's last final answer ("Final answer: B"), unless it conflicts with another."""
+    final = finals[-1].letter
+    if len({c.letter for c in finals}) > 1:
+        return _unresolved("several-answers", f"The answer gives two final answers: {_join(c.letter for c in finals)}.")
+    earlier = {c.letter for c in choices if not c.final and c.letter != final}
+    if final in negated_letters:
+        return _negated_choice(text, mentions, final)
+    if earlier:
+        return _unresolved("final-answer-conflict",
+                           f"The final answer {final} contradicts the earlier choice of {_join(earlier)}.")
+    late_hedges = [pair for pair in hedges if pair[0].start >= finals[-1].start]
+    if late_hedges:
+        return _hedge(text, late_hedges[0])
+    if any(m.start() > finals[-1].start and not _DISCLAIMER.search(m.group()) for m in refusals):
+        return _unresolved("refusal-after-choice", f"The answer gives {final}, then declines to choose.")
+    return _coded(final, "final-answer")
+
+
+def _single_choice(text: str, options: list[str], valid: str, mentions, negated_letters: set, negated_at: set,
+                   choices, letter: str, refusals) -> Encoding:
+    """The one letter the answer chooses, unless something else it says contradicts it."""
+    if letter in negated_letters:
+        return _negated_choice(text, mentions, letter)
+    for choice in choices:
+        rest = text[choice.start + 1:]
+        if re.match(r"[\"'”’)\]]*[ \t]*(?:[:：.)\-,]|[ \t](?=[A-Z]))", rest):
+            other = _echoes_another_option(re.sub(r"^[\"'”’)\]]*[ \t]*[:：.)\-,]?", "", rest), options,
+                                           valid.index(letter))
+            if other is not None:
+                return _unresolved("letter-text-mismatch",
+                                   f"The letter {letter} is followed by the wording of option {valid[other]}.")
+    first = min(c.start for c in choices)
+    for also in _ALSO_OPEN.finditer(text):
+        other = also.group("letter")
+        if other in valid and other != letter and also.start("letter") not in negated_at:
+            return _unresolved("hedge", f"The answer chooses {letter} but would also consider {other}: "
+                                        f"“{_quote(text, also.start())}”")
+    if any(m.start() > first and not _DISCLAIMER.search(m.group()) for m in refusals):
+        return _unresolved("refusal-after-choice", f"The answer gives {letter}, then declines to choose.")
+    if any(m.start() < first for m in refusals):
+        return _coded(letter, "refusal-then-choice")
+    opening = min(choices, key=lambda c: c.start)
+    if opening.kind == "line":
+        return _coded(letter, "leading-letter")
+    return _coded(letter, "explicit-choice")
+
+
+def _without_a_choice(text: str, valid: str, mentions, negated_letters: set, listing: bool, labels: set, invalid,
+                      refusals, quoted, span_negated: dict) -> Encoding:
+    """An answer that chooses no letter: the options listed, a letter not an option, an
+    option's wording quoted or rejected, a refusal, or nothing recognised."""
     if listing:
         return _unresolved("lists-options", f"The answer writes out the options {_join(labels)} rather than choosing one.")
     if invalid and not refusals:

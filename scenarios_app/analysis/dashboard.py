@@ -435,6 +435,32 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     pooled = metrics.pooled(tidy)
     per_scenario = (metrics.scenario_rates(pooled, sets) if wanted & {"rates", "differences", "robustness"}
                     else None)
+    _domain_panels(add, board, wanted, tidy, pooled, per_scenario, sets, iterations, seed, colours)
+    # The panels below read the counts by actor.
+    _country_panels(add, board, wanted, by_actor, shown_actors, sets, colours)
+    _contrast_panels(add, board, wanted, filters, by_actor, shown_actors, pooled, sets, iterations, seed, adjust)
+    if "position" in wanted:
+        add_position(board, filters, iterations, seed, sets, by_actor)
+    _robustness_panel(add, wanted, by_actor, pooled, per_scenario, sets, colours)
+    # Last: its count (one model's dyads) is the last to arrive.
+    if "heatmap" in wanted:
+        dyads = dyad_count()
+        if filters.focus_complete:
+            dyads = dyads[dyads["scenario"].isin(by_actor()[0])]
+        add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
+            lambda t: heatmap_figure(t, board.category, board.heatmap_model),
+            f"Rate of “{board.category}” for {board.heatmap_model}, by qualified and opposing actor, normalised "
+            "over scenarios; the colours span this table's own range.")
+    board.panels = {key: board.panels[key] for key in ORDER if key in board.panels}
+    by_actor_count()  # its thread done (and its connection closed) before this returns
+    board.seconds = time.perf_counter() - started
+    return board
+
+
+def _domain_panels(add, board: Dashboard, wanted: set, tidy, pooled, per_scenario, sets, iterations: int, seed: int,
+                   colours) -> None:
+    """The panels by domain from the pooled counts: rates, codified actions, repeats,
+    entropy, refusals and the differences between models (`add` files each on the board)."""
     if "rates" in wanted:
         add("rates", "Model comparison by domain",
             metrics.preference_table(pooled, iterations, seed, sets, per_scenario=per_scenario),
@@ -476,7 +502,10 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             f"Paired sign-flip permutation test over shared scenarios: exact by enumeration with up to 20 non-zero "
             f"differences, else {iterations} random sign patterns (the method of each p in the table); Holm-corrected "
             "per domain form and category; CI from a bootstrap of the paired differences.")
-    # The panels below read the counts by actor.
+
+
+def _country_panels(add, board: Dashboard, wanted: set, by_actor, shown_actors: list[str], sets, colours) -> None:
+    """The panels per qualified actor: the rates and the refusals (they wait for the count by actor)."""
     if "countries" in wanted:
         add("countries", "Per country", metrics.country_rates(by_actor()[1], shown_actors, sets),
             lambda t: country_figure(t, board.category, colours),
@@ -487,6 +516,12 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
             lambda t: refusal_figure(t, "qualified_actor", "Refusal rate by qualified actor", colours),
             "Refusal rate per model for each qualified actor shown: " + ", ".join(shown_actors) + "."
             + no_refusals_note(refusals))
+
+
+def _contrast_panels(add, board: Dashboard, wanted: set, filters: AnalysisFilter, by_actor, shown_actors: list[str],
+                     pooled, sets, iterations: int, seed: int, adjust: str) -> None:
+    """The contrasts (actors within scenarios, models on shared scenarios, one family) and
+    the flip view (the modal answer changing with the advised state)."""
     if "contrasts" in wanted:
         # Actor contrasts within scenarios (the actors shown) and model contrasts over shared
         # scenarios, adjusted as one family. Monte Carlo sign patterns (past 20 scenarios): 10,000,
@@ -525,8 +560,10 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
                " No chart: no question pair in this filter differs only in the advised state." if not compared else
                " No chart: no pair flips in this filter (every model's answer keeps a category when only the "
                "advised state changes)."))
-    if "position" in wanted:
-        add_position(board, filters, iterations, seed, sets, by_actor)
+
+
+def _robustness_panel(add, wanted: set, by_actor, pooled, per_scenario, sets, colours) -> None:
+    """The rates on every scenario beside those on the scenarios asked for all five focus actors."""
     if "robustness" in wanted:
         complete = by_actor()[0]
         both = pd.concat([metrics.mean_over_scenarios(per_scenario).assign(subset="all"),
@@ -539,16 +576,3 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
         add("robustness", "Robustness: scenarios asked for all five focus actors",
             both[["subset"] + [c for c in both.columns if c != "subset"]],
             lambda t: robustness_figure(t, colours), note)
-    # Last: its count (one model's dyads) is the last to arrive.
-    if "heatmap" in wanted:
-        dyads = dyad_count()
-        if filters.focus_complete:
-            dyads = dyads[dyads["scenario"].isin(by_actor()[0])]
-        add("heatmap", "Dyads", metrics.dyad_rates(dyads, board.category, sets),
-            lambda t: heatmap_figure(t, board.category, board.heatmap_model),
-            f"Rate of “{board.category}” for {board.heatmap_model}, by qualified and opposing actor, normalised "
-            "over scenarios; the colours span this table's own range.")
-    board.panels = {key: board.panels[key] for key in ORDER if key in board.panels}
-    by_actor_count()  # its thread done (and its connection closed) before this returns
-    board.seconds = time.perf_counter() - started
-    return board

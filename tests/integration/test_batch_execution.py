@@ -4,7 +4,7 @@ one write; each unit keeps the promises of the one-at-a-time path."""
 import pytest
 from django.conf import settings as django_settings
 
-from runs_app import batch_execution, execution, queueing, services
+from runs_app import answer_rows, batch_execution, execution, queueing, services
 from runs_app.models import Response, Run
 from runs_app.signals import responses_answered
 from tests.fakes.fake_openai import FakeOpenAI
@@ -236,12 +236,12 @@ def test_the_batch_write_stores_every_answer_field_as_the_orm_saves_it(benchmark
         for row, values in zip(rows, answers):
             for name, value in values.items():
                 setattr(row, name, value)
-    execution._update_rows(batch)
+    answer_rows._update_rows(batch)
     for row in by_orm:
-        row.save(update_fields=execution.ANSWER_FIELDS)
+        row.save(update_fields=answer_rows.ANSWER_FIELDS)
 
     def stored(row):
-        return Response.objects.filter(pk=row.pk).values(*execution.ANSWER_FIELDS).get()
+        return Response.objects.filter(pk=row.pk).values(*answer_rows.ANSWER_FIELDS).get()
 
     for written, saved in zip(batch, by_orm):
         assert stored(written) == stored(saved)
@@ -268,5 +268,5 @@ def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(
     for name, value in _result_fields(result).items():
         setattr(row, name, value)
     row.status = Response.Status.DONE
-    execution._update_rows([row])
+    answer_rows._update_rows([row])
     assert Response.objects.values_list("raw_output", flat=True).get(pk=row.pk) == "B\ufffd) act"

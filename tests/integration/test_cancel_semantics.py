@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from runs_app import batch_execution, execution, services
+from runs_app import batch_execution, execution, run_control, services
 from runs_app.models import Response, Run
 from runs_app.services import Progress
 from tests.integration.test_execution import benchmark, claim_unit, fake, launch, model  # noqa: F401  (fixtures)
@@ -183,7 +183,7 @@ def large_cancel(benchmark, fake, monkeypatch, settings):
     """A run of 4 units cancelled as if it had more than CFPD_CANCEL_AT_ONCE pending (2
     here), its units marked a range of 1 id at a time."""
     settings.CFPD_CANCEL_AT_ONCE = 2
-    monkeypatch.setattr(services, "CANCEL_CHUNK", 1)
+    monkeypatch.setattr(run_control, "CANCEL_CHUNK", 1)
     run = launch(benchmark, [model(fake)], monkeypatch)
     return run, services.cancel_run(Run.objects.get(pk=run.pk))
 

@@ -8,7 +8,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from runs_app import execution, queueing, services
+from runs_app import execution, queueing, services, sweeping
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_answered
 from scenarios_app import services as authoring
@@ -249,7 +249,7 @@ def test_the_sweeper_leaves_a_backlog_that_is_being_worked_through(benchmark, fa
     # they are sent again, the oldest first, a bounded batch per sweep.
     run.responses.filter(pk=first).update(answered_at=an_hour_ago)
     Response.objects.filter(pk=waiting[0]).update(enqueued_at=an_hour_ago - timedelta(minutes=1))
-    monkeypatch.setattr(services, "SWEEP_BATCH", 2)
+    monkeypatch.setattr(sweeping, "SWEEP_BATCH", 2)
     assert services.sweep_run(run.pk) == (2, True) and sent == waiting[:2]
 
 

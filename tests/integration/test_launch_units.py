@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from benchmarks_app import services as questions_service
 from benchmarks_app.models import Condition
 from runs_app import services, unit_rows
 from runs_app.models import Response
@@ -26,7 +27,7 @@ def test_the_server_makes_the_units_the_generator_would(benchmark, fake, monkeyp
     run = launch(benchmark, [choice, sampled], monkeypatch, repeats=3)  # made by the server
     now = run.responses.first().enqueued_at
     questions = list(benchmark.questions.order_by("pk").values_list("pk", "choice_count"))
-    conditions = [other.pk, services.questions_service.default_condition().pk]
+    conditions = [other.pk, questions_service.default_condition().pk]
     models = [(choice.pk, 1), (sampled.pk, 3)]
     grid = services.create_run("launch", benchmark, [choice, sampled])
     assert unit_rows.insert_unit_grid(grid.pk, [(q, c) for q, _ in questions for c in conditions], models, now) \
@@ -47,7 +48,7 @@ def test_the_server_makes_the_units_the_generator_would(benchmark, fake, monkeyp
 def test_an_empty_grid_writes_nothing(benchmark, fake):
     choice = model(fake)
     run = services.create_run("launch", benchmark, [choice])
-    pair = (benchmark.questions.order_by("pk").first().pk, services.questions_service.default_condition().pk)
+    pair = (benchmark.questions.order_by("pk").first().pk, questions_service.default_condition().pk)
     now = timezone.now()
     assert unit_rows.insert_unit_grid(run.pk, [], [(choice.pk, 1)], now) == 0
     assert unit_rows.insert_unit_grid(run.pk, [pair], [], now) == 0
