@@ -12,39 +12,23 @@ the median milliseconds per request of each and their ratio, one JSON line per v
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from scratch import scratch_site  # bench/scratch.py (this script's folder is first on sys.path)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=20)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="cfpd-bench-schema-")
-    os.environ.update(CFPD_VAR_DIR=folder, CFPD_ENV_FILE="", DJANGO_SETTINGS_MODULE="cfpd_site.settings",
-                      SECRET_KEY=os.environ.get("SECRET_KEY", "bench-only"), SECURE_SSL_REDIRECT="false")
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.pop("REDIS_URL", None)
-    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], check=True)
-    import django
-
-    django.setup()
-    from django.conf import settings
+    scratch_site("cfpd-bench-schema-")
     from django.test import RequestFactory
     from drf_spectacular.views import SpectacularAPIView
 
     from accounts.services import create_user_with_role
     from cfpd_site.api_schema import SchemaView
 
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     user, _ = create_user_with_role("bench-analyst", "bench-pass-123", role="analysts")
     factory = RequestFactory()
     views = {"drf-spectacular (made per request)": SpectacularAPIView.as_view(),

@@ -11,33 +11,17 @@ On a throwaway SQLite database (migrated in a temporary folder), the two ways al
 """
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from scratch import scratch_site  # bench/scratch.py (this script's folder is first on sys.path)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=40)
     args = parser.parse_args()
-    folder = tempfile.mkdtemp(prefix="cfpd-bench-users-")
-    os.environ.update(CFPD_VAR_DIR=folder, CFPD_ENV_FILE="", DJANGO_SETTINGS_MODULE="cfpd_site.settings",
-                      SECRET_KEY=os.environ.get("SECRET_KEY", "bench-only"))
-    os.environ.pop("DATABASE_URL", None)
-    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], check=True)
-    import django
-
-    django.setup()
-    from django.conf import settings
-
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # as the suite
+    scratch_site("cfpd-bench-users-")
     from accounts.services import create_user_with_role, sync_roles
 
     def now(i):

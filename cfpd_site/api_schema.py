@@ -6,6 +6,7 @@ Views name their own 400, 404 and 409 with `errors(...)` in `extend_schema(respo
 adds 401 and 403 to every operation that needs a signed-in caller, since all of them answer
 both the same way."""
 
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpResponse
@@ -83,12 +84,20 @@ class SchemaView(SpectacularAPIView):
     language, format) and then served as it was written: generating it walks every view and
     serializer (about 0.3 s here, twice that with its YAML), and it changes only with the
     code. The schema is public (every operation, whoever asks: `SERVE_PUBLIC`), so it is the
-    same for every signed-in caller. Made again after a change of settings or URLs (tests)."""
+    same for every signed-in caller. Made again after a change of settings or URLs (tests).
+    Only the schemas a caller cannot multiply are kept: no `version` (the API has one), a
+    language of `LANGUAGES`, a renderer's own media type; any other request (`?version=x`,
+    `?lang=zz`, `Accept: application/json; indent=7`) is made for itself, as before, so that
+    what a process keeps stays bounded whatever the callers send."""
 
     def _get_schema_response(self, request):
         version = self.api_version or request.version or self._get_version_parameter(request)
-        key = (get_resolver(self.urlconf if isinstance(self.urlconf, str) else None), version,
-               translation.get_language(), request.accepted_media_type)
+        language = translation.get_language()
+        if (version is not None or language not in dict(settings.LANGUAGES)
+                or request.accepted_media_type != request.accepted_renderer.media_type):
+            return super()._get_schema_response(request)
+        key = (get_resolver(self.urlconf if isinstance(self.urlconf, str) else None), language,
+               request.accepted_media_type)
         if key not in _MADE:
             response = super()._get_schema_response(request)
             response.accepted_renderer = request.accepted_renderer

@@ -43,7 +43,7 @@ def deserialize_in_bulk(self, data: str) -> None:
     updates a row that exists."""
     alias = self.connection.alias
     rows, links = _parse(data, alias)
-    if any(model._base_manager.using(alias).exists() for model in rows):
+    if _holding_rows(self.connection, [model._meta.db_table for model in rows]):
         return _DJANGOS(self, data)
     with transaction.atomic(using=alias):
         with self.connection.constraint_checks_disabled():
@@ -75,15 +75,21 @@ def sql_flush_of_the_full(style, connection, reset_sequences=True, allow_cascade
     is emptied, so none is left pointing at a deleted one)."""
     if connection.vendor != "postgresql" or reset_sequences:
         return _DJANGOS_FLUSH(style, connection, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
-    tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    full = _holding_rows(connection, connection.introspection.django_table_names(only_existing=True,
+                                                                                 include_views=False))
+    if not full:
+        return []
+    quote = connection.ops.quote_name
+    return ["SET LOCAL session_replication_role = replica", *(f"DELETE FROM {quote(table)}" for table in full)]
+
+
+def _holding_rows(connection, tables: list[str]) -> list[str]:
+    """The tables among `tables` that hold a row, in one query."""
     quote = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(f"SELECT %s WHERE EXISTS (SELECT 1 FROM {quote(table)})" for table in tables),
                        tables)
-        full = [row[0] for row in cursor.fetchall()]
-    if not full:
-        return []
-    return ["SET LOCAL session_replication_role = replica", *(f"DELETE FROM {quote(table)}" for table in full)]
+        return [row[0] for row in cursor.fetchall()]
 
 
 def install() -> None:

@@ -127,6 +127,20 @@ def test_the_schema_is_made_once_per_format_and_again_after_a_change_of_settings
     client.logout()
     assert client.get(reverse("api-schema")).status_code in (401, 403)  # what was made is still for signed-in callers
 
+
+def test_what_callers_send_does_not_multiply_the_kept_schemas(client, analyst):
+    from cfpd_site import api_schema
+
+    signed_in = api(client, analyst)
+    signed_in.get(reverse("api-schema"))
+    kept = len(api_schema._MADE)
+    for n in range(5):
+        assert signed_in.get(reverse("api-schema"), {"version": f"v{n}"}).status_code == 200
+        assert signed_in.get(reverse("api-schema"), {"lang": f"zz{n}"}).status_code == 200
+        assert signed_in.get(reverse("api-schema"), HTTP_ACCEPT=f"application/vnd.oai.openapi+json; indent={n + 1}",
+                             ).status_code == 200
+    assert len(api_schema._MADE) == kept == 1
+
 def test_the_api_root_lists_every_endpoint_and_the_way_back_to_the_site(client, analyst):
     root = api(client, analyst).get("/api/", HTTP_ACCEPT="application/json").json()
     assert set(root) >= {"models", "runs", "responses", "analysis", "schema", "docs", "site"}
