@@ -26,7 +26,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Hashable, Iterable, NamedTuple
 
-from statsmodels.stats.proportion import proportion_confint
 
 NONE = ""
 CODE_ORDER = tuple("ABCDEFGHIJ") + ("R", "X", NONE)
@@ -144,6 +143,8 @@ def sorted_changes(counts: Counter) -> list[tuple[str, str, int]]:
 
 
 def wilson(count: int, n: int) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint  # on first use: 0.9 s of every process's start
+
     low, high = proportion_confint(count, n, alpha=Z_95, method="wilson")
     return float(low), float(high)
 

@@ -23,14 +23,17 @@ no trigger fills them and the answers are counted directly).
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import CharField, Sum, TextField
 
 from runs_app.signals import UNIT_GRID_SETTING
 from scenarios_app.tallies import PassTally, QuestionTally
+
+if TYPE_CHECKING:  # pandas on first use: 0.4 s of every process's start (this module loads with the app)
+    import pandas as pd
 
 # The tables keep their names from analysis_app (`scenarios_app.tallies`); the triggers' functions name them.
 PASS_TABLE, QUESTION_TABLE = PassTally._meta.db_table, QuestionTally._meta.db_table
@@ -248,6 +251,8 @@ def _fetch(rows, columns: list[str]) -> pd.DataFrame:
     pandas' C parser: making Python tuples of 270,000 grouped rows and a frame of them
     cost 0.4 s, more than a third of the query itself (`bench/dashboard_scale.py`). Text
     columns stay text ("" is not missing)."""
+    import pandas as pd
+
     try:
         sql, params = rows.query.sql_with_params()
     except EmptyResultSet:  # a filter that matches nothing (a model or domain that does not exist)
@@ -284,6 +289,7 @@ def _field(model, path: str):
 def _without_judge_units(frame: pd.DataFrame, filters, keys: list[str]) -> pd.DataFrame:
     """The tallies count judge units (a judge model reading an answer) as answers; they
     are few, counted here from their requests and taken away."""
+    import pandas as pd
     from django.db.models import Count
 
     from runs_app.models import Response

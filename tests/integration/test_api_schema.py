@@ -20,6 +20,11 @@ from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
 from tests.factories import escalation_spec
 
+# Runs once, in the PostgreSQL + Redis pass (tests/passes.py): its subject is the API's contract as
+# deployed (every operation as its schema says); the queries behind each endpoint are tested in both
+# passes by the endpoints' own tests (test_api*).
+pytestmark = pytest.mark.services
+
 
 @pytest.fixture
 def token(db):

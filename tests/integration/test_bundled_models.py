@@ -11,6 +11,10 @@ from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.factories import three_option_spec
 
+pytestmark = pytest.mark.embedded_pass(reason=(
+    "the bundled local models are the embedded default's (the demo's); their subject is torch "
+    "and LiteLLM, not the database"))
+
 
 @pytest.fixture
 def unit(db):

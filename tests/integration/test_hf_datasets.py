@@ -17,7 +17,11 @@ from scenarios_app.models import Benchmark
 from tests import formats_env
 from tests.factories import escalation_spec
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.embedded_pass(reason=(
+        "a file format (Hugging Face dataset folders) read by datasets itself; the answer rows it "
+        "imports go through the one importer tested in both passes"))]
 
 KEY_1, KEY_2 = "t/esc-test.v1.CN-RU.full", "t/esc-test.v1.US-MX.full"
 

@@ -21,7 +21,11 @@ from tests import formats_env
 from tests.factories import escalation_spec, three_option_spec
 from tests.fakes.fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.embedded_pass(reason=(
+        "a file format (Inspect AI eval logs) read by Inspect itself; the answer rows it imports "
+        "go through the one importer tested in both passes"))]
 
 KEY_1, KEY_2 = "t/esc-test.v1.CN-RU.full", "t/esc-test.v1.US-MX.full"
 

@@ -16,7 +16,11 @@ from tests import formats_env
 from tests.factories import escalation_spec, three_option_spec
 from tests.fakes.fake_openai import FakeOpenAI
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.embedded_pass(reason=(
+        "a file format (an Inspect AI task) run by a real inspect eval; the answer rows it "
+        "imports go through the one importer tested in both passes"))]
 
 # The three-option scenario gives two questions: all three options, and the middle one left out.
 KEYS = ["t/esc-test.v1.CN-RU.full", "t/esc-test.v1.US-MX.full", "t/esc3-test.v1.CN-JP.full",

@@ -36,6 +36,11 @@ from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD
 from tests.factories import escalation_spec
 
+# Runs once, in the PostgreSQL + Redis pass (tests/passes.py): its subject is the model gateway against a
+# real OpenAI-compatible server, as a lab deploys one beside PostgreSQL and Redis; the run engine and
+# data layer under it are tested in both passes (test_worker_runs, test_provider_batches, test_crisis_runs).
+pytestmark = pytest.mark.services
+
 START_SECONDS = 600  # under a loaded 2-core machine the server takes minutes to import and load
 
 

@@ -15,7 +15,11 @@ from tests.browser.test_borderlines_browser import answered_territories  # noqa:
 from tests.browser.test_dashboard_charts import demo_like  # noqa: F401 (fixture)
 from tests.integration.test_crisis_dashboard import scores  # noqa: F401 (fixture)
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.embedded_pass(reason=(
+        "figures drawn offline by Chromium (kaleido) from the dashboards' pages; the dashboards' "
+        "queries are tested in both passes by their own tests"))]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SVG = "{http://www.w3.org/2000/svg}"
