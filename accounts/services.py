@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
-from .roles import ROLE_PERMISSIONS, ROLES
+from .roles import ROLES, role_permissions
 
 
 class RoleError(ValueError):
@@ -23,12 +23,13 @@ def sync_roles():
     """Create the role groups and set exactly their permissions (idempotent); then give
     console access to role members made before roles gave it."""
     # Every permission named by a role, read once (one query a name cost a quarter of a second).
-    named = {name for names in ROLE_PERMISSIONS.values() for name in names}
+    permissions = role_permissions()
+    named = {name for names in permissions.values() for name in names}
     codenames = {name.split(".")[1] for name in named}
     found = {}
     for permission in Permission.objects.filter(codename__in=codenames).select_related("content_type"):
         found.setdefault(f"{permission.content_type.app_label}.{permission.codename}", permission)
-    for role, names in ROLE_PERMISSIONS.items():
+    for role, names in permissions.items():
         group, _ = Group.objects.get_or_create(name=role)
         group.permissions.set([found[name] for name in names if name in found])
     # Only upwards here: a staff user without a role made by hand before this rule keeps

@@ -8,7 +8,7 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.utils.translation import gettext_lazy as _
 
-from .roles import ROLE_DESCRIPTIONS, ROLES
+from .roles import ROLES, role_descriptions
 
 ROLES_HELP = ("A role is all a person needs: every role opens the console (/admin/), which shows each member only "
               "what the role allows, and the site's pages for it. Superusers may do everything.")
@@ -18,7 +18,7 @@ class RoleChoiceField(forms.ModelMultipleChoiceField):
     widget = forms.CheckboxSelectMultiple
 
     def label_from_instance(self, group):
-        description = ROLE_DESCRIPTIONS.get(group.name)
+        description = role_descriptions().get(group.name)
         return f"{group.name}: {description}" if description else group.name
 
 
@@ -93,5 +93,5 @@ class RoleGroupAdmin(GroupAdmin):
 
     @admin.display(description="What the role gives")
     def gives(self, group):
-        return ROLE_DESCRIPTIONS.get(group.name, "not a role of CFPD Workbench: members get only these permissions, "
+        return role_descriptions().get(group.name, "not a role of CFPD Workbench: members get only these permissions, "
                                                  "and no console access unless they also hold a role")

@@ -73,12 +73,21 @@ registers a fourth). What the core shows of a family comes through these hooks:
   (`Run.balanced_options`, `runs_app.option_design`) puts each option at each position
   equally often (CFPD: a scenario's form, over its qualified-actor variants); by default
   each question is its own group.
+- `dashboard`: a Dashboard (its URL name, the navigation's label, the home page card's
+  title and text) linked in the navigation and on the home page for those who may read the
+  dashboards, in the order the families registered; None for a family without one.
+- `authored_as`: what authors write of the family in the console ("CFPD scenarios"), in
+  the words the roles' descriptions use.
+- `role_permissions`: {role: permission names ("app.codename")} the family's own models
+  give each role (accounts.roles merges them with the core's; `sync_roles` keeps the groups
+  in step).
 No Django import here: families hand in plain callables.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 
@@ -126,6 +135,20 @@ class BenchmarkStats:
 
 
 @dataclass(frozen=True)
+class Dashboard:
+    """A family's dashboard as the navigation and the home page link it: `url_name`
+    (reversed by the templates), the navigation's `nav_label`, the card's `title` and
+    `description`, and its `subject` in a word (the analysts' role description:
+    "read the dashboards (preferences, territories, crisis)")."""
+
+    url_name: str
+    nav_label: str
+    title: str
+    description: str
+    subject: str
+
+
+@dataclass(frozen=True)
 class Family:
     name: str
     render: Callable[..., list[dict[str, str]]]
@@ -150,6 +173,9 @@ class Family:
     sample_metadata: Callable[[Any], dict[str, Any]] | None = None
     power: Callable[[Any, list[int], int, int], dict[str, Any]] | None = None
     balance_groups: Callable[[list[int]], dict[int, str]] | None = None
+    dashboard: Dashboard | None = None
+    authored_as: str = ""
+    role_permissions: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     @property
     def asks_every_condition(self) -> bool:
@@ -195,6 +221,26 @@ def label(name: str) -> str:
 def choices() -> list[tuple[str, str]]:
     """(name, label) of every installed family, for the console's forms and filters."""
     return [(name, label(name)) for name in registered()]
+
+
+def in_order() -> list[Family]:
+    """The installed families in the order they registered (INSTALLED_APPS' order)."""
+    return list(_registry.values())
+
+
+def dashboards() -> list[Dashboard]:
+    """The families' dashboards, in the order the families registered."""
+    return [found.dashboard for found in in_order() if found.dashboard is not None]
+
+
+def authored() -> list[str]:
+    """What authors write in the console, family by family ("CFPD scenarios", …)."""
+    return [found.authored_as for found in in_order() if found.authored_as]
+
+
+def role_permissions(role: str) -> list[str]:
+    """The permissions the families' own models give `role`, in registration order."""
+    return [name for found in in_order() for name in found.role_permissions.get(role, ())]
 
 
 def default_name() -> str:

@@ -22,7 +22,7 @@ from django.http import Http404, HttpResponse
 from django.template.loader import render_to_string
 from django.views.debug import ExceptionReporter
 
-from accounts.roles import ROLE_DESCRIPTIONS, ROLES
+from accounts.roles import ROLES, role_descriptions
 
 from .api_errors import json_error, wants_json
 from .error_advice import NO_MATCH, advise
@@ -74,7 +74,7 @@ def render_error(request, status: int, exception=None) -> HttpResponse:
     advice = advise(status, request.path, signed_in=signed_in, roles=_roles_of(user) if status == 403 else (),
                     reason=reason, missing=_missing(request, reason) if status == 404 else None)
     context = {"advice": advice,
-               "role_descriptions": [(r, ROLE_DESCRIPTIONS[r]) for r in ROLES] if status == 403 and signed_in else []}
+               "role_descriptions": [(r, role_descriptions()[r]) for r in ROLES] if status == 403 and signed_in else []}
     try:
         html = render_to_string(TEMPLATE, context, request)
     except Exception:  # noqa: BLE001 — the page must not fail in turn (a broken context processor, a lost database)

@@ -9,7 +9,8 @@ from html import escape
 
 from django.db.models import Count
 
-from benchmarks_app.families import BenchmarkStats, Family
+from accounts.roles import AUTHORS
+from benchmarks_app.families import BenchmarkStats, Dashboard, Family
 from benchmarks_app.models import Question
 
 from .models import FAMILY as NAME
@@ -73,7 +74,21 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
         "questions by move: " + ", ".join(f"{move}: {n}" for move, n in by_move.items())))
 
 
+# Authors write simulations with their continuations and variants; the questions, scorers
+# and scores are written by services, which authors only read.
+ROLE_PERMISSIONS = {
+    AUTHORS: tuple(f"crisis_app.{action}_{model}" for model in ("simulation", "continuation", "variant")
+                   for action in ("add", "change", "delete", "view"))
+    + tuple(f"crisis_app.view_{model}" for model in ("crisisquestion", "scorer", "groupscore")),
+}
+DASHBOARD = Dashboard("crisis-dashboard", "Crisis", "Crisis inconsistency",
+                      "Free-form crisis simulations, each prompt sampled many times: how far a model's answers "
+                      "disagree (1 − rescaled BERTScore), per model, temperature, move and continuation, against "
+                      "what meaning-preserving rewrites of the prompt cause, with the most divergent pairs side by "
+                      "side.", "crisis")
+
 FREEFORM = Family(name=NAME, label="Free-form crisis simulation", render=render, selection_keys=("domains",),
                   filter_questions=filter_questions,
                   check_selection=check_selection, follow_ups=follow_ups, summary=summary,
-                  stats=benchmark_stats, permutable=False)
+                  stats=benchmark_stats, permutable=False,
+                  dashboard=DASHBOARD, authored_as="crisis simulations", role_permissions=ROLE_PERMISSIONS)

@@ -5,7 +5,8 @@ page's rows), and the reviewers' filter by domain. Registered in ScenariosAppCon
 
 from __future__ import annotations
 
-from benchmarks_app.families import BenchmarkStats, CodingFilter, Family, plain_messages
+from accounts.roles import ANALYSTS, AUTHORS, REVIEWERS
+from benchmarks_app.families import BenchmarkStats, CodingFilter, Dashboard, Family, plain_messages
 
 from .counts import format_counts
 from .prompting import SYSTEM_PROMPT, chat_messages
@@ -151,10 +152,27 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
     return BenchmarkStats(f"{scenarios} scenarios, {table.total} questions", table.total, (format_counts(table),))
 
 
+# The scenarios' models authors write, and those they only read (the codified taxonomy).
+_SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actorset", "actorsetmember"]
+_READ_ONLY_MODELS = ["scenarioquestion", "domain", "actioncategory", "codifiedaction", "subdimension",
+                     "codifiedcomparison", "comparisoncategory"]
+_READING = tuple(f"scenarios_app.view_{model}" for model in _SCENARIO_MODELS + _READ_ONLY_MODELS)
+ROLE_PERMISSIONS = {
+    AUTHORS: tuple(f"scenarios_app.{action}_{model}" for model in _SCENARIO_MODELS
+                   for action in ("add", "change", "delete", "view")) + tuple(
+        f"scenarios_app.view_{model}" for model in _READ_ONLY_MODELS),
+    REVIEWERS: _READING,
+    ANALYSTS: _READING,
+}
+DASHBOARD = Dashboard("analysis-dashboard", "Dashboard", "Dashboard",
+                      "Per-model and per-country preference rates, normalised per scenario, with bootstrap intervals, "
+                      "entropy, refusals, dyads and differences between models.", "preferences")
+
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
               mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
-              balance_groups=balance_groups)
+              balance_groups=balance_groups,
+              dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS)

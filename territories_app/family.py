@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from benchmarks_app.families import BenchmarkStats, Family
+from accounts.roles import ANALYSTS, AUTHORS, REVIEWERS
+from benchmarks_app.families import BenchmarkStats, Dashboard, Family
 
 from . import parsing, prompting, queries, services
 from . import release as rel
@@ -90,6 +91,21 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
                           (f"territories: {counts['territories']}", f"languages: {counts['languages']}"))
 
 
+# Authors write the territorial-disputes tables; the other roles read them.
+_TERRITORY_MODELS = ["territory", "claimant", "country", "language", "termtranslation", "borderlinestable"]
+_READING = tuple(f"territories_app.view_{model}" for model in [*_TERRITORY_MODELS, "territoryquestion"])
+ROLE_PERMISSIONS = {
+    AUTHORS: tuple(f"territories_app.{action}_{model}" for model in _TERRITORY_MODELS
+                   for action in ("add", "change", "delete", "view")) + ("territories_app.view_territoryquestion",),
+    REVIEWERS: _READING,
+    ANALYSTS: _READING,
+}
+DASHBOARD = Dashboard("territories-dashboard", "Territories", "Territorial disputes",
+                      "BorderLines concurrence scores per model and strategy (control, non-control, consistency), "
+                      "where models side with the controller on a world map, and every language's answer per "
+                      "territory.", "territories")
+
 BORDERLINES = Family(name=NAME, label="Territorial disputes (BorderLines)", render=render, filter_questions=filter_questions, applies=applies,
                      permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary,
-                     stats=benchmark_stats)
+                     stats=benchmark_stats,
+                     dashboard=DASHBOARD, authored_as="territorial-disputes tables", role_permissions=ROLE_PERMISSIONS)

@@ -5,6 +5,7 @@ runs_app or encoding_app. Also: the core names no family (its imports and lookup
 CFPD's own selection and coding filter still reach the pages through its registration."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ from runs_app import services
 from runs_app.models import LLMModel, Response, Run
 from tests.conftest import PASSWORD
 
-pytestmark = pytest.mark.django_db
+# The fourth family's app would bring its own route (its dashboard): the product's URLs and it.
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.integration.riddles_urls")]
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ["benchmarks_app", "runs_app", "encoding_app"]
@@ -70,7 +72,12 @@ RIDDLES = families.Family(
     filter_questions=filter_questions, check_selection=check_selection, selection_fields=selection_fields,
     describe_selection=describe_selection,
     coding_filters=(families.CodingFilter("level", "Riddle level", lambda: LEVELS,
-                                          lambda questions, level: of_levels(questions, [level])),))
+                                          lambda questions, level: of_levels(questions, [level])),),
+    dashboard=families.Dashboard("riddles-dashboard", "Riddles", "Riddles answered",
+                                 "Which riddles each model solves, by level.", "riddles"),
+    authored_as="riddles",
+    # A permission the core does not give analysts (so that its arrival is seen).
+    role_permissions={"analysts": ("runs_app.add_run",)})
 
 
 @pytest.fixture
@@ -165,6 +172,34 @@ def test_the_reviewers_filters_offer_and_apply_the_fourth_familys_filter(client,
     assert sorted(easy.values_list("question__key", flat=True)) == ["riddles/easy-1", "riddles/easy-2"]
     page = signed_in(client, reviewer).get(reverse("encoding-overview"), {"level": "hard"}).content.decode()
     assert 'Riddle level <select name="level">' in page and '<option value="hard" selected>Hard</option>' in page
+
+
+def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_home_page(client, analyst, riddles):
+    page = signed_in(client, analyst).get(reverse("home")).content.decode()
+    navigation = page[page.index("<nav"):page.index("</nav>")]
+    # After the three installed families' dashboards, in the order the families registered.
+    assert re.findall(r'<a href="(/[^"]*)">(Dashboard|Territories|Crisis|Riddles)</a>', navigation) == [
+        ("/analysis/", "Dashboard"), ("/analysis/territories/", "Territories"), ("/analysis/crisis/", "Crisis"),
+        ("/riddles/", "Riddles")]
+    assert '<a class="card" href="/riddles/"><h2>Riddles answered</h2><p>Which riddles each model solves, by level.' \
+        in page
+    assert client.get("/riddles/").content == b"Riddles answered, by level."
+    families.unregister("riddles")
+    assert "/riddles/" not in client.get(reverse("home")).content.decode()  # unregistered: linked nowhere
+
+
+def test_the_fourth_familys_permissions_reach_its_roles_and_its_words_their_descriptions(riddles, analyst):
+    from accounts.roles import role_descriptions
+    from accounts.services import sync_roles
+
+    sync_roles()
+    assert analyst.groups.get().permissions.filter(codename="add_run").exists()
+    assert role_descriptions()["authors"].endswith("CFPD scenarios, territorial-disputes tables, crisis simulations, "
+                                                   "riddles")
+    assert "(preferences, territories, crisis, riddles)" in role_descriptions()["analysts"]
+    families.unregister("riddles")
+    sync_roles()  # the groups kept exactly in step: gone with the family
+    assert not analyst.groups.get().permissions.filter(codename="add_run").exists()
 
 
 def test_a_family_must_be_installed_where_benchmarks_and_conditions_are_edited(riddles):

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
-from accounts.roles import ANALYSTS, AUTHORS, OPERATORS, REVIEWERS, ROLE_DESCRIPTIONS, ROLES
+from accounts.roles import ANALYSTS, AUTHORS, OPERATORS, REVIEWERS, ROLES, role_descriptions
 from accounts.services import create_user_with_role, sync_console_access, sync_roles
 from tests.conftest import PASSWORD
 
@@ -153,7 +153,7 @@ def test_the_user_page_says_what_each_role_gives(client, admin_user, reviewer):
     page = signed_in(client, admin_user.username).get(reverse("admin:auth_user_change", args=[reviewer.pk]))
     html = page.content.decode()
     for role in ROLES:
-        assert f"{role}: {ROLE_DESCRIPTIONS[role]}" in html.replace("&#x27;", "'").replace("›", "›")
+        assert f"{role}: {role_descriptions()[role]}" in html.replace("&#x27;", "'").replace("›", "›")
     assert "every role opens the console" in html
     assert "Console access" in html and "yes, as a member of reviewers" in html
     assert 'name="is_staff"' not in html  # follows the roles, never a box to tick
@@ -163,7 +163,7 @@ def test_the_user_page_says_what_each_role_gives(client, admin_user, reviewer):
 
 def test_the_group_page_says_what_the_role_gives(client, admin_user):
     page = signed_in(client, admin_user.username).get(reverse("admin:auth_group_changelist")).content.decode()
-    assert ROLE_DESCRIPTIONS[OPERATORS].replace("›", "›") in page
+    assert role_descriptions()[OPERATORS].replace("›", "›") in page
 
 
 def test_an_outsider_without_a_role_is_kept_out_of_the_console(client, outsider):
