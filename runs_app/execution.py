@@ -21,8 +21,8 @@ from functools import partial
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Case, Count, F, Q, Sum, When
+from django.db import connection
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from benchmarks_app import families
@@ -30,12 +30,15 @@ from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
 from . import adaptive, health, infra, llm, local_provider, pacing, queueing
-from .answer_rows import _atomically, _cache_entry, _update_rows, patiently
+from .answer_rows import _atomically, _cache_entry, patiently
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
-from .signals import responses_answered, run_finished
+from .signals import responses_answered
+from .transitions import (answered_row, cancel_follow_ups, claim as claim_units, failed_row,
+                          finish_run_if_complete, finish_units, give_back as _give_back, pause_run,
+                          start_runs)
 
 
 @dataclass
@@ -120,15 +123,6 @@ def call_lease(model: LLMModel) -> float:
     return model.timeout_seconds + settings.CFPD_LEASE_MARGIN
 
 
-def of_runs(*statuses: str) -> Q:
-    """Units of runs in these statuses, as a sub-select of the runs alone. Not
-    `run__status__in`: Django turns a filter across a join into `id IN (SELECT … JOIN …)`
-    with the unit's own conditions inside it, and PostgreSQL does not re-check those after
-    an UPDATE waited for another transaction's lock on the row, so two claims meeting on
-    one unit would both take it (tests/integration/test_claim_race.py)."""
-    return Q(run_id__in=Run.objects.filter(status__in=statuses).values("pk"))
-
-
 def _result_fields(result: llm.LLMResult) -> dict:
     return dict(
         raw_output=result.text, resolved_model=result.resolved_model, finish_reason=result.finish_reason,
@@ -158,50 +152,8 @@ def over_budget(run: Run) -> bool:
     spent_usd, spent_units = spent(run.pk, money=run.budget_usd is not None)
     if not budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units):
         return False
-    Run.objects.filter(pk=run.pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(status=Run.Status.PAUSED)
+    pause_run(run.pk)
     return True
-
-
-def _give_back(response_id: int, token: str, **fields) -> bool:
-    """Return a claimed unit to pending (to be asked later). If its run was cancelled
-    meanwhile, the unit ends cancelled instead: a cancelled run sends no more messages,
-    so a pending unit of it would stay pending forever. Returns whether it is pending."""
-    Response.objects.filter(pk=response_id, claim_token=token).update(
-        status=Response.Status.PENDING, claim_token="", lease_expires_at=None, **fields)
-    # After the write, not before: `cancel_run` cancels pending units in one update, so
-    # either it saw this unit pending, or this sees the run cancelled.
-    cancelled = Response.objects.filter(of_runs(Run.Status.CANCELLED), pk=response_id,
-                                        status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
-    return not cancelled
-
-
-def finish_run_if_complete(run_id: int):
-    """Mark the run done once no unit is pending or running. A cancelled run is finished
-    (its finished time written) once the last unit a worker had taken ends.
-
-    The run's row is locked before its units are counted, and whatever makes units open
-    again (`services.resume_run`) locks it first too: counting and marking in two
-    statements without the lock let a resume commit in between (its units pending, the
-    run running again), and the run was marked done over its pending units, whose
-    messages then found a finished run and were dropped: the run stalled for good
-    (tests/integration/test_finish_race.py). On SQLite the transaction's IMMEDIATE
-    start is the lock."""
-    finished = False
-    with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=run_id).values("status", "finished_at").first()
-        if run is None:
-            return
-        open_units = Response.objects.filter(run_id=run_id,
-                                             status__in=[Response.Status.PENDING, Response.Status.RUNNING])
-        if open_units.exists():
-            return
-        if run["status"] in (Run.Status.QUEUED, Run.Status.RUNNING):
-            Run.objects.filter(pk=run_id).update(status=Run.Status.DONE, finished_at=timezone.now())
-            finished = True
-        elif run["status"] == Run.Status.CANCELLED and run["finished_at"] is None:
-            Run.objects.filter(pk=run_id).update(finished_at=timezone.now())
-    if finished:
-        run_finished.send_robust(sender=Run, run_id=run_id)
 
 
 # ---------------------------------------------------------------- the one path of every unit
@@ -253,8 +205,7 @@ def ask_units(responses: list[Response], ask, token: str | None = None) -> dict[
         return outcomes
     queued = {r.run_id for r in taken if r.run.status == Run.Status.QUEUED}
     if queued:
-        Run.objects.filter(pk__in=queued, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING,
-                                                                           started_at=timezone.now())
+        start_runs(queued, timezone.now())
     units = [Unit(response) for response in taken]
     for unit in units:
         prepare(unit)
@@ -291,13 +242,7 @@ def claim(responses: list[Response], token: str | None = None) -> tuple[str, lis
     # Its units may wait for a slot under this claim, so the claim covers that wait too.
     lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
     ids = [r.pk for r in responses]
-    Response.objects.filter(pk__in=ids).filter(
-        Q(status=Response.Status.PENDING) | Q(status=Response.Status.RUNNING, lease_expires_at__lt=now)
-        | Q(status=Response.Status.RUNNING, claim_token=token)).filter(
-        of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
-        status=Response.Status.RUNNING, claim_token=token,
-        attempts=Case(When(claim_token=token, then=F("attempts")), default=F("attempts") + 1),
-        lease_expires_at=now + timedelta(seconds=lease))
+    claim_units(ids, token, now + timedelta(seconds=lease), now)
     attempts = dict(_held(ids, token).values_list("pk", "attempts"))
     taken = []
     for response in responses:
@@ -452,22 +397,14 @@ def set_infra(unit: Unit, exc: Exception) -> bool:
 
 def _answer_row(unit: Unit, now) -> Response:
     row = unit.response
-    fields = dict(status=Response.Status.DONE, claim_token="", lease_expires_at=None, cache_key=unit.key,
-                  cache_hit=unit.cache_hit, answered_at=now, error_kind="", error_message="", **unit.record,
-                  **_result_fields(unit.result))
-    for name, value in fields.items():
-        setattr(row, name, value)
-    return row
+    return answered_row(row, cache_key=unit.key, cache_hit=unit.cache_hit, answered_at=now, error_kind="",
+                        error_message="", **unit.record, **_result_fields(unit.result))
 
 
 def _failed_row(unit: Unit, now) -> Response:
     row = unit.response
-    fields = dict(status=Response.Status.FAILED, claim_token="", lease_expires_at=None, cache_key=unit.key,
-                  cache_hit=False, answered_at=now, error_kind=unit.error.kind, error_message=unit.error.message,
-                  **unit.record)
-    for name, value in fields.items():
-        setattr(row, name, value)
-    return row
+    return failed_row(row, cache_key=unit.key, cache_hit=False, answered_at=now, error_kind=unit.error.kind,
+                      error_message=unit.error.message, **unit.record)
 
 
 def _connection_refused(unit: Unit) -> float | None:
@@ -526,7 +463,7 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
             status=Response.Status.RUNNING).values_list("pk", flat=True))
         infra.check_simulated_disk_full()
         written = [u for u in answered if u.response.pk in held], [u for u in failed if u.response.pk in held]
-        _update_rows([_answer_row(u, now) for u in written[0]] + [_failed_row(u, now) for u in written[1]])
+        finish_units([_answer_row(u, now) for u in written[0]] + [_failed_row(u, now) for u in written[1]])
         follow_ups: list[int] = []
         for unit in written[0]:
             follow_ups += _create_follow_ups(unit.response)
@@ -536,8 +473,7 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
 
     (answered, failed), follow_up_ids = patiently(lambda: _atomically(write))
     if follow_up_ids:
-        Response.objects.filter(of_runs(Run.Status.CANCELLED), pk__in=follow_up_ids,
-                                status=Response.Status.PENDING).update(status=Response.Status.CANCELLED)
+        cancel_follow_ups(follow_up_ids)
     new_cache = [CachedCompletion(key=u.key, model_name=u.request.model, result=_cache_entry(u.result))
                  for u in answered if u.key and not u.cache_hit]
     if new_cache:

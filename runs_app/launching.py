@@ -54,8 +54,9 @@ def create_run(kind: str, benchmark: Benchmark, models, conditions=(), *, select
     if kind not in Run.Kind.values:
         raise ValueError(f"no run kind {kind!r} (kinds: {', '.join(Run.Kind.values)})")
     if kind in (Run.Kind.IMPORT, Run.Kind.SYNTHETIC):
+        # Born done: a birth, not a transition (see `transitions`).
         now = timezone.now()
-        fields.update(status=Run.Status.DONE, started_at=now, finished_at=now)
+        fields = {**fields, "status": Run.Status.DONE, "started_at": now, "finished_at": now}
     else:
         life = _broker_life_at_launch()
         if life is not None:

@@ -35,13 +35,13 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from . import batch_files, llm
-from .execution import (UNIT_FIELDS, Unit, answer_from_cache, finish_run_if_complete, of_runs, prepare,
-                        write_answers)
+from .execution import UNIT_FIELDS, Unit, answer_from_cache, prepare, write_answers
 from .models import LLMModel, ProviderBatch, Response, Run
+from .transitions import cancel_batch_units, finish_run_if_complete, start_runs, take_for_batch
 
 log = logging.getLogger(__name__)
 
@@ -147,17 +147,14 @@ def take(run: Run, model: LLMModel) -> ProviderBatch | None:
             return None
         # polled_at: a poller leaves a batch being sent alone for SEND_LEASE seconds.
         batch = ProviderBatch.objects.create(run=run, model=model, polled_at=now)
-        Response.objects.filter(pk__in=ids, status=Response.Status.PENDING).filter(
-            of_runs(Run.Status.QUEUED, Run.Status.RUNNING)).update(
-            status=Response.Status.RUNNING, claim_token=token(batch), provider_batch=batch, lease_expires_at=None,
-            attempts=F("attempts") + 1)
+        take_for_batch(ids, batch)
         size = Response.objects.filter(pk__in=ids, claim_token=token(batch)).count()
         if not size:
             batch.delete()
             return None
         ProviderBatch.objects.filter(pk=batch.pk).update(size=size)
         batch.size = size
-    Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING, started_at=now)
+    start_runs([run.pk], now)
     return batch
 
 
@@ -439,7 +436,7 @@ def cancel(batch: ProviderBatch):
     ProviderBatch.objects.filter(pk=batch.pk).update(cancel_requested=True)
     batch.cancel_requested = True
     if not batch.provider_batch_id:
-        _held(batch).update(status=Response.Status.CANCELLED, claim_token="")
+        cancel_batch_units(batch, token(batch))
         _finish(batch, ProviderBatch.Status.CANCELLED, "cancelled before it was sent")
         finish_run_if_complete(batch.run_id)
         return

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
-from . import launch_plan, queueing
+from . import launch_plan, queueing, transitions
 from .execution import spent
 from .launching import LaunchInvalid, RunError
 from .models import Response, Run
@@ -35,12 +35,12 @@ def cancel_run(run: Run) -> Cancellation:
     """Stop new calls. Pending units are cancelled at once. A unit a worker has already
     taken (running) is left to end by itself: an answer that arrives is kept; a call that
     fails transiently, or that still waits for its model's slot after CFPD_SLOT_WAIT,
-    ends cancelled, not retried (see `execution._give_back`); a permanent error fails it.
+    ends cancelled, not retried (see `transitions.give_back`); a permanent error fails it.
     The run is finished (finished_at) only when its last such unit ends
-    (`execution.finish_run_if_complete`, or the sweep if that worker died)."""
+    (`transitions.finish_run_if_complete`, or the sweep if that worker died)."""
     if run.status in (Run.Status.DONE, Run.Status.CANCELLED):
         raise RunError(f"run {run.pk} is {run.status}; nothing to cancel")
-    Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=None)
+    transitions.cancel_run_status(run.pk)
     pending_units = run.responses.filter(status=Response.Status.PENDING)
     at_once = settings.CFPD_CANCEL_AT_ONCE
     later = pending_units.order_by().values("pk")[:at_once + 1].count() > at_once
@@ -52,7 +52,7 @@ def cancel_run(run: Run) -> Cancellation:
         pending = progress(run).pending
         transaction.on_commit(lambda: queueing.publish(queueing.SWEEP, [run.pk]))
     else:
-        pending = pending_units.update(status=Response.Status.CANCELLED)
+        pending = transitions.cancel_pending(run.pk)
     in_flight = run.responses.filter(status=Response.Status.RUNNING).count()
     if run.delivery == Run.Delivery.BATCH:
         # Its provider batches cancelled by a worker (a call to the provider), now and at every watcher tick.
@@ -84,8 +84,7 @@ def cancel_pending_units(run_id: int, seconds: float | None = None) -> int:
             if not Run.objects.select_for_update(skip_locked=True).filter(
                     pk=run_id, status=Run.Status.CANCELLED).exists():
                 break
-            marked += pending.filter(id__gte=low, id__lt=low + CANCEL_CHUNK).update(
-                status=Response.Status.CANCELLED)
+            marked += transitions.cancel_pending_range(run_id, low, low + CANCEL_CHUNK)
         low += CANCEL_CHUNK
         if time.monotonic() > deadline:
             break
@@ -123,10 +122,10 @@ def budget_state(run: Run) -> dict | None:
 def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
     """Ask again only what is missing: every unit that is not done. A paused run (its
     budget reached) continues only once the budget is raised above what it spent.
-    The run's row is locked first, as `execution.finish_run_if_complete` locks it before
+    The run's row is locked first, as `transitions.finish_run_if_complete` locks it before
     it counts the open units: a worker finishing the cancelled run's last unit cannot mark
     it done between this making units pending and its commit."""
-    Run.objects.select_for_update().filter(pk=run.pk).values_list("pk").first()
+    transitions.lock_run(run.pk)
     if run.llm_models.filter(is_external=True).exists():
         raise RunError(f"run {run.pk} holds imported answers; it cannot be resumed")
     changes = read_budget(budget_usd, budget_units)
@@ -138,15 +137,13 @@ def resume_run(run: Run, budget_usd=UNCHANGED, budget_units=UNCHANGED) -> int:
     if launch_plan.budget_reached(run.budget_usd, run.budget_units, spent_usd, spent_units):
         raise RunError(f"run {run.pk} has spent US$ {spent_usd:.4f} and {spent_units} units of its budget "
                        f"({_budget_text(run)}); raise the budget to resume it")
-    missing = run.responses.exclude(status__in=[Response.Status.DONE, Response.Status.RUNNING])
-    ids = list(missing.values_list("id", flat=True))
-    missing.update(status=Response.Status.PENDING, attempts=0, error_kind="", error_message="")
+    ids = transitions.reopen_missing(run.pk)
     running = run.responses.filter(status=Response.Status.RUNNING).exists()
     if not ids and not running:
-        Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, finished_at=run.finished_at or timezone.now())
+        transitions.resume_run_status(run.pk, run.finished_at, done=True)
         run_finished.send_robust(sender=Run, run_id=run.pk)
         return 0
-    Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING, finished_at=None)
+    transitions.resume_run_status(run.pk, None, done=False)
     queueing.enqueue(ids)
     queueing.schedule_sweep(run.pk)
     return len(ids)

@@ -12,9 +12,9 @@ from django.db.models import F, Min, Q
 from django.utils import timezone
 
 from . import progress_counts, queueing
-from .execution import finish_run_if_complete
 from .models import Response, Run
 from .run_control import cancel_pending_units
+from .transitions import end_lost_of_cancelled, finish_run_if_complete
 
 
 SWEEP_BATCH = 500  # units one sweep re-sends at most
@@ -70,8 +70,7 @@ def _sweep_cancelled(run: Run) -> bool:
     (its lease ran out) ends cancelled, pending units left by the cancel are marked, and
     the run is finished once none is left. Whether some unit is still open (so the
     sweep looks again later)."""
-    run.responses.filter(status=Response.Status.RUNNING, lease_expires_at__lt=timezone.now()).update(
-        status=Response.Status.CANCELLED, claim_token="", lease_expires_at=None)
+    end_lost_of_cancelled(run.pk, timezone.now())
     cancel_pending_units(run.pk)  # those `cancel_run` left to a worker (a very large run)
     finish_run_if_complete(run.pk)
     return run.responses.filter(status__in=[Response.Status.PENDING, Response.Status.RUNNING]).exists()
