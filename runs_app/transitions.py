@@ -51,6 +51,18 @@ RUN_TRANSITIONS: dict[str, dict[str, tuple[str, ...]]] = {
     R.DONE: {R.RUNNING: ("resume_run_status",), R.DONE: ("resume_run_status",)},
 }
 
+# Statuses a row is made in (not transitions): a launch's units pending, an import's done
+# or failed; a launched run queued, an imported or synthetic run done.
+UNIT_BIRTHS = (U.PENDING, U.DONE, U.FAILED)
+RUN_BIRTHS = (R.QUEUED, R.DONE)
+# The modules that may write a status (tests/unit/test_status_writers.py): this one, and the
+# batch's answers statement, which only `finish_units` calls.
+STATUS_WRITERS = {"runs_app/transitions.py": "every transition",
+                  "runs_app/answer_rows.py": "running → done | failed: the statement `finish_units` sends"}
+# Functions here that set a status without being a transition of the tables: the rows
+# `finish_units` writes, made in memory.
+ROW_MAKERS = ("answered_row", "failed_row")
+
 
 def of_runs(*statuses: str) -> Q:
     """Units of runs in these statuses, as a sub-select of the runs alone. Not
