@@ -147,7 +147,7 @@ def take(run: Run, model: LLMModel) -> ProviderBatch | None:
             return None
         # polled_at: a poller leaves a batch being sent alone for SEND_LEASE seconds.
         batch = ProviderBatch.objects.create(run=run, model=model, polled_at=now)
-        take_for_batch(ids, batch)
+        take_for_batch(ids, batch, token(batch))
         size = Response.objects.filter(pk__in=ids, claim_token=token(batch)).count()
         if not size:
             batch.delete()

@@ -29,7 +29,8 @@ U, R = Response.Status, Run.Status
 
 # from-status → {to-status: the functions that make that change}
 UNIT_TRANSITIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    U.PENDING: {U.RUNNING: ("claim", "take_for_batch"),
+    U.PENDING: {U.PENDING: ("reopen_missing",),  # its attempts and error cleared
+                U.RUNNING: ("claim", "take_for_batch"),
                 U.CANCELLED: ("give_back", "cancel_follow_ups", "cancel_pending", "cancel_pending_range")},
     U.RUNNING: {U.RUNNING: ("claim",),  # a lease that ran out (its worker died), or the claim's own token
                 U.PENDING: ("give_back",),
@@ -88,10 +89,11 @@ def claim(ids: list[int], token: str, lease_until: datetime, now: datetime):
         lease_expires_at=lease_until)
 
 
-def take_for_batch(ids: list[int], batch) -> None:
-    """pending → running under a provider batch's claim (`provider_batch.token`), no lease."""
+def take_for_batch(ids: list[int], batch, token: str) -> None:
+    """pending → running under a provider batch's claim (`provider_batch.token`), no lease:
+    the sweeps leave it alone."""
     Response.objects.filter(pk__in=ids, status=U.PENDING).filter(of_runs(R.QUEUED, R.RUNNING)).update(
-        status=U.RUNNING, claim_token=f"batch-{batch.pk}", provider_batch=batch, lease_expires_at=None,
+        status=U.RUNNING, claim_token=token, provider_batch=batch, lease_expires_at=None,
         attempts=F("attempts") + 1)
 
 
