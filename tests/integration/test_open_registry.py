@@ -5,6 +5,7 @@ runs_app or encoding_app. Also: the core names no family (its imports and lookup
 CFPD's own selection and coding filter still reach the pages through its registration."""
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -138,6 +139,22 @@ def test_the_launch_page_offers_the_fourth_familys_field_and_launches_its_run(cl
     detail = client.get(response["Location"]).content.decode()
     assert "<dt>Levels</dt><dd>Hard</dd>" in detail
     assert "<dt>Domains</dt>" not in detail  # CFPD's rows belong to CFPD's runs
+
+
+def test_the_launch_plan_shows_the_fourth_familys_own_figures_with_its_own_template(
+        client, operator, riddles, model, settings):
+    def power(benchmark, question_ids, repeats, models, difference=0.1):
+        levels = sorted({key.split("/")[1].split("-")[0] for key in Question.objects.filter(
+            pk__in=question_ids).values_list("key", flat=True)})
+        return {"riddles": len(question_ids), "levels": levels}
+
+    families.register(dataclasses.replace(RIDDLES, power=power, power_template="riddles/launch_power.html"))
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], ROOT / "tests/integration/templates"]}]
+    data = {"benchmark": riddles.pk, "models": [model.pk], "repeats": "1", "levels": ["easy"], "sample": "", "seed": "0",
+            "system_prompt": "", "cache": "auto", "note": "", "step": "plan"}
+    page = signed_in(client, operator).post(reverse("run-launch"), data).content.decode()
+    assert '<h3 id="riddles-power">Riddles to ask</h3><p>2 riddles, easy.</p>' in page
+    assert "launch-power-table" not in page  # CFPD's section is CFPD's
 
 
 def test_the_launch_page_names_the_fourth_familys_bad_value_on_its_field(client, operator, riddles, model):
