@@ -140,14 +140,17 @@ class BenchmarkStats:
 class Dashboard:
     """A family's dashboard as the navigation and the home page link it: `url_name`
     (reversed by the templates), the navigation's `nav_label`, the card's `title` and
-    `description`, and its `subject` in a word (the analysts' role description:
-    "read the dashboards (preferences, territories, crisis)")."""
+    `description`, its `subject` in a word (the analysts' role description: "read the
+    dashboards (preferences, territories, crisis)"), and the `permission` its pages and API
+    need ("app.codename", one of the family's own: the navigation links it for those who
+    hold it; the family's `role_permissions` give it to analysts)."""
 
     url_name: str
     nav_label: str
     title: str
     description: str
     subject: str
+    permission: str
 
 
 @dataclass(frozen=True)

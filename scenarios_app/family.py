@@ -162,11 +162,12 @@ ROLE_PERMISSIONS = {
                    for action in ("add", "change", "delete", "view")) + tuple(
         f"scenarios_app.view_{model}" for model in _READ_ONLY_MODELS),
     REVIEWERS: _READING,
-    ANALYSTS: _READING,
+    ANALYSTS: (*_READING, "scenarios_app.view_cfpd_dashboard"),
 }
 DASHBOARD = Dashboard("analysis-dashboard", "Dashboard", "Dashboard",
                       "Per-model and per-country preference rates, normalised per scenario, with bootstrap intervals, "
-                      "entropy, refusals, dyads and differences between models.", "preferences")
+                      "entropy, refusals, dyads and differences between models.", "preferences",
+                      "scenarios_app.view_cfpd_dashboard")
 
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
