@@ -21,11 +21,11 @@ from runs_app import services as runs
 from runs_app.models import LLMModel, Response, Run
 
 from . import audits
+from .current_code import UNRESOLVED, set_code
 from .judge_prompt import judge_messages, read_verdict
 from .letters import canonical_code
 from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, Source
-from .services import (UNRESOLVED, CodingError, _open_task, _sample_for_audit, _set_current, _withdraw,
-                       presented_options)
+from .services import CodingError, open_task, presented_options, sample_for_audit, withdraw
 
 Purpose = ReviewTask.Purpose
 
@@ -101,9 +101,9 @@ def _code_as_judge(request: JudgeRequest, target: Response, policy: CodingPolicy
         return None
     new = Code(response=target, code=request.code, presented_letter=request.reading, source=Source.JUDGE,
                rule=request.judge.rule, confidence=audits.judge_agreement(request.judge).accuracy)
-    _set_current(target, new, None)
-    _withdraw(target.review_tasks.filter(purpose=Purpose.PRIMARY))
-    _sample_for_audit(target, new, policy)
+    set_code(target.pk, new, None)
+    withdraw(target.review_tasks.filter(purpose=Purpose.PRIMARY))
+    sample_for_audit(target, new, policy)
     return new
 
 
@@ -170,9 +170,9 @@ def demote_judge(judge: Judge, user=None) -> int:
                  .select_related("response"))
     for code in codes:
         response = Response.objects.select_for_update(of=("self",)).get(pk=code.response_id)
-        _set_current(response, None, code, UNRESOLVED)
-        _withdraw(ReviewTask.objects.filter(caused_by=code))
-        _open_task(response, Purpose.PRIMARY, reason="judge-demoted",
+        set_code(response.pk, None, code, UNRESOLVED)
+        withdraw(ReviewTask.objects.filter(caused_by=code))
+        open_task(response, Purpose.PRIMARY, reason="judge-demoted",
                    explanation=f"Judge {judge.model.name} coded this {code.presented_letter}, but it was demoted; "
                                f"its code no longer counts. Code it yourself.")
     return len(codes)
