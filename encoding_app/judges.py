@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from runs_app import services as runs
+from runs_app import unit_rows
 from runs_app.models import LLMModel, Response, Run
 
 from . import audits
@@ -64,17 +65,17 @@ def request_judging(run: Run, judge_model: LLMModel, user=None) -> Run:
     pairs = []
     for target in targets:
         options = presented_options(target)
-        unit = Response(run=judge_run, question=target.question, model=judge_model,
-                        repeat=repeats[target.question_id], option_order=target.option_order,
-                        messages=judge_messages(target.question.text,
-                                                [(o["letter"], o["text"]) for o in options], target.raw_output))
+        unit = dict(run=judge_run, question=target.question, model=judge_model,
+                    repeat=repeats[target.question_id], option_order=target.option_order,
+                    messages=judge_messages(target.question.text,
+                                            [(o["letter"], o["text"]) for o in options], target.raw_output))
         repeats[target.question_id] += 1
         pairs.append((unit, target))
-    Response.objects.bulk_create([unit for unit, _ in pairs])
+    unit_rows.create_rows([unit for unit, _ in pairs])
     units = {(u.question_id, u.repeat): u.pk for u in judge_run.responses.all()}
     JudgeRequest.objects.bulk_create([
-        JudgeRequest(judge_response_id=units[(unit.question_id, unit.repeat)], target_response=target, judge=judge,
-                     requested_by=user) for unit, target in pairs])
+        JudgeRequest(judge_response_id=units[(unit["question"].pk, unit["repeat"])], target_response=target,
+                     judge=judge, requested_by=user) for unit, target in pairs])
     runs.queue_new_units(judge_run, list(units.values()))
     return judge_run
 
