@@ -72,7 +72,7 @@ def setup(args):
     with connection.cursor() as cursor:
         started = time.perf_counter()
         for table in ("runs_app_response", "benchmarks_app_question", "scenarios_app_scenarioquestion",
-                      "analysis_app_passtally", "analysis_app_questiontally"):
+                      "scenarios_app_passtally", "scenarios_app_questiontally"):
             cursor.execute(f"{vacuum} {table}")
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('runs_app_response'))")
         size = cursor.fetchone()[0]

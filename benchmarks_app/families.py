@@ -68,6 +68,8 @@ registers a fourth). What the core shows of a family comes through these hooks:
   headline figures and the power to detect a difference (a share: 0.10 for the operator's
   10 points) for the questions selected (CFPD: per
   domain form, `scenarios_app.launch_power`); by default none.
+- `power_template`: the family's template the launch plan shows `power`'s figures with
+  (given as `power`; CFPD: "scenarios_app/launch_power.html").
 - `balance_groups(question_ids)` (optional) returns {question id: group key}: the questions
   whose options are the same content, among which a balanced option order
   (`Run.balanced_options`, `runs_app.option_design`) puts each option at each position
@@ -138,14 +140,17 @@ class BenchmarkStats:
 class Dashboard:
     """A family's dashboard as the navigation and the home page link it: `url_name`
     (reversed by the templates), the navigation's `nav_label`, the card's `title` and
-    `description`, and its `subject` in a word (the analysts' role description:
-    "read the dashboards (preferences, territories, crisis)")."""
+    `description`, its `subject` in a word (the analysts' role description: "read the
+    dashboards (preferences, territories, crisis)"), and the `permission` its pages and API
+    need ("app.codename", one of the family's own: the navigation links it for those who
+    hold it; the family's `role_permissions` give it to analysts)."""
 
     url_name: str
     nav_label: str
     title: str
     description: str
     subject: str
+    permission: str
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,7 @@ class Family:
     sample_metadata: Callable[[Any], dict[str, Any]] | None = None
     power: Callable[[Any, list[int], int, int], dict[str, Any]] | None = None
     balance_groups: Callable[[list[int]], dict[int, str]] | None = None
+    power_template: str = ""
     dashboard: Dashboard | None = None
     authored_as: str = ""
     role_permissions: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)

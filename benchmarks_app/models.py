@@ -118,8 +118,8 @@ class Actor(models.Model):
     every family (a country CFPD asks about is the same row as the claimant BorderLines
     names).
 
-    The table keeps the name it was made with in scenarios_app (`db_table`): the model
-    moved here without touching a row (benchmarks_app migration 0005)."""
+    The model moved here from scenarios_app without touching a row (migration 0005); its
+    table took this app's name later (0007, issue 39)."""
 
     class Kind(models.TextChoices):
         STATE = "state", "State (ISO 3166)"
@@ -140,7 +140,6 @@ class Actor(models.Model):
 
     class Meta:
         ordering = ["code"]
-        db_table = "scenarios_app_actor"
 
     def __str__(self):
         return f"{self.prompt_name} ({self.code})"

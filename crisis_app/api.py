@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis_app.permissions import CanReadDashboards
+from analysis_app.permissions import can_read
 from cfpd_site.api_schema import errors, query
 
 from . import contrasts as contrast_metrics
@@ -39,7 +39,7 @@ def _side_by_side(board):
 
 
 class CrisisView(APIView):
-    permission_classes = [CanReadDashboards]
+    permission_classes = [can_read("crisis_app.view_crisis_dashboard")]
 
     @extend_schema(
         parameters=[query("benchmark", max_length=64), query("scorer", max_length=64),

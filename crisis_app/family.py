@@ -9,7 +9,7 @@ from html import escape
 
 from django.db.models import Count
 
-from accounts.roles import AUTHORS
+from accounts.roles import ANALYSTS, AUTHORS
 from benchmarks_app.families import BenchmarkStats, Dashboard, Family
 from benchmarks_app.models import Question
 
@@ -80,12 +80,14 @@ ROLE_PERMISSIONS = {
     AUTHORS: tuple(f"crisis_app.{action}_{model}" for model in ("simulation", "continuation", "variant")
                    for action in ("add", "change", "delete", "view"))
     + tuple(f"crisis_app.view_{model}" for model in ("crisisquestion", "scorer", "groupscore")),
+    ANALYSTS: ("crisis_app.view_crisis_dashboard",),
 }
 DASHBOARD = Dashboard("crisis-dashboard", "Crisis", "Crisis inconsistency",
                       "Free-form crisis simulations, each prompt sampled many times: how far a model's answers "
                       "disagree (1 − rescaled BERTScore), per model, temperature, move and continuation, against "
                       "what meaning-preserving rewrites of the prompt cause, with the most divergent pairs side by "
-                      "side.", "crisis")
+                      "side.", "crisis",
+                      "crisis_app.view_crisis_dashboard")
 
 FREEFORM = Family(name=NAME, label="Free-form crisis simulation", render=render, selection_keys=("domains",),
                   filter_questions=filter_questions,

@@ -24,6 +24,7 @@ from django.utils import timezone
 from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition, Question
 from runs_app import services as runs_services
+from runs_app import unit_rows
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_imported
 
@@ -409,11 +410,11 @@ def _write_run(simulation: Simulation, questions: _Questions, release_run: free_
                                    note=f"imported: {path.relative}"[:200])
 
     def responses(move: int, previous: list[Response] | None) -> list[Response]:
-        return Response.objects.bulk_create([
-            Response(run=run, question=asked[move], model=model, condition=condition, repeat=repeat,
-                     previous=previous[repeat] if previous else None, status=Response.Status.DONE,
-                     messages=[], raw_output=answer, resolved_model=model.name, option_order=[],
-                     params={"temperature": path.temperature}, answered_at=now)
+        return unit_rows.create_rows([
+            dict(run=run, question=asked[move], model=model, condition=condition, repeat=repeat,
+                 previous=previous[repeat] if previous else None, status=Response.Status.DONE,
+                 messages=[], raw_output=answer, resolved_model=model.name, option_order=[],
+                 params={"temperature": path.temperature}, answered_at=now)
             for repeat, answer in enumerate(release_run.answers[move])
         ], batch_size=500)
 

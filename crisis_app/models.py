@@ -42,6 +42,8 @@ class Simulation(models.Model):
 
     class Meta:
         ordering = ["benchmark__name", "key"]
+        # The family's dashboard (its registration's Dashboard.permission; analysts hold it).
+        permissions = [("view_crisis_dashboard", "Can read the crisis-inconsistency dashboards and their API")]
         constraints = [models.UniqueConstraint(fields=["benchmark", "key"], name="one_simulation_key_per_benchmark")]
 
     def __str__(self):

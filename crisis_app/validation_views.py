@@ -1,4 +1,4 @@
-"""The analysts' page of the inconsistency metric's validation (`analysis_app.view_dashboard`):
+"""The analysts' page of the inconsistency metric's validation (`crisis_app.view_crisis_dashboard`):
 per BERTScore preset, each ablation class's mean inconsistency against the references,
 whether the paper's order holds, and the items. Each preset's report is computed by the
 worker (loading an encoder takes seconds: `analysis_app.computed`); until it is, its
@@ -17,7 +17,7 @@ from . import validation_report
 from .validation import EXPECTED_ORDER
 from .validation_data import VALIDATION_ITEMS
 
-VIEW = "analysis_app.view_dashboard"
+VIEW = "crisis_app.view_crisis_dashboard"  # the family's own (family.DASHBOARD.permission)
 CLASS_LABELS = {"lexical": "Lexical substitution", "syntactic": "Syntactic restructuring",
                 "irrelevance": "Added irrelevant sentence", "semantic": "Semantic shift"}
 # A preset found unavailable (its weights missing) is tried again after this long, so that

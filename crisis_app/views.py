@@ -1,4 +1,4 @@
-"""The analysts' crisis-inconsistency page and each panel's CSV (`analysis_app.view_dashboard`)."""
+"""The analysts' crisis-inconsistency page and each panel's CSV (`crisis_app.view_crisis_dashboard`)."""
 
 from django.contrib.auth.decorators import permission_required
 from django.http import Http404, HttpResponse
@@ -17,7 +17,7 @@ from . import dashboard, dashboard_params, instrument_state, queries
 from .models import GroupScore
 from .report import PER_RUN_COLUMNS, SUMMARY_COLUMNS, for_csv
 
-VIEW = "analysis_app.view_dashboard"
+VIEW = "crisis_app.view_crisis_dashboard"  # the family's own (family.DASHBOARD.permission)
 TABLE_ONLY = ("summary", "groups")
 
 

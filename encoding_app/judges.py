@@ -18,14 +18,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from runs_app import services as runs
+from runs_app import unit_rows
 from runs_app.models import LLMModel, Response, Run
 
 from . import audits
+from .current_code import UNRESOLVED, set_code
 from .judge_prompt import judge_messages, read_verdict
 from .letters import canonical_code
 from .models import Code, CodingPolicy, Judge, JudgeRequest, ReviewTask, Source
-from .services import (UNRESOLVED, CodingError, _open_task, _sample_for_audit, _set_current, _withdraw,
-                       presented_options)
+from .services import CodingError, open_task, presented_options, sample_for_audit, withdraw
 
 Purpose = ReviewTask.Purpose
 
@@ -64,17 +65,17 @@ def request_judging(run: Run, judge_model: LLMModel, user=None) -> Run:
     pairs = []
     for target in targets:
         options = presented_options(target)
-        unit = Response(run=judge_run, question=target.question, model=judge_model,
-                        repeat=repeats[target.question_id], option_order=target.option_order,
-                        messages=judge_messages(target.question.text,
-                                                [(o["letter"], o["text"]) for o in options], target.raw_output))
+        unit = dict(run=judge_run, question=target.question, model=judge_model,
+                    repeat=repeats[target.question_id], option_order=target.option_order,
+                    messages=judge_messages(target.question.text,
+                                            [(o["letter"], o["text"]) for o in options], target.raw_output))
         repeats[target.question_id] += 1
         pairs.append((unit, target))
-    Response.objects.bulk_create([unit for unit, _ in pairs])
+    unit_rows.create_rows([unit for unit, _ in pairs])
     units = {(u.question_id, u.repeat): u.pk for u in judge_run.responses.all()}
     JudgeRequest.objects.bulk_create([
-        JudgeRequest(judge_response_id=units[(unit.question_id, unit.repeat)], target_response=target, judge=judge,
-                     requested_by=user) for unit, target in pairs])
+        JudgeRequest(judge_response_id=units[(unit["question"].pk, unit["repeat"])], target_response=target,
+                     judge=judge, requested_by=user) for unit, target in pairs])
     runs.queue_new_units(judge_run, list(units.values()))
     return judge_run
 
@@ -101,9 +102,9 @@ def _code_as_judge(request: JudgeRequest, target: Response, policy: CodingPolicy
         return None
     new = Code(response=target, code=request.code, presented_letter=request.reading, source=Source.JUDGE,
                rule=request.judge.rule, confidence=audits.judge_agreement(request.judge).accuracy)
-    _set_current(target, new, None)
-    _withdraw(target.review_tasks.filter(purpose=Purpose.PRIMARY))
-    _sample_for_audit(target, new, policy)
+    set_code(target.pk, new, None)
+    withdraw(target.review_tasks.filter(purpose=Purpose.PRIMARY))
+    sample_for_audit(target, new, policy)
     return new
 
 
@@ -170,9 +171,9 @@ def demote_judge(judge: Judge, user=None) -> int:
                  .select_related("response"))
     for code in codes:
         response = Response.objects.select_for_update(of=("self",)).get(pk=code.response_id)
-        _set_current(response, None, code, UNRESOLVED)
-        _withdraw(ReviewTask.objects.filter(caused_by=code))
-        _open_task(response, Purpose.PRIMARY, reason="judge-demoted",
+        set_code(response.pk, None, code, UNRESOLVED)
+        withdraw(ReviewTask.objects.filter(caused_by=code))
+        open_task(response, Purpose.PRIMARY, reason="judge-demoted",
                    explanation=f"Judge {judge.model.name} coded this {code.presented_letter}, but it was demoted; "
                                f"its code no longer counts. Code it yourself.")
     return len(codes)

@@ -25,12 +25,13 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from benchmarks_app import data_version, families
+from benchmarks_app import families
 from benchmarks_app.models import Question
 from runs_app import infra
 from runs_app.models import Response
 
 from . import audits, auto_encoder
+from .current_code import MISSING, UNRESOLVED, record_code, set_code, set_codes
 from .filters import Filters
 from .letters import INVALID, LETTERS, REFUSAL, canonical_code, picked
 from .models import Code, CodingPolicy, Judge, ReviewTask, Source
@@ -89,23 +90,7 @@ def _choice_confidence(response: Response) -> float | None:
     return math.exp(logprobs[response.chosen_letter]) / total if total else None
 
 
-UNRESOLVED, MISSING = "unresolved", "missing"
-
-
-def _set_current(response: Response, new: Code | None, previous: Code | None, state: str = ""):
-    """Make `new` the current code (None: no code, and `state` says why: unresolved or
-    missing); the copy on the response follows, so analysis reads states without joins."""
-    if previous is not None:
-        Code.objects.filter(pk=previous.pk).update(is_current=False)
-    if new is not None:
-        new.is_current = True
-        new.save()
-    Response.objects.filter(pk=response.pk).update(code=new.code if new else "",
-                                                   code_source=new.source if new else state)
-    data_version.bump()
-
-
-def _open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "",
+def open_task(response: Response, purpose: str, caused_by: Code | None = None, reason: str = "",
                explanation: str = "") -> ReviewTask:
     reason = reason[:40]
     task = ReviewTask.objects.filter(response=response, purpose=purpose, status=ReviewTask.Status.OPEN).first()
@@ -121,10 +106,10 @@ def _open_task(response: Response, purpose: str, caused_by: Code | None = None, 
 def _withdraw_audit_of(code: Code | None):
     """A code that stops being current needs no audit any more."""
     if code is not None:
-        _withdraw(ReviewTask.objects.filter(caused_by=code, purpose=Purpose.AUDIT))
+        withdraw(ReviewTask.objects.filter(caused_by=code, purpose=Purpose.AUDIT))
 
 
-def _sample_for_audit(response: Response, code: Code, policy: CodingPolicy | None = None):
+def sample_for_audit(response: Response, code: Code, policy: CodingPolicy | None = None):
     """Automatic and promoted judges' codes: a reproducible share goes blind to a reviewer."""
     policy = policy or CodingPolicy.current()
     if (picked(response.pk, policy.audit_share, policy.seed, "audit")
@@ -144,7 +129,7 @@ def suspended_explanation(rule: str, letter: str) -> str:
             f"fell below the coding policy's threshold. Code it yourself; an admin can re-enable the rule.")
 
 
-def _withdraw(tasks):
+def withdraw(tasks):
     return tasks.filter(status=ReviewTask.Status.OPEN).update(status=ReviewTask.Status.WITHDRAWN, leased_by=None,
                                                               lease_expires_at=None)
 
@@ -173,13 +158,13 @@ def _code_one(response_id: int, policy: CodingPolicy | None = None) -> str:
         else:
             encoding = family_encoding(response) or automatic_encoding(response)
             if encoding.rule == "empty":
-                _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
-                _set_current(response, None, current, MISSING)
+                withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
+                set_code(response.pk, None, current, MISSING)
                 return "missing"
             if encoding.code is None:
                 _withdraw_audit_of(current)
-                _set_current(response, None, current, UNRESOLVED)
-                _open_task(response, Purpose.PRIMARY, reason=encoding.rule, explanation=encoding.reason)
+                set_code(response.pk, None, current, UNRESOLVED)
+                open_task(response, Purpose.PRIMARY, reason=encoding.rule, explanation=encoding.reason)
                 return "unresolved"
             if encoding.rule in audits.suspended_rules():
                 if current is not None and response.codes.filter(source__in=HUMAN_SOURCES,
@@ -187,30 +172,29 @@ def _code_one(response_id: int, policy: CodingPolicy | None = None) -> str:
                     # A person has audited this code (a disagreement is with the adjudicators).
                     return "kept"
                 _withdraw_audit_of(current)
-                _set_current(response, None, current, UNRESOLVED)
-                _open_task(response, Purpose.PRIMARY, reason="rule-suspended",
+                set_code(response.pk, None, current, UNRESOLVED)
+                open_task(response, Purpose.PRIMARY, reason="rule-suspended",
                            explanation=suspended_explanation(encoding.rule, encoding.code))
                 return "unresolved"
             letter, source, rule = encoding.code, Source.AUTO, encoding.rule
             confidence = audits.rule_confidence(rule)
         code = canonical_code(letter, response.option_order)
-        _withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
+        withdraw(response.review_tasks.filter(purpose=Purpose.PRIMARY))
         if current is not None and (current.code, current.source, current.rule) == (code, source, rule):
             return source
         new = Code(response=response, code=code, presented_letter=letter, source=source, rule=rule,
                    confidence=confidence, supersedes=current)
-        _set_current(response, new, current)
+        set_code(response.pk, new, current)
         if source == Source.AUTO and not response.review_tasks.filter(purpose=Purpose.AUDIT).exists():
-            _sample_for_audit(response, new, policy)
+            sample_for_audit(response, new, policy)
         return source
 
 
 def queue_for_review(response_id: int, reason: str, explanation: str = "") -> ReviewTask:
     response = Response.objects.get(pk=response_id)
     if not response.code:
-        Response.objects.filter(pk=response_id).update(code_source=UNRESOLVED)
-        data_version.bump()
-    return _open_task(response, Purpose.PRIMARY, reason=reason, explanation=explanation)
+        set_code(response_id, None, None, UNRESOLVED)
+    return open_task(response, Purpose.PRIMARY, reason=reason, explanation=explanation)
 
 
 def encode_responses(responses, progress=None) -> dict[str, int]:
@@ -339,8 +323,7 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
                     confidences[rule] = audits.rule_confidence(rule)
                 confidence = confidences[rule]
             new_codes.append(Code(response_id=response.pk, code=canonical_code(letter, response.option_order),
-                                  presented_letter=letter, source=source, rule=rule, confidence=confidence,
-                                  is_current=True))
+                                  presented_letter=letter, source=source, rule=rule, confidence=confidence))
             count(source)
         _write_first_codes(new_codes, states, tasks, policy)
     for response_id in slow:
@@ -353,25 +336,14 @@ def _write_first_codes(new_codes: list[Code], states: dict[str, list[int]], task
     """`encode_answers`' writes: the new codes in one insert, each answer's code and code
     source in one update per value (answers left "missing" or "unresolved" too), the
     audit items the share picks and the review items in one insert."""
-    Code.objects.bulk_create(new_codes, batch_size=_INSERT_BATCH)
-    by_value: dict[tuple[str, str], list[int]] = {}
-    for code in new_codes:
-        by_value.setdefault((code.code, code.source), []).append(code.response_id)
-    for state, pks in states.items():
-        by_value[("", state)] = pks
-    for (code, source), pks in by_value.items():
-        for start in range(0, len(pks), _UPDATE_CHUNK):
-            Response.objects.filter(pk__in=pks[start:start + _UPDATE_CHUNK]).update(code=code, code_source=source)
-    if by_value:
-        data_version.bump()
+    set_codes(new_codes, states)
     audits_due = [ReviewTask(response_id=code.response_id, purpose=Purpose.AUDIT, caused_by=code)
                   for code in new_codes if code.source == Source.AUTO
                   and picked(code.response_id, policy.audit_share, policy.seed, "audit")]
     ReviewTask.objects.bulk_create(audits_due + tasks, batch_size=_INSERT_BATCH)
 
 
-_INSERT_BATCH = 2000  # rows per INSERT (SQLite's variables: 999 before 3.32; Django cuts further if needed)
-_UPDATE_CHUNK = 5000  # ids per `pk__in` of an UPDATE
+_INSERT_BATCH = 2000  # rows per INSERT of review items
 
 
 # ---------------------------------------------------------------- the reviewer's queue
@@ -468,9 +440,9 @@ def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
                    source=Source.ADJUDICATION if purpose == Purpose.ADJUDICATION else Source.REVIEWER,
                    supersedes=current)
         if purpose in (Purpose.PRIMARY, Purpose.ADJUDICATION):
-            _set_current(response, new, current)
+            set_code(response.pk, new, current)
             if purpose == Purpose.ADJUDICATION:
-                _withdraw(response.review_tasks.filter(purpose__in=REVIEW_PURPOSES))
+                withdraw(response.review_tasks.filter(purpose__in=REVIEW_PURPOSES))
             else:
                 policy = CodingPolicy.current()
                 if picked(response.pk, policy.double_coding_share, policy.seed, "second"):
@@ -478,9 +450,9 @@ def submit_code(task_id: int, user, letter: str, note: str = "") -> Code:
         else:
             # Blind second coding or audit: recorded beside the current code; a different
             # code sends the answer to adjudication.
-            new.save()
+            record_code(new)
             if current is not None and current.code != code:
-                _open_task(response, Purpose.ADJUDICATION, caused_by=new)
+                open_task(response, Purpose.ADJUDICATION, caused_by=new)
         ReviewTask.objects.filter(pk=task.pk).update(status=ReviewTask.Status.DONE, done_by=user,
                                                      done_at=timezone.now(), leased_by=None, lease_expires_at=None)
         if purpose in (Purpose.AUDIT, Purpose.ADJUDICATION):
@@ -507,16 +479,11 @@ def undo_last(user) -> ReviewTask:
         caused = ReviewTask.objects.filter(caused_by=last)
         if caused.filter(status=ReviewTask.Status.DONE).exists():
             raise CodingError("another reviewer has already coded this answer after you; it cannot be undone here")
-        _withdraw(caused)
+        withdraw(caused)
         response = Response.objects.select_for_update(of=("self",)).get(pk=last.response_id)
         if last.is_current:
             previous = last.supersedes if last.supersedes and last.supersedes.undone_at is None else None
-            Code.objects.filter(pk=last.pk).update(is_current=False)
-            if previous is not None:
-                Code.objects.filter(pk=previous.pk).update(is_current=True)
-            Response.objects.filter(pk=response.pk).update(code=previous.code if previous else "",
-                                                           code_source=previous.source if previous else UNRESOLVED)
-            data_version.bump()
+            set_code(response.pk, previous, last, UNRESOLVED)
         Code.objects.filter(pk=last.pk).update(undone_at=timezone.now())
         policy = CodingPolicy.current()
         ReviewTask.objects.filter(pk=last.task_id).update(

@@ -8,4 +8,4 @@ class FormatsAppConfig(AppConfig):
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "formats_app"
-    verbose_name = "Formats"
+    verbose_name = "Exports and imports in other formats"

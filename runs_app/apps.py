@@ -17,7 +17,7 @@ def _migrated(using="default", **kwargs):
 class RunsAppConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'runs_app'
-    verbose_name = "Runs"
+    verbose_name = "Runs and models"
 
     def ready(self):
         post_migrate.connect(_migrated, dispatch_uid="run-progress-triggers-kept")

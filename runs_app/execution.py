@@ -29,7 +29,7 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import adaptive, health, infra, llm, local_provider, pacing, queueing
+from . import adaptive, health, infra, llm, local_provider, pacing, queueing, unit_rows
 from .answer_rows import _atomically, _cache_entry, patiently
 from .launch_plan import budget_reached
 from .limits import LimitBusy, get_limiter, slot
@@ -103,9 +103,9 @@ def _create_follow_ups(response: Response) -> list[int]:
     question_ids = follow_ups(response.question)
     if not question_ids:
         return []
-    Response.objects.bulk_create(
-        [Response(run_id=response.run_id, question_id=question_id, model_id=response.model_id,
-                  condition_id=response.condition_id, repeat=response.repeat, previous_id=response.pk)
+    unit_rows.create_rows(
+        [dict(run_id=response.run_id, question_id=question_id, model_id=response.model_id,
+              condition_id=response.condition_id, repeat=response.repeat, previous_id=response.pk)
          for question_id in question_ids], ignore_conflicts=True)
     return list(Response.objects.filter(previous_id=response.pk, status=Response.Status.PENDING,
                                         enqueued_at__isnull=True).values_list("id", flat=True))

@@ -250,6 +250,7 @@ class RunPlan:
     token_method: str = "prompt tokens: rendered prompt characters / 4, rounded up per prompt; " \
                         "completion tokens: 1 per unit in choice mode, max_tokens in generate mode"
     power: dict | None = None  # the family's power figures (`Family.power`), plain values; None without
+    power_template: str = ""  # the family's template for `power` (`Family.power_template`)
     # Per model, what its last connection test says of its answer mode (`capabilities.mode_check`):
     # {"model", "level": refuse | warn | note, "text", "url"}; a refusal stops the launch.
     checks: list = field(default_factory=list)

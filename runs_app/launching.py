@@ -315,6 +315,7 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
         repeats = min(repeats_for(model, request.repeats) for model in request.models)
         plan.power = family.power(request.benchmark, list(question_ids), repeats, len(request.models),
                                   difference=request.difference / 100)
+        plan.power_template = family.power_template
     return plan
 
 

@@ -32,6 +32,7 @@ from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition, Question
 from benchmarks_app.text_files import open_text
 
+from . import unit_rows
 from .models import LLMModel, Response, Run
 from .signals import responses_imported
 
@@ -214,49 +215,6 @@ def _first_lines(q, m, c, r, lines) -> np.ndarray:
     return first
 
 
-class _Insert:
-    """Rows of one model written with executemany: the values every row shares prepared
-    once from a prototype (defaults, the run, the time), the few that differ set per row.
-    bulk_create compiles every value of every object and, on SQLite, cuts a batch into
-    inserts of ~30 rows (999 parameters): 20 000 answers took 30 s, most of it there."""
-
-    def __init__(self, prototype):
-        model = type(prototype)
-        self.fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-        self.index = {f.attname: n for n, f in enumerate(self.fields)}
-        self.base = [f.get_db_prep_save(f.pre_save(prototype, True), connection) for f in self.fields]
-        self.prepare = {f.attname: f for f in self.fields}
-        self.orders: dict[int, object] = {}
-        quote = connection.ops.quote_name
-        columns = f"{quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)})"
-        self.sql = f"INSERT INTO {columns} VALUES ({', '.join(['%s'] * len(self.fields))})"
-        # PostgreSQL: COPY, a stream of rows rather than a statement per row (executemany
-        # wrote a million answers in over 5 minutes, the server busy parsing inserts).
-        self.copy_sql = f"COPY {columns} FROM STDIN" if connection.vendor == "postgresql" else None
-
-    def order(self, choices: int):
-        """The prepared JSON of list(range(choices)), made once per count."""
-        if choices not in self.orders:
-            self.orders[choices] = self.prepare["option_order"].get_db_prep_save(list(range(choices)), connection)
-        return self.orders[choices]
-
-    def row(self, **values) -> list:
-        row = list(self.base)
-        for name, value in values.items():
-            row[self.index[name]] = value
-        return row
-
-    def write(self, rows: list[list]):
-        if rows:
-            with connection.cursor() as cursor:
-                if self.copy_sql:
-                    with cursor.cursor.copy(self.copy_sql) as copy:
-                        for row in rows:
-                            copy.write_row(row)
-                else:
-                    cursor.executemany(self.sql, rows)
-
-
 def _write(opened, summary, imported_by, progress: Progress | None, create_run) -> Run:
     """Pass 2 (the file is sound): the run and its answers, in batches, in one transaction."""
     questions, conditions = summary["questions"], summary["conditions"]
@@ -272,9 +230,9 @@ def _write(opened, summary, imported_by, progress: Progress | None, create_run) 
         run = create_run(Run.Kind.IMPORT, benchmark, models.values(), set(conditions.values()),
                          selection={"imported": True}, repeats=summary["repeats"], note="imported answers",
                          launched_by=imported_by)
-        insert = _Insert(Response(run=run, question_id=0, model_id=0, condition_id=0, repeat=0,
-                                  status=Response.Status.DONE, raw_output="", resolved_model="", option_order=[],
-                                  answered_at=timezone.now()))
+        insert = unit_rows.RowInsert(run=run, question_id=0, model_id=0, condition_id=0, repeat=0,
+                                     status=Response.Status.DONE, raw_output="", resolved_model="", option_order=[],
+                                     answered_at=timezone.now())
         batch = []
         with opened() as stream:
             rows = _rows(stream)

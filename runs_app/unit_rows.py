@@ -1,6 +1,15 @@
-"""Writing a launch's units: one row per (question, model, condition, repeat), pending.
+"""The one writer of answer rows (issue 39; `tests/unit/test_single_writers.py` fails when
+a second appears): every `Response` row is created here, whoever asks for it — a launch's
+units, the follow-ups a live answer asks for (`execution`), a judge's units, the importers
+(`response_import`, and the families': the crisis release) and the synthetic loader.
 
-On PostgreSQL the rows go in with one COPY (each row its ids and option order before a
+- `insert_units`, `insert_unit_grid`: a launch's units, one row per (question, model,
+  condition, repeat), pending.
+- `create_rows`: rows given as their fields' values, through the ORM (ids returned).
+- `RowInsert`: an import's rows streamed in batches (executemany; COPY on PostgreSQL).
+- `copy_rows`: rows already in COPY's text format (the synthetic loader's millions).
+
+A launch's units: on PostgreSQL the rows go in with one COPY (each row its ids and option order before a
 tail of defaults formatted once): 20,000 units in well under a second, where the ORM's
 bulk_create spent most of a launch preparing 32 fields per row. Elsewhere (SQLite)
 bulk_create."""
@@ -48,6 +57,23 @@ def _defaults(now: datetime) -> dict:
     return values
 
 
+def create_rows(rows: Iterable[dict], batch_size: int = 2000, ignore_conflicts: bool = False) -> list[Response]:
+    """Create one answer row per dict of field values; the rows, with their ids (unless
+    `ignore_conflicts`: a row the unique unit constraint refuses is left out silently)."""
+    return Response.objects.bulk_create([Response(**values) for values in rows], batch_size=batch_size,
+                                        ignore_conflicts=ignore_conflicts)
+
+
+def copy_rows(columns: list[str], chunks: Iterable[str]) -> None:
+    """PostgreSQL: rows in COPY's text format (each chunk whole lines, the `columns` in
+    order) streamed into the answers' table."""
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(f"COPY {quote(Response._meta.db_table)} ({', '.join(columns)}) FROM STDIN") as copy:
+            for chunk in chunks:
+                copy.write(chunk)
+
+
 def insert_units(run_id: int, units: Iterable[tuple[int, int, int, int, list[int]]], now: datetime,
                  step: int = 5000) -> int:
     """Write the units (question_id, model_id, condition_id, repeat, option_order) of a run,
@@ -58,9 +84,8 @@ def insert_units(run_id: int, units: Iterable[tuple[int, int, int, int, list[int
     written = 0
     if connection.vendor != "postgresql":
         while chunk := list(islice(units, step)):
-            Response.objects.bulk_create([
-                Response(run_id=run_id, question_id=q, model_id=m, condition_id=c, repeat=r, option_order=order,
-                         enqueued_at=now) for q, m, c, r, order in chunk], batch_size=2000)
+            create_rows([dict(run_id=run_id, question_id=q, model_id=m, condition_id=c, repeat=r, option_order=order,
+                              enqueued_at=now) for q, m, c, r, order in chunk])
             written += len(chunk)
         return written
     defaults = _defaults(now)
@@ -146,3 +171,48 @@ def refresh_statistics():
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(Response._meta.db_table)}")
+
+
+class RowInsert:
+    """Rows of one model written with executemany: the values every row shares prepared
+    once from a prototype (defaults, the run, the time), the few that differ set per row.
+    bulk_create compiles every value of every object and, on SQLite, cuts a batch into
+    inserts of ~30 rows (999 parameters): 20 000 answers took 30 s, most of it there.
+    `prototype`: the values of the row every row starts from."""
+
+    def __init__(self, **prototype_values):
+        prototype = Response(**prototype_values)
+        model = Response
+        self.fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+        self.index = {f.attname: n for n, f in enumerate(self.fields)}
+        self.base = [f.get_db_prep_save(f.pre_save(prototype, True), connection) for f in self.fields]
+        self.prepare = {f.attname: f for f in self.fields}
+        self.orders: dict[int, object] = {}
+        quote = connection.ops.quote_name
+        columns = f"{quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)})"
+        self.sql = f"INSERT INTO {columns} VALUES ({', '.join(['%s'] * len(self.fields))})"
+        # PostgreSQL: COPY, a stream of rows rather than a statement per row (executemany
+        # wrote a million answers in over 5 minutes, the server busy parsing inserts).
+        self.copy_sql = f"COPY {columns} FROM STDIN" if connection.vendor == "postgresql" else None
+
+    def order(self, choices: int):
+        """The prepared JSON of list(range(choices)), made once per count."""
+        if choices not in self.orders:
+            self.orders[choices] = self.prepare["option_order"].get_db_prep_save(list(range(choices)), connection)
+        return self.orders[choices]
+
+    def row(self, **values) -> list:
+        row = list(self.base)
+        for name, value in values.items():
+            row[self.index[name]] = value
+        return row
+
+    def write(self, rows: list[list]):
+        if rows:
+            with connection.cursor() as cursor:
+                if self.copy_sql:
+                    with cursor.cursor.copy(self.copy_sql) as copy:
+                        for row in rows:
+                            copy.write_row(row)
+                else:
+                    cursor.executemany(self.sql, rows)

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class ScenariosAppConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'scenarios_app'
-    verbose_name = "Authoring"
+    verbose_name = "CFPD scenarios"
 
     def ready(self):
         from analysis_app import computed

@@ -162,11 +162,12 @@ ROLE_PERMISSIONS = {
                    for action in ("add", "change", "delete", "view")) + tuple(
         f"scenarios_app.view_{model}" for model in _READ_ONLY_MODELS),
     REVIEWERS: _READING,
-    ANALYSTS: _READING,
+    ANALYSTS: (*_READING, "scenarios_app.view_cfpd_dashboard"),
 }
 DASHBOARD = Dashboard("analysis-dashboard", "Dashboard", "Dashboard",
                       "Per-model and per-country preference rates, normalised per scenario, with bootstrap intervals, "
-                      "entropy, refusals, dyads and differences between models.", "preferences")
+                      "entropy, refusals, dyads and differences between models.", "preferences",
+                      "scenarios_app.view_cfpd_dashboard")
 
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
@@ -174,5 +175,5 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
               mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
-              balance_groups=balance_groups,
+              balance_groups=balance_groups, power_template="scenarios_app/launch_power.html",
               dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS)

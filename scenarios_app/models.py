@@ -152,6 +152,8 @@ class Scenario(models.Model):
 
     class Meta:
         ordering = ["benchmark", "domain__position", "key", "-version"]
+        # The family's dashboard (its registration's Dashboard.permission; analysts hold it).
+        permissions = [("view_cfpd_dashboard", "Can read the CFPD dashboard and its API")]
         constraints = [
             models.UniqueConstraint(fields=["benchmark", "key", "version"], name="one_scenario_version"),
             models.UniqueConstraint(fields=["benchmark", "key"], condition=Q(is_current=True),

@@ -9,9 +9,9 @@ reads them), so that the models import nothing of the analysis built on them.
 Keys point at their rows without database constraints (deleting a run must not wait on
 the tally, and the triggers remove its counts themselves).
 
-The tables keep the names they had in analysis_app (`db_table`), where they were made:
-the triggers' functions name them, and a rename would rewrite the triggers of every
-database (scenarios_app migration 0005 moved them without touching a row)."""
+Made in analysis_app, moved here without touching a row (scenarios_app migration 0005),
+their tables took this app's names later (0008, issue 39), the triggers' functions made
+again to name them."""
 
 from django.db import models
 
@@ -42,7 +42,6 @@ class PassTally(models.Model):
     changed = models.BigIntegerField()
 
     class Meta:
-        db_table = "analysis_app_passtally"
         default_permissions = ()
         constraints = [models.UniqueConstraint(
             fields=["run", "model", "condition", "scenario", "domain", "variant", "choice_count", "repeat", "code",
@@ -65,7 +64,6 @@ class QuestionTally(models.Model):
     changed = models.BigIntegerField()
 
     class Meta:
-        db_table = "analysis_app_questiontally"
         default_permissions = ()
         constraints = [models.UniqueConstraint(
             fields=["run", "model", "condition", "question", "code", "code_source", "status"],

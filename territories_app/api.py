@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis_app.permissions import CanReadDashboards
+from analysis_app.permissions import can_read
 from benchmarks_app.models import Benchmark
 from cfpd_site.api_schema import errors, query
 
@@ -31,7 +31,7 @@ def _records(table):
 
 
 class TerritoriesView(APIView):
-    permission_classes = [CanReadDashboards]
+    permission_classes = [can_read("territories_app.view_territories_dashboard")]
 
     @extend_schema(
         parameters=[query("benchmark", max_length=64), query("run", "integer", many=True),

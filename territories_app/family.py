@@ -98,12 +98,13 @@ ROLE_PERMISSIONS = {
     AUTHORS: tuple(f"territories_app.{action}_{model}" for model in _TERRITORY_MODELS
                    for action in ("add", "change", "delete", "view")) + ("territories_app.view_territoryquestion",),
     REVIEWERS: _READING,
-    ANALYSTS: _READING,
+    ANALYSTS: (*_READING, "territories_app.view_territories_dashboard"),
 }
 DASHBOARD = Dashboard("territories-dashboard", "Territories", "Territorial disputes",
                       "BorderLines concurrence scores per model and strategy (control, non-control, consistency), "
                       "where models side with the controller on a world map, and every language's answer per "
-                      "territory.", "territories")
+                      "territory.", "territories",
+                      "territories_app.view_territories_dashboard")
 
 BORDERLINES = Family(name=NAME, label="Territorial disputes (BorderLines)", render=render, filter_questions=filter_questions, applies=applies,
                      permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary,

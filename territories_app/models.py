@@ -85,6 +85,8 @@ class Territory(models.Model):
 
     class Meta:
         ordering = ["benchmark", "position", "name"]
+        # The family's dashboard (its registration's Dashboard.permission; analysts hold it).
+        permissions = [("view_territories_dashboard", "Can read the territorial-disputes dashboard and its API")]
         verbose_name_plural = "territories"
         constraints = [models.UniqueConstraint(fields=["benchmark", "name"], name="bl_territory_once")]
 

@@ -1,4 +1,4 @@
-"""The analysts' territorial-disputes page and each panel's CSV (`analysis_app.view_dashboard`)."""
+"""The analysts' territorial-disputes page and each panel's CSV (`territories_app.view_territories_dashboard`)."""
 
 from django.contrib.auth.decorators import permission_required
 from django.db.models import Exists, OuterRef
@@ -16,7 +16,7 @@ from . import dashboard, dashboard_params
 from .family import NAME as FAMILY
 from .models import Claimant, Territory
 
-VIEW = "analysis_app.view_dashboard"
+VIEW = "territories_app.view_territories_dashboard"  # the family's own (family.DASHBOARD.permission)
 PANEL_ORDER = ["scores", "control", "contrasts", "map", "cases"]
 
 

@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis_app.permissions import CanReadDashboards
+from analysis_app.permissions import can_read
 from cfpd_site.api_schema import errors, query
 
 from . import dashboard, params
@@ -21,7 +21,7 @@ def _records(table):
 
 
 class AnalysisView(APIView):
-    permission_classes = [CanReadDashboards]
+    permission_classes = [can_read("scenarios_app.view_cfpd_dashboard")]
 
     @extend_schema(
         parameters=[query("run", "integer", many=True), query("model", many=True), query("domain", many=True),

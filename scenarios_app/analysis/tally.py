@@ -35,9 +35,10 @@ from scenarios_app.tallies import PassTally, QuestionTally
 if TYPE_CHECKING:  # pandas on first use: 0.4 s of every process's start (this module loads with the app)
     import pandas as pd
 
-# The tables keep their names from analysis_app (`scenarios_app.tallies`); the triggers' functions name them.
+# The triggers' functions name the tables (scenarios_app.tallies) and the sequence: made again
+# when either is renamed (scenarios_app migration 0008).
 PASS_TABLE, QUESTION_TABLE = PassTally._meta.db_table, QuestionTally._meta.db_table
-SEQUENCE = "analysis_app_tally_change"
+SEQUENCE = "scenarios_app_tally_change"
 
 RESPONSE_KEYS = 'run_id, model_id, condition_id, question_id, "repeat", code, code_source, status'
 QUESTION_KEYS = ["run_id", "model_id", "condition_id", "question_id", "code", "code_source", "status"]

@@ -1,5 +1,5 @@
 """The CFPD analysts' pages: the dashboard, each panel's CSV, and the tidy table of answers
-as CSV or Parquet. All need `analysis_app.view_dashboard` (the analysts role)."""
+as CSV or Parquet. All need `scenarios_app.view_cfpd_dashboard` (the family's own; the analysts role holds it)."""
 
 import tempfile
 from functools import wraps
@@ -11,7 +11,6 @@ from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 
 from analysis_app.tables import csv_response
-from analysis_app.views import VIEW
 from cfpd_site.csv_safety import SafeWriter
 from cfpd_site.params import flag
 from runs_app.models import LLMModel, Response, Run
@@ -19,6 +18,8 @@ from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
 from . import board_figure, dashboard, params
+
+VIEW = "scenarios_app.view_cfpd_dashboard"  # the family's own (family.DASHBOARD.permission)
 from .tidy_query import answer_frames, latest_launches
 
 

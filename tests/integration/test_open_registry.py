@@ -5,6 +5,7 @@ runs_app or encoding_app. Also: the core names no family (its imports and lookup
 CFPD's own selection and coding filter still reach the pages through its registration."""
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -73,10 +74,11 @@ RIDDLES = families.Family(
     describe_selection=describe_selection,
     coding_filters=(families.CodingFilter("level", "Riddle level", lambda: LEVELS,
                                           lambda questions, level: of_levels(questions, [level])),),
+    # Its pages' permission: one the core does not give analysts, given them by the family's
+    # role_permissions (a fourth family's app would bring a permission of its own).
     dashboard=families.Dashboard("riddles-dashboard", "Riddles", "Riddles answered",
-                                 "Which riddles each model solves, by level.", "riddles"),
+                                 "Which riddles each model solves, by level.", "riddles", "runs_app.add_run"),
     authored_as="riddles",
-    # A permission the core does not give analysts (so that its arrival is seen).
     role_permissions={"analysts": ("runs_app.add_run",)})
 
 
@@ -140,6 +142,22 @@ def test_the_launch_page_offers_the_fourth_familys_field_and_launches_its_run(cl
     assert "<dt>Domains</dt>" not in detail  # CFPD's rows belong to CFPD's runs
 
 
+def test_the_launch_plan_shows_the_fourth_familys_own_figures_with_its_own_template(
+        client, operator, riddles, model, settings):
+    def power(benchmark, question_ids, repeats, models, difference=0.1):
+        levels = sorted({key.split("/")[1].split("-")[0] for key in Question.objects.filter(
+            pk__in=question_ids).values_list("key", flat=True)})
+        return {"riddles": len(question_ids), "levels": levels}
+
+    families.register(dataclasses.replace(RIDDLES, power=power, power_template="riddles/launch_power.html"))
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [*settings.TEMPLATES[0]["DIRS"], ROOT / "tests/integration/templates"]}]
+    data = {"benchmark": riddles.pk, "models": [model.pk], "repeats": "1", "levels": ["easy"], "sample": "", "seed": "0",
+            "system_prompt": "", "cache": "auto", "note": "", "step": "plan"}
+    page = signed_in(client, operator).post(reverse("run-launch"), data).content.decode()
+    assert '<h3 id="riddles-power">Riddles to ask</h3><p>2 riddles, easy.</p>' in page
+    assert "launch-power-table" not in page  # CFPD's section is CFPD's
+
+
 def test_the_launch_page_names_the_fourth_familys_bad_value_on_its_field(client, operator, riddles, model):
     data = {"benchmark": riddles.pk, "models": [model.pk], "repeats": "1", "levels": ["medium"], "sample": "",
             "seed": "0", "system_prompt": "", "cache": "auto", "note": ""}
@@ -174,8 +192,13 @@ def test_the_reviewers_filters_offer_and_apply_the_fourth_familys_filter(client,
     assert 'Riddle level <select name="level">' in page and '<option value="hard" selected>Hard</option>' in page
 
 
-def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_home_page(client, analyst, riddles):
-    page = signed_in(client, analyst).get(reverse("home")).content.decode()
+def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_home_page(
+        client, analyst, reviewer, riddles):
+    from accounts.services import sync_roles
+
+    assert "/riddles/" not in signed_in(client, analyst).get(reverse("home")).content.decode()  # not yet allowed
+    sync_roles()  # as after a migrate: the family's permission reaches the analysts
+    page = client.get(reverse("home")).content.decode()
     navigation = page[page.index("<nav"):page.index("</nav>")]
     # After the three installed families' dashboards, in the order the families registered.
     assert re.findall(r'<a href="(/[^"]*)">(Dashboard|Territories|Crisis|Riddles)</a>', navigation) == [
@@ -184,7 +207,9 @@ def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_hom
     assert '<a class="card" href="/riddles/"><h2>Riddles answered</h2><p>Which riddles each model solves, by level.' \
         in page
     assert client.get("/riddles/").content == b"Riddles answered, by level."
+    assert "/riddles/" not in signed_in(client, reviewer).get(reverse("home")).content.decode()  # not theirs
     families.unregister("riddles")
+    client = signed_in(client, analyst)
     assert "/riddles/" not in client.get(reverse("home")).content.decode()  # unregistered: linked nowhere
 
 

@@ -9,7 +9,8 @@ the migrations:
 
 * a keyword `status=` whose value is a unit's or run's status (`Response.Status.DONE`,
   `Run.Status.PAUSED`, or a name bound to those classes) in any call but a read (`filter`,
-  `exclude`, `Q`, …) or a birth (`Response(...)`, `create`, `bulk_create`);
+  `exclude`, `Q`, …) or a birth (`Response(...)`, `create`, `bulk_create`, `unit_rows.create_rows`,
+  `RowInsert`, and the fields passed to them);
 * `.update(status=…)` or `.bulk_update(…, ["status", …])` on units or runs
   (`Response.objects…`, `Run.objects…`, `run.responses…`), whatever the value;
 * `x.status = …` or `setattr(x, "status", …)` with such a value, or on a run or a unit
@@ -36,7 +37,10 @@ SKIPPED = {".venv", "var", "bench", "tests", "migrations", "node_modules", "__py
 MODELS = {"Response", "Run"}
 READS = {"filter", "exclude", "get", "Q", "When", "count", "exists", "values", "annotate", "aggregate",
          "first", "get_or_none", "select_for_update", "order_by"}
-BIRTHS = {"Response", "Run", "create", "bulk_create", "get_or_create", "update_or_create"}
+# Row makers: a status given to a row being made (the answer rows' one maker,
+# runs_app.unit_rows, and Django's), whether in the call or in the fields passed to it.
+BIRTHS = {"Response", "Run", "create", "bulk_create", "get_or_create", "update_or_create", "create_rows",
+          "RowInsert", "copy_rows"}
 QUERY_WRITES = {"update", "bulk_update"}
 HOLDERS = {"run", "response", "responses", "runs", "unit"}  # names that hold a run or a unit
 STATEMENT = "_update_rows"  # the batch's answers statement (answer_rows), status among its fields
@@ -100,15 +104,15 @@ def status_writes(source: str, path: str = "<source>") -> list[tuple[int, str, s
     aliases = _status_aliases(tree)
     found: list[tuple[int, str, str]] = []
 
-    def visit(node, function: str):
+    def visit(node, function: str, in_birth: bool):
         for child in ast.iter_child_nodes(node):
             name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
-            what = _write_in(child, aliases, path)
+            what = None if in_birth else _write_in(child, aliases, path)
             if what:
                 found.append((child.lineno, name, what))
-            visit(child, name)
+            visit(child, name, in_birth or (isinstance(child, ast.Call) and _callee(child) in BIRTHS))
 
-    visit(tree, "<module>")
+    visit(tree, "<module>", False)
     return found
 
 
@@ -203,6 +207,8 @@ INNOCENT = {
     "another model's status": "def sent(b):\n    ProviderBatch.objects.filter(pk=b.pk).update(status='completed')\n"
                               "    b.status = 'completed'\n",
     "a comparison": "def done(run):\n    return run.status == Run.Status.DONE\n",
+    "rows made done": "def rows(run):\n    unit_rows.create_rows([dict(run=run, status=Response.Status.DONE)])\n"
+                      "    unit_rows.RowInsert(run=run, status=Response.Status.DONE)\n",
 }
 
 
