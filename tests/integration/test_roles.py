@@ -176,3 +176,23 @@ def test_the_nav_offers_the_console_to_every_role(client, reviewer, analyst):
         client.logout()
         page = signed_in(client, user.username).get(reverse("home")).content.decode()
         assert f'href="{reverse("admin:index")}">Console</a>' in page
+
+
+@pytest.mark.django_db
+def test_one_familys_permission_opens_that_familys_dashboard_alone(client):
+    from django.contrib.auth.models import Permission
+
+    user = get_user_model().objects.create_user("cleo", password=PASSWORD)
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="scenarios_app",
+                                                     codename="view_cfpd_dashboard"))
+    assert client.login(username="cleo", password=PASSWORD)
+    home = client.get(reverse("home")).content.decode()
+    navigation = home[home.index("<nav"):home.index("</nav>")]
+    assert '<a href="/analysis/">Dashboard</a>' in navigation
+    assert "/analysis/territories/" not in home and "/analysis/crisis/" not in home  # neither link nor card
+    assert client.get("/analysis/").status_code == 200
+    assert client.get("/api/analysis/").status_code == 200
+    # The other families' pages and API need their own permissions; the shared profiles need the analysts'.
+    assert [client.get(path).status_code for path in ("/analysis/territories/", "/analysis/crisis/",
+                                                      "/api/analysis/territories/", "/api/analysis/crisis/",
+                                                      "/models/")] == [403, 403, 403, 403, 403]
