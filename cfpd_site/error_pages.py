@@ -74,7 +74,7 @@ def render_error(request, status: int, exception=None) -> HttpResponse:
     advice = advise(status, request.path, signed_in=signed_in, roles=_roles_of(user) if status == 403 else (),
                     reason=reason, missing=_missing(request, reason) if status == 404 else None)
     context = {"advice": advice,
-               "role_descriptions": [(r, role_descriptions()[r]) for r in ROLES] if status == 403 and signed_in else []}
+               "role_descriptions": list(role_descriptions().items()) if status == 403 and signed_in else []}
     try:
         html = render_to_string(TEMPLATE, context, request)
     except Exception:  # noqa: BLE001 — the page must not fail in turn (a broken context processor, a lost database)

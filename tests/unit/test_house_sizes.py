@@ -4,26 +4,17 @@ past them splits by topic, a function into named helpers; one that must stay lar
 listed in EXCEPTIONS with why. Read from the source with `ast`: no database, no import."""
 
 import ast
-import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.house import ROOT, house_modules
+
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 # Folders not walked: the virtualenv, run-time data, benchmarks, tests, migrations (made by
 # Django), and hidden ones (.git).
-SKIPPED = {".venv", "var", "bench", "tests", "migrations", "node_modules", "__pycache__"}
 # "path" (a module) or "path::function" (a function, by name, nested ones too) -> why it is larger.
 EXCEPTIONS: dict[str, str] = {}
 
-
-def house_modules() -> list[Path]:
-    """The house's .py files: the skipped folders not entered (the virtualenv holds thousands)."""
-    found = []
-    for folder, folders, files in os.walk(ROOT):
-        folders[:] = sorted(name for name in folders if name not in SKIPPED and not name.startswith("."))
-        found += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
-    return found
 
 
 def oversized(paths, root: Path = ROOT, exceptions: dict[str, str] = EXCEPTIONS) -> list[str]:

@@ -21,11 +21,10 @@ not writes. Raw SQL that updates the code is not seen (none exists outside migra
 from __future__ import annotations
 
 import ast
-import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SKIPPED = {".venv", "var", "bench", "tests", "migrations", "node_modules", "__pycache__", "static", "templates"}
+from tests.house import ROOT, house_modules
+
 
 CURRENT_CODE, ANSWER_ROWS = "current code", "answer rows"
 WRITERS = {CURRENT_CODE: "encoding_app/current_code.py", ANSWER_ROWS: "runs_app/unit_rows.py"}
@@ -151,13 +150,6 @@ def writes(source: str, package: str) -> list[tuple[int, str]]:
             found.append((node.lineno, what))
     return sorted(found)
 
-
-def house_modules() -> list[Path]:
-    found = []
-    for folder, folders, files in os.walk(ROOT):
-        folders[:] = sorted(name for name in folders if name not in SKIPPED and not name.startswith("."))
-        found += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
-    return found
 
 
 def second_writers(modules=None) -> list[str]:

@@ -24,15 +24,13 @@ A row's birth is not a transition and is not looked for (see `transitions.UNIT_B
 from __future__ import annotations
 
 import ast
-import os
 import re
 from pathlib import Path
 
 from runs_app import answer_rows, transitions
 from runs_app.models import Response, Run
+from tests.house import ROOT, house_modules
 
-ROOT = Path(__file__).resolve().parents[2]
-SKIPPED = {".venv", "var", "bench", "tests", "migrations", "node_modules", "__pycache__"}
 
 MODELS = {"Response", "Run"}
 READS = {"filter", "exclude", "get", "Q", "When", "count", "exists", "values", "annotate", "aggregate",
@@ -148,13 +146,6 @@ def _write_in(node, aliases: set[str], path: str) -> str | None:
         return "SQL setting status"
     return None
 
-
-def house_modules() -> list[Path]:
-    found = []
-    for folder, folders, files in os.walk(ROOT):
-        folders[:] = sorted(name for name in folders if name not in SKIPPED and not name.startswith("."))
-        found += [Path(folder) / name for name in sorted(files) if name.endswith(".py")]
-    return found
 
 
 def second_writers(paths, root: Path = ROOT) -> list[str]:
