@@ -1,14 +1,17 @@
 """The CFPD dashboard's filters from query parameters (the URL keeps them, so a view can be shared).
 Each value goes through `cfpd_site.params`, so a bad one is a `BadParameter` naming the
-field and the reason (the views answer 400), never an error deep in a query; so is a run
-or model that does not exist."""
+field and the reason (the views answer 400), never an error deep in a query; so is a run,
+model, domain, qualified actor or category that does not exist (a mistyped one would
+otherwise show an empty or default view as if it were the answer, and cost a build of its own)."""
 
 from __future__ import annotations
 
 from analysis_app.params import adjustment, check_known
 from cfpd_site import params
-from cfpd_site.params import BadParameter  # noqa: F401 (the views catch it from here)
+from cfpd_site.params import BadParameter
+from runs_app.models import LLMModel
 
+from ..models import ActionCategory, Actor, Domain
 from .tidy_query import AnalysisFilter
 
 MAX_ITERATIONS = 10_000
@@ -34,7 +37,28 @@ def parse(query) -> tuple[AnalysisFilter, dict]:
         "adjust": adjustment(query),
     }
     check_known(filters.runs, filters.models)
+    heatmap_model = options["heatmap_model"]
+    if heatmap_model and not LLMModel.objects.filter(name=heatmap_model).exists():
+        raise BadParameter("heatmap_model", f"{heatmap_model!r} is not registered")
+    _check_named(filters.domains, Domain.objects.values_list("slug", flat=True), "domain")
+    _check_named(filters.actors, Actor.objects.values_list("code", flat=True), "actor", "qualified actor")
+    if options["category"]:
+        _check_named((options["category"],), ActionCategory.objects.values_list("name", flat=True).distinct(),
+                     "category")
     return filters, options
+
+
+def _check_named(values, known, field: str, what: str = "") -> None:
+    """Each of `values` among `known` (a query of the names that exist), or a BadParameter
+    naming the unknown ones and, when they are few, the known ones."""
+    if not values:
+        return
+    known = sorted(set(known))
+    wrong = [v for v in values if v not in known]
+    if wrong:
+        listed = f" (known: {', '.join(known)})" if len(known) <= 20 else ""
+        raise BadParameter(field, f"{', '.join(map(repr, wrong))} {'is' if len(wrong) == 1 else 'are'} not a known "
+                                  f"{what or field}{listed}")
 
 
 def panels(query) -> tuple[str, ...] | None:

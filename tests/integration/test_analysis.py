@@ -369,3 +369,35 @@ def test_every_chart_is_plotly_json_that_plotly_validates_unchanged(answered):
     [zero] = charts["differences"]["layout"]["shapes"]  # the line at 0 that add_vline(x=0) draws
     assert (zero["yref"], zero["x0"], zero["x1"]) == ("y domain", 0, 0)
 
+
+
+@pytest.mark.parametrize("query,message", [
+    # (the boxes' labels: scenarios_app/analysis/views.py LABELS)
+    ({"domain": "escalaton"}, "&#x27;escalaton&#x27; is not a known domain (known: alliance, cooperation, "
+                              "escalation, intervention) (the Domains box)"),
+    ({"actor": "xx"}, "&#x27;XX&#x27; is not a known qualified actor (the Qualified actors box)"),
+    ({"category": "Use of farce"}, "&#x27;Use of farce&#x27; is not a known category (known: "),
+    ({"heatmap_model": "ghost"}, "&#x27;ghost&#x27; is not registered (the Heatmap model box)"),
+])
+def test_a_domain_actor_category_or_heatmap_model_that_does_not_exist_is_named(client, analyst, answered, query,
+                                                                               message):
+    """A mistyped value is a 400 naming it, as a missing run or model is: before, it showed an
+    empty board (domain, actor) or quietly the default (category, heatmap model) as if that
+    were the answer asked for."""
+    login(client, analyst)
+    response = client.get(reverse("analysis-dashboard"), query)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html
+    if "farce" in message:  # every category of the four domains is listed (≤ 20), then the box
+        assert "Use of force" in html.split(message)[1] and ") (the Category shown box)" in html
+    assert client.get(reverse("api-analysis"), query).status_code == 400
+    assert client.get(reverse("analysis-panel-csv", args=["rates"]), query).status_code == 400
+
+
+def test_domains_actors_categories_and_models_that_exist_are_no_error(client, analyst, answered):
+    login(client, analyst)
+    query = {"run": answered.pk, "iterations": 200, "domain": "alliance", "actor": "us",
+             "category": Response.objects.filter(run=answered).first().question.cfpd.domain.categories.first().name,
+             "heatmap_model": "dove"}
+    assert client.get(reverse("analysis-dashboard"), query).status_code == 200
