@@ -19,6 +19,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from benchmarks_app import data_version
+from benchmarks_app.id_filter import id_filter
 from runs_app.models import Response
 
 from .models import Code
@@ -73,7 +74,7 @@ def set_codes(new_codes: list[Code], states: dict[str, list[int]] | None = None,
         by_value[("", state)] = pks
     for (code, source), pks in by_value.items():
         for start in range(0, len(pks), _UPDATE_CHUNK):
-            Response.objects.filter(pk__in=pks[start:start + _UPDATE_CHUNK]).update(code=code, code_source=source)
+            Response.objects.filter(id_filter(pks[start:start + _UPDATE_CHUNK])).update(code=code, code_source=source)
     for (code, source), answers in (where or {}).items():
         answers.update(code=code, code_source=source)
     if by_value or where:

@@ -58,6 +58,7 @@ def _encode_or_queue(response_ids: list[int]):
 
 
 IMPORT_SLICE = 5000
+QUESTIONS_KEPT = 50_000  # an import's questions kept between its slices: memory bounded whatever the benchmark
 
 
 @receiver(responses_imported, dispatch_uid="encode-imported")
@@ -68,6 +69,7 @@ def encode_imported(sender, run_id, **kwargs):
     # A slice at a time, read by key (an import may bring a million answers, and
     # encode_answers holds its answers' rows: issue 32, memory bounded whatever the file).
     has_options: dict[int, bool] = {}
+    questions: dict = {}  # read once per import, not once per slice (at most QUESTIONS_KEPT of them)
     last = 0
     while True:
         page = list(Response.objects.filter(run_id=run_id, pk__gt=last).order_by("pk")
@@ -78,7 +80,9 @@ def encode_imported(sender, run_id, **kwargs):
                                .values_list("pk", "options"))
         answers = [pk for pk, question_id in page if has_options.get(question_id)]
         if answers:
-            services.encode_answers(answers)
+            if len(questions) > QUESTIONS_KEPT:
+                questions.clear()
+            services.encode_answers(answers, questions=questions)
         if len(page) < IMPORT_SLICE:
             break
         last = page[-1][0]

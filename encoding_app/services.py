@@ -26,6 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks_app import families
+from benchmarks_app.id_filter import id_filter
 from benchmarks_app.models import Question
 from runs_app import infra
 from runs_app.models import Response
@@ -249,20 +250,24 @@ def _first_coding(response: Response, suspended: set[str], options: list[str] | 
     return ("code", encoding.code, Source.AUTO, encoding.rule)
 
 
-def _answers_to_code(response_ids: list[int]) -> list[Response]:
+def _answers_to_code(response_ids: list[int], questions: dict[int, Question] | None = None) -> list[Response]:
     """The answers, locked, each with its question (and benchmark) loaded once per
-    question, not once per answer."""
+    question, not once per answer; `questions`: those loaded by an earlier call (an
+    import's earlier slice), added to."""
     responses = list(Response.objects.select_for_update(of=("self",)).only(*_READ_FIELDS)
-                     .filter(pk__in=response_ids).order_by("pk"))
-    question_ids = {r.question_id for r in responses}
-    questions = {q.pk: q for q in Question.objects.select_related("benchmark").filter(pk__in=question_ids)}
+                     .filter(id_filter(response_ids)).order_by("pk"))
+    questions = {} if questions is None else questions
+    missing = {r.question_id for r in responses} - questions.keys()
+    if missing:
+        questions.update((q.pk, q) for q in Question.objects.select_related("benchmark").filter(pk__in=missing))
     cache_question = Response._meta.get_field("question").set_cached_value
     for response in responses:
         cache_question(response, questions[response.question_id])
     return responses
 
 
-def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) -> dict[str, int]:
+def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None,
+                   questions: dict[int, Question] | None = None) -> dict[str, int]:
     """Code answers (one or many), as `_code_one` codes each, with a few statements for
     the whole list: an answer with no code and no review item yet gets what `_code_one`
     would give it (its code, read from the chosen letter or by the automatic encoder
@@ -271,7 +276,8 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
     one update per code value. Every other answer (already coded or queued) goes through
     `_code_one`; a judge unit or a question without options is not applicable. Counts by
     outcome. Large lists are fine (an import codes a million answers through here, a
-    few thousand per call)."""
+    few thousand per call, passing the same `questions` dict so that each question is read
+    once per import, not once per slice)."""
     policy = policy or CodingPolicy.current()
     counts: dict[str, int] = {}
     slow: list[int] = []
@@ -281,11 +287,11 @@ def encode_answers(response_ids: list[int], policy: CodingPolicy | None = None) 
 
     with transaction.atomic():
         infra.check_simulated_disk_full()  # the fault tests' full disk (issue 44: answers written, coding not)
-        responses = _answers_to_code(response_ids)
+        responses = _answers_to_code(response_ids, questions)
         ids = [r.pk for r in responses]
-        judged = set(Response.objects.filter(pk__in=ids).judge_units().values_list("pk", flat=True))
-        touched = set(Code.objects.filter(response_id__in=ids).values_list("response_id", flat=True)) | set(
-            ReviewTask.objects.filter(response_id__in=ids).values_list("response_id", flat=True))
+        judged = set(Response.objects.filter(id_filter(ids)).judge_units().values_list("pk", flat=True))
+        touched = set(Code.objects.filter(id_filter(ids, "response_id")).values_list("response_id", flat=True)) | set(
+            ReviewTask.objects.filter(id_filter(ids, "response_id")).values_list("response_id", flat=True))
         suspended = audits.suspended_rules()
         confidences: dict[str, float | None] = {}
         presented: dict[tuple, list[str]] = {}  # (question, option order) -> the options' wording as shown
