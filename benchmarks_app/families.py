@@ -83,6 +83,10 @@ registers a fourth). What the core shows of a family comes through these hooks:
 - `role_permissions`: {role: permission names ("app.codename")} the family's own models
   give each role (accounts.roles merges them with the core's; `sync_roles` keeps the groups
   in step).
+- `urls`: the family's own addresses, (prefix, URLconf module) pairs the site mounts
+  (`cfpd_site/urls.py` includes every registered family's, the longest prefix first, so a
+  family's deeper prefix is tried before a shallower one): its pages under one address of its
+  own (`analysis/territories/`) and its API under `api/analysis/…`.
 No Django import here: families hand in plain callables.
 """
 
@@ -182,6 +186,7 @@ class Family:
     dashboard: Dashboard | None = None
     authored_as: str = ""
     role_permissions: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    urls: tuple[tuple[str, str], ...] = ()
 
     @property
     def asks_every_condition(self) -> bool:
@@ -242,6 +247,14 @@ def dashboards() -> list[Dashboard]:
 def authored() -> list[str]:
     """What authors write in the console, family by family ("CFPD scenarios", …)."""
     return [found.authored_as for found in in_order() if found.authored_as]
+
+
+def url_mounts() -> list[tuple[str, str]]:
+    """(prefix, URLconf module) of every registered family, the longest prefix first (then in
+    registration order): "analysis/crisis/validation/" before "analysis/crisis/" before
+    "analysis/"."""
+    mounts = [mount for found in in_order() for mount in found.urls]
+    return sorted(mounts, key=lambda mount: -len(mount[0]))
 
 
 def role_permissions(role: str) -> list[str]:

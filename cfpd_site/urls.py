@@ -1,9 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, re_path
-from django.views.generic import RedirectView
+from django.urls import include, path
 
 from accounts.views import favicon, home
+from benchmarks_app import families
 
 admin.site.site_header = "CFPD Workbench"
 admin.site.site_title = "CFPD Workbench"
@@ -18,23 +18,16 @@ urlpatterns = [
     path("benchmarks/", include("benchmarks_app.urls")),
     path("runs/", include("runs_app.urls")),
     path("encoding/", include("encoding_app.urls")),
-    path("analysis/territories/", include("territories_app.urls")),
-    path("analysis/crisis/validation/", include("crisis_app.validation_urls")),
-    path("analysis/crisis/", include("crisis_app.urls")),
+    # Each family's own pages and API, as it registered them (benchmarks_app.families: `urls`);
+    # a family added is mounted with nothing changed here.
+    *(path(prefix, include(module)) for prefix, module in families.url_mounts()),
     path("analysis/", include("analysis_app.urls")),
-    path("analysis/", include("scenarios_app.analysis.urls")),
-    path("api/analysis/territories/", include("territories_app.api_urls")),
-    path("api/analysis/crisis/", include("crisis_app.api_urls")),
-    path("api/analysis/", include("scenarios_app.analysis.api_urls")),
     path("api/profiles/", include("analysis_app.profile_api_urls")),
     path("api/answers/", include("explorer_app.api_urls")),
     path("api/", include("runs_app.api_urls")),
     path("models/", include("analysis_app.profile_urls")),
     path("answers/", include("explorer_app.urls")),
     path("reports/", include("formats_app.urls")),
-    # The actors moved from the CFPD app to the core (one row per state for every family): old links still work.
-    re_path(r"^admin/scenarios_app/actor/(?P<rest>.*)$",
-            RedirectView.as_view(url="/admin/benchmarks_app/actor/%(rest)s", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
 ]
 

@@ -93,4 +93,6 @@ FREEFORM = Family(name=NAME, label="Free-form crisis simulation", render=render,
                   filter_questions=filter_questions,
                   check_selection=check_selection, follow_ups=follow_ups, summary=summary,
                   stats=benchmark_stats, permutable=False,
-                  dashboard=DASHBOARD, authored_as="crisis simulations", role_permissions=ROLE_PERMISSIONS)
+                  dashboard=DASHBOARD, authored_as="crisis simulations", role_permissions=ROLE_PERMISSIONS,
+                  urls=(("analysis/crisis/", "crisis_app.urls"), ("analysis/crisis/validation/", "crisis_app.validation_urls"),
+                        ("api/analysis/crisis/", "crisis_app.api_urls")))

@@ -176,4 +176,6 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
               mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
               balance_groups=balance_groups, power_template="scenarios_app/launch_power.html",
-              dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS)
+              dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS,
+              urls=(("analysis/", "scenarios_app.analysis.urls"), ("api/analysis/", "scenarios_app.analysis.api_urls"),
+                    ("admin/scenarios_app/actor/", "scenarios_app.moved_urls")))

@@ -109,4 +109,6 @@ DASHBOARD = Dashboard("territories-dashboard", "Territories", "Territorial dispu
 BORDERLINES = Family(name=NAME, label="Territorial disputes (BorderLines)", render=render, filter_questions=filter_questions, applies=applies,
                      permutable=False, rank_prompt=rank_prompt, read_answer=read_answer, summary=summary,
                      stats=benchmark_stats,
-                     dashboard=DASHBOARD, authored_as="territorial-disputes tables", role_permissions=ROLE_PERMISSIONS)
+                     dashboard=DASHBOARD, authored_as="territorial-disputes tables", role_permissions=ROLE_PERMISSIONS,
+                     urls=(("analysis/territories/", "territories_app.urls"),
+                           ("api/analysis/territories/", "territories_app.api_urls")))

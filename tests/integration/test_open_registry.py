@@ -24,8 +24,7 @@ from runs_app import services
 from runs_app.models import LLMModel, Response, Run
 from tests.conftest import PASSWORD
 
-# The fourth family's app would bring its own route (its dashboard): the product's URLs and it.
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.integration.riddles_urls")]
+pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ["benchmarks_app", "runs_app", "encoding_app"]
@@ -79,18 +78,35 @@ RIDDLES = families.Family(
     dashboard=families.Dashboard("riddles-dashboard", "Riddles", "Riddles answered",
                                  "Which riddles each model solves, by level.", "riddles", "runs_app.add_run"),
     authored_as="riddles",
-    role_permissions={"analysts": ("runs_app.add_run",)})
+    role_permissions={"analysts": ("runs_app.add_run",)},
+    # Its own address, mounted by the site's URLconf with every registered family's.
+    urls=(("analysis/riddles/", "tests.integration.riddles_urls"),))
+
+
+def _mount_the_registered_families():
+    """The site's URLconf made again, as at a start with the family's app installed (it
+    reads the registry when it is imported)."""
+    import importlib
+
+    from django.urls import clear_url_caches
+
+    import cfpd_site.urls
+
+    importlib.reload(cfpd_site.urls)
+    clear_url_caches()
 
 
 @pytest.fixture
 def riddles(db):
     families.register(RIDDLES)
+    _mount_the_registered_families()
     benchmark = Benchmark.objects.create(name="riddles", title="Riddles", family="riddles")
     for level, n in [("easy", 1), ("easy", 2), ("hard", 1)]:
         Question.objects.create(benchmark=benchmark, key=f"riddles/{level}-{n}", text=f"What walks ({level} {n})?",
                                 options=[{"text": "A man"}, {"text": "A cat"}], option_order=[0, 1], choice_count=2)
     yield benchmark
     families.unregister("riddles")
+    _mount_the_registered_families()
 
 
 @pytest.fixture
@@ -196,6 +212,7 @@ def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_hom
         client, analyst, reviewer, riddles):
     from accounts.services import sync_roles
 
+    assert reverse("riddles-dashboard") == "/analysis/riddles/"  # mounted where the family said
     assert "/riddles/" not in signed_in(client, analyst).get(reverse("home")).content.decode()  # not yet allowed
     sync_roles()  # as after a migrate: the family's permission reaches the analysts
     page = client.get(reverse("home")).content.decode()
@@ -203,10 +220,10 @@ def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_hom
     # After the three installed families' dashboards, in the order the families registered.
     assert re.findall(r'<a href="(/[^"]*)">(Dashboard|Territories|Crisis|Riddles)</a>', navigation) == [
         ("/analysis/", "Dashboard"), ("/analysis/territories/", "Territories"), ("/analysis/crisis/", "Crisis"),
-        ("/riddles/", "Riddles")]
-    assert '<a class="card" href="/riddles/"><h2>Riddles answered</h2><p>Which riddles each model solves, by level.' \
+        ("/analysis/riddles/", "Riddles")]
+    assert '<a class="card" href="/analysis/riddles/"><h2>Riddles answered</h2><p>Which riddles each model solves, by level.' \
         in page
-    assert client.get("/riddles/").content == b"Riddles answered, by level."
+    assert client.get("/analysis/riddles/").content == b"Riddles answered, by level."
     assert "/riddles/" not in signed_in(client, reviewer).get(reverse("home")).content.decode()  # not theirs
     families.unregister("riddles")
     client = signed_in(client, analyst)
@@ -259,6 +276,23 @@ def test_the_core_apps_import_no_family_app_and_look_up_no_family_table():
             found += [f"{path.relative_to(ROOT)}: names {word}" for word in ("__cfpd__", "__borderlines__",
                                                                           "__crisis__") if word in source]
     assert found == []
+
+
+def test_the_sites_urlconf_names_no_family_and_mounts_each_where_it_registered():
+    """A family's pages and API are mounted from its registration (`Family.urls`), not listed
+    in cfpd_site/urls.py: a fourth family adds its app and nothing there."""
+    from django.urls import reverse
+
+    source = (ROOT / "cfpd_site" / "urls.py").read_text(encoding="utf-8")
+    assert [app for app in FAMILY_APPS if app in source] == []
+    mounted = {"analysis-dashboard": "/analysis/", "territories-dashboard": "/analysis/territories/",
+               "crisis-dashboard": "/analysis/crisis/", "crisis-validation": "/analysis/crisis/validation/",
+               "api-analysis": "/api/analysis/", "analysis-figures-status": "/analysis/figures/status.json"}
+    assert {name: reverse(name) for name in mounted} == mounted
+    # The deeper prefix first, so that "analysis/crisis/validation/" is not read as a crisis page.
+    prefixes = [prefix for prefix, _ in families.url_mounts()]
+    assert prefixes.index("analysis/crisis/validation/") < prefixes.index("analysis/crisis/") < \
+        prefixes.index("analysis/")
 
 
 # --- CFPD's own keys still reach the pages, now through its registration -------------------
