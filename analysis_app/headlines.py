@@ -52,6 +52,11 @@ def register(family: str, publish, *, label: str = "", link=None, version=None, 
                                     version=version, about=about)
 
 
+def unregister(family: str) -> None:
+    """Forget a family's publisher (tests that register a family of their own)."""
+    _PUBLISHERS.pop(family, None)
+
+
 def publishers() -> list[Publisher]:
     """In the order the apps registered them (INSTALLED_APPS: CFPD first)."""
     return list(_PUBLISHERS.values())

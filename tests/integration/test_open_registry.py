@@ -1,7 +1,8 @@
 """The family registry is open: a fourth family, registered here by a test and installed
 nowhere else, is launched through the ordinary services and the launch page, shown on the
-run page, the benchmark pages and the reviewers' filters, with no edit to benchmarks_app,
-runs_app or encoding_app. Also: the core names no family (its imports and lookups), and
+run page, the benchmark pages, the reviewers' filters, the navigation and home page, at its own
+address (mounted from its registration) and on the models' profiles and comparison (its
+headline publisher), with no edit to the core or to cfpd_site. Also: the core names no family (its imports and lookups), and
 CFPD's own selection and coding filter still reach the pages through its registration."""
 
 import ast
@@ -228,6 +229,51 @@ def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_hom
     families.unregister("riddles")
     client = signed_in(client, analyst)
     assert "/riddles/" not in client.get(reverse("home")).content.decode()  # unregistered: linked nowhere
+
+
+def riddles_solved(models):
+    """The test family's headline figure (analysis_app.headlines): per model, the share of
+    its coded riddle answers that chose the first option ("A man" is every riddle's answer)."""
+    from analysis_app.results import Figure
+
+    answers = Response.objects.filter(run__benchmark__family="riddles", status="done").exclude(code="")
+    if models:
+        answers = answers.filter(model__name__in=models)
+    per_model: dict[str, list] = {}
+    for name, code, run in answers.values_list("model__name", "code", "run_id"):
+        per_model.setdefault(name, []).append((code == "A", run))
+    return [Figure(benchmark="riddles", family="riddles", model=name, metric="solved", label="Riddles solved",
+                   estimate=sum(ok for ok, _ in rows) / len(rows), n=len(rows), runs=tuple(r for _, r in rows))
+            for name, rows in per_model.items()]
+
+
+def test_the_fourth_familys_headline_figures_are_on_the_models_profile_and_comparison(
+        client, analyst, riddles, model, settings):
+    from analysis_app import headlines
+
+    settings.CFPD_DASHBOARD_IN_WORKER = False  # the figures computed in the request, through the same row
+    headlines.register("riddles", riddles_solved, label="Riddles (a test family)",
+                       link=lambda name, benchmark: f"{reverse('riddles-dashboard')}?model={name}",
+                       about="The share of riddles each model solved.")
+    try:
+        sphinx = LLMModel.objects.create(name="sphinx", litellm_model="openai/sphinx", answer_mode=model.answer_mode)
+        run = Run.objects.create(benchmark=riddles, status="done")
+        run.llm_models.set([model, sphinx])
+        # local-smollm2 solves 2 of 3 (codes A, A, B: 2/3 = 0.667), sphinx 3 of 3 (1.0).
+        for who, codes in ((model, "AAB"), (sphinx, "AAA")):
+            for question, code in zip(riddles.questions.order_by("key"), codes):
+                Response.objects.create(run=run, question=question, model=who, status="done", code=code,
+                                        code_source="choice", option_order=[0, 1])
+        html = signed_in(client, analyst).get(reverse("model-profile", args=[model.name])).content.decode()
+        section = html[html.index("Riddles (a test family)"):]
+        assert "The share of riddles each model solved." in section and "Riddles solved" in section
+        assert 'href="/analysis/riddles/?model=local-smollm2"' in section  # into the family's own page
+        assert "66.7 %" in section and "2 of 2" in section  # ranked among the two in its answer mode (sphinx first)
+        compared = client.get(reverse("model-compare"), {"model": [model.name, "sphinx"]}).content.decode()
+        assert "Riddles (a test family)" in compared and "Riddles solved" in compared
+    finally:
+        headlines.unregister("riddles")
+    assert "Riddles (a test family)" not in client.get(reverse("model-profile", args=[model.name])).content.decode()
 
 
 def test_the_fourth_familys_permissions_reach_its_roles_and_its_words_their_descriptions(riddles, analyst):
