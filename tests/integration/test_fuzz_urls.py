@@ -36,12 +36,24 @@ from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
 from tests.conftest import PASSWORD, rows_for_the_module
 from tests.factories import escalation_spec
+from tests.passes import current_pass
 
 # Its ~300 routes are independent (a world per test): dealt out to every xdist worker.
 pytestmark = [pytest.mark.django_db, pytest.mark.spread_across_workers]
 
 BAD_VALUES = ["abc", "-1", "0", str(2**70), "", "١٢٣é中", "9" * 5000, "a\x00b"]
 BAD_IDS = ["0", str(2**70), "nope", "é中"]
+# Each value in the pass where it can fail (issue 37). The stack users deploy (the services
+# pass: PostgreSQL) gets every value. The embedded pass (SQLite) gets the values whose handling
+# depends on the database: an integer beyond 64 bits (SQLite's OverflowError, PostgreSQL's
+# out-of-range error), 5,000 digits, a NUL character (which PostgreSQL refuses in text and
+# SQLite stores) and non-ASCII text (each database's own collation and encoding). The others
+# ("abc", "-1", "0", "", "nope") are refused or read by Python before any query, the same
+# whatever the database, and are sent once, in the services pass.
+DATABASE_DEPENDENT = {str(2**70), "9" * 5000, "a\x00b", "١٢٣é中", "é中"}
+if current_pass() == "embedded":
+    BAD_VALUES = [value for value in BAD_VALUES if value in DATABASE_DEPENDENT]
+    BAD_IDS = [value for value in BAD_IDS if value in DATABASE_DEPENDENT]
 ROLES = {"author": "authors", "reviewer": "reviewers", "analyst": "analysts", "operator": "operators",
          "outsider": None, "anonymous": None}
 SKIP_POST = {"logout"}  # would sign the role out half-way
