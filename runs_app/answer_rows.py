@@ -14,7 +14,9 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import connection, transaction
 
-from . import health, infra, llm
+from gateway import llm
+
+from . import health, infra
 from .models import Response
 
 # What an answer writes on its row (the writer's statement needs the list).

@@ -17,10 +17,12 @@ from functools import partial
 
 from django.conf import settings
 
-from . import batching, event_loop, llm
-from .async_slots import aslot
+from gateway import event_loop, llm
+from gateway.async_slots import aslot
+from gateway.limits import LimitBusy, get_limiter
+
+from . import batching
 from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, model_limit, observe, set_infra
-from .limits import LimitBusy, get_limiter
 from .models import LLMModel, Response, Run
 
 

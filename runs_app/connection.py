@@ -1,8 +1,8 @@
 """Test connection: the workflows that find out what a model's server supports and keep it
 on the model (`LLMModel.capabilities`, `capabilities_checked_at`), and the launch's checks
 that read it. The page, the console's action, the API and `manage.py test_connection`
-call these; the probing itself is `runs_app.probe` (no Django), its reading
-`runs_app.capabilities` (pure).
+call these; the probing itself is `gateway.probe` (no Django), its reading
+`gateway.capabilities` (pure).
 
 A test is a job kept in `capabilities` itself: {"status": queued | running | done |
 failed, "job": its token, "requested_at", "started_at", "finished_at", "step", "done",
@@ -23,7 +23,9 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from . import capabilities, local_provider, probe, queueing
+from gateway import capabilities, local_provider, probe
+
+from . import queueing
 from .models import LLMModel
 
 TASK = "runs_app.tasks.connection_test"  # runs_app.tasks registers its task under this name

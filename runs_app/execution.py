@@ -29,10 +29,12 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import adaptive, health, infra, llm, local_provider, pacing, queueing, unit_rows
+from gateway import adaptive, llm, local_provider, pacing
+from gateway.limits import LimitBusy, get_limiter, slot
+
+from . import health, infra, queueing, unit_rows
 from .answer_rows import _atomically, _cache_entry, patiently
 from .launch_plan import budget_reached
-from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
 from .signals import responses_answered

@@ -15,8 +15,9 @@ from django.utils import timezone
 from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
+from gateway import llm
 
-from . import connection, infra, launch_plan, llm, option_design, provider_batch, queueing, unit_rows
+from . import connection, infra, launch_plan, option_design, provider_batch, queueing, unit_rows
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
 from .selection import Selection, listed, read_family_keys

@@ -38,7 +38,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from . import batch_files, llm
+from gateway import batch_files, llm
+
 from .execution import UNIT_FIELDS, Unit, answer_from_cache, prepare, write_answers
 from .models import LLMModel, ProviderBatch, Response, Run
 from .transitions import cancel_batch_units, finish_run_if_complete, start_runs, take_for_batch

@@ -10,7 +10,9 @@ from celery.signals import worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
-from . import (batch_execution, connection, execution, health, infra, llm, provider_batch, queueing, services, unit_rows,
+from gateway import llm
+
+from . import (batch_execution, connection, execution, health, infra, provider_batch, queueing, services, unit_rows,
                watcher)
 from .models import LLMModel
 

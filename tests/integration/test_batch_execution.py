@@ -254,7 +254,7 @@ def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(
     # batch's write.
     from types import SimpleNamespace
 
-    from runs_app import llm
+    from gateway import llm
     from runs_app.execution import _result_fields
 
     answer = SimpleNamespace(model="fake\x00model", usage=None, choices=[

@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import create_user_with_role
-from runs_app import connection, probe, queueing, tasks
+from gateway import probe
+from runs_app import connection, queueing, tasks
 from runs_app.models import LLMModel, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark

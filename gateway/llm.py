@@ -101,7 +101,7 @@ class LLMResult:
     # The first token's top log-probabilities as the server sent them, [(token, logprob)];
     # read by the connection test (`probe`), not stored with an answer.
     first_token_logprobs: list | None = None
-    # The provider's rate-limit headers of this answer (runs_app.adaptive reads them), not stored.
+    # The provider's rate-limit headers of this answer (gateway.adaptive reads them), not stored.
     rate_headers: dict | None = None
 
 
