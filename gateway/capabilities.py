@@ -1,7 +1,7 @@
 """What a model's server was found to support, read from the connection test's answers,
 and what follows for the answer modes. Pure: no Django, no LiteLLM.
 
-`gateway.probe` sends a few small requests and hands each outcome (an `Observed`) to
+`gateway.probing` sends a few small requests and hands each outcome (an `Observed`) to
 the readers here; each reader returns one finding, a plain dict stored on the model
 (`LLMModel.capabilities["findings"]`):
 

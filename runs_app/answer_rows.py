@@ -14,7 +14,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import connection, transaction
 
-from gateway import llm
+from gateway import LLMResult
 
 from . import health, infra
 from .models import Response
@@ -109,7 +109,7 @@ def _json_scalar(value):
     return value
 
 
-def _cache_entry(result: llm.LLMResult) -> dict:
+def _cache_entry(result: LLMResult) -> dict:
     return {"text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
             "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "cost": result.cost,

@@ -38,7 +38,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from gateway import batches, llm
+import gateway
+from gateway import batches
 
 from .execution import UNIT_FIELDS, Unit, answer_from_cache, prepare, write_answers
 from .models import LLMModel, ProviderBatch, Response, Run
@@ -216,7 +217,7 @@ def _record(unit: Unit) -> bool:
     return changed
 
 
-def _refused(batch: ProviderBatch, error: llm.LLMError):
+def _refused(batch: ProviderBatch, error: gateway.LLMError):
     """The provider refused the file or the batch (no batch interface: 404; a bad key):
     its units fail with the provider's message, and a server with no /batches is noted on
     the model, so that the next launch refuses it plainly."""
@@ -227,7 +228,7 @@ def _refused(batch: ProviderBatch, error: llm.LLMError):
         LLMModel.objects.filter(pk=model.pk).update(capabilities=capabilities)
     units = _units(batch)
     for unit in units:
-        unit.error = llm.LLMError(error.kind, f"batch delivery refused: {error.message}", transient=False)
+        unit.error = gateway.LLMError(error.kind, f"batch delivery refused: {error.message}", transient=False)
     write_answers(token(batch), units)
     _finish(batch, ProviderBatch.Status.FAILED, error.message)
 
@@ -295,10 +296,10 @@ def collect(batch: ProviderBatch, status: str, message: str = "", counts: dict |
             if line is not None and line.body is not None:
                 try:
                     unit.result = batches.read_answer(unit.request, line.body)
-                except llm.LLMError as error:
+                except gateway.LLMError as error:
                     unit.error = error
             elif line is not None:
-                unit.error = llm.LLMError(line.error.kind, line.error.message, line.error.transient)
+                unit.error = gateway.LLMError(line.error.kind, line.error.message, line.error.transient)
             else:
                 unit.error = _not_answered(status, message)
         for outcome in write_answers(token(batch), units).values():
@@ -312,14 +313,14 @@ def collect(batch: ProviderBatch, status: str, message: str = "", counts: dict |
         submit_pending(run)
 
 
-def _not_answered(status: str, message: str) -> llm.LLMError:
+def _not_answered(status: str, message: str) -> gateway.LLMError:
     """A unit the ended batch has no line for. A batch that failed as a whole (its file
     refused): the provider's message, permanent (the same file fails again). Expired or
     cancelled: transient, asked again in a new batch (or ends cancelled with its run)."""
     if status == ProviderBatch.Status.FAILED:
-        return llm.LLMError("bad_request", f"the provider failed the batch: {message or 'no reason given'}",
+        return gateway.LLMError("bad_request", f"the provider failed the batch: {message or 'no reason given'}",
                             transient=False)
-    return llm.LLMError("server", f"the provider's batch ended {status} before this request was answered",
+    return gateway.LLMError("server", f"the provider's batch ended {status} before this request was answered",
                         transient=True)
 
 

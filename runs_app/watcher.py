@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from gateway.limits import get_limiter
+from gateway import get_limiter
 
 from . import health, infra, provider_batch, queueing, services
 from .models import LLMModel, Run
