@@ -89,9 +89,10 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
     django.setup()
     from django.conf import settings
 
-    from runs_app import batch_execution, llm
+    from gateway import llm
+    from runs_app import batch_execution
     from runs_app.execution import Unit, model_limit
-    from runs_app.limits import get_limiter
+    from gateway.limits import get_limiter
 
     limiter = get_limiter(settings.REDIS_URL)
     limiter.forget_adaptive()
@@ -159,7 +160,7 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
         return time.monotonic()
 
     os.environ.setdefault("CFPD_LOCAL_API_KEY", "no-key-needed")
-    from runs_app import event_loop
+    from gateway import event_loop
 
     end = event_loop.run(main())
     results = []

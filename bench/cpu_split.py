@@ -10,7 +10,7 @@ innermost out, that belongs to a known part:
 * Celery: celery, kombu, billiard, vine, amqp (messages, the pool) — and redis when called from them
 * database: django.db, psycopg, psycopg_pool, sqlite3 (the ORM building and running statements)
 * coding: encoding_app (coding each answer as it arrives)
-* limits: runs_app/limits.py (the shared slots in Redis)
+* limits: gateway/limits.py (the shared slots in Redis)
 * rest: everything else (the engine's own code, Django outside the ORM, the interpreter)
 
     .venv/bin/python bench/cpu_split.py [--questions 2000] [--concurrency 32] [--json]
@@ -41,7 +41,7 @@ PARTS = [
     ("Celery", ("(celery/", "(kombu/", "(billiard/", "(vine/", "(amqp/")),
     ("database", ("(django/db/", "(psycopg/", "(psycopg_pool/", "(sqlite3/")),
     ("coding", ("encoding_app/",)),
-    ("limits", ("runs_app/limits.py",)),
+    ("limits", ("gateway/limits.py",)),
 ]
 
 

@@ -8,7 +8,7 @@ prompt, "Synthetic question i. What should be done?" with options Wait / Act) wi
 C in flight:
 
 * ``litellm``: LiteLLM alone, `litellm.acompletion` under an `asyncio.Semaphore`, with
-  the request the run engine sends (`runs_app.llm.LLMRequest.call_kwargs` in choice mode:
+  the request the run engine sends (`gateway.llm.LLMRequest.call_kwargs` in choice mode:
   one token, temperature 0, `logprobs` and `top_logprobs` 20) and the chosen letter read
   from the log-probabilities. P processes (default 1 and 2; the product runs 2 worker
   processes) each ask their share of the questions with their share of C, after a few
@@ -118,7 +118,7 @@ def prompts(count: int) -> list[list[dict]]:
 
 def choice_kwargs(messages: list[dict], base_url: str) -> dict:
     """LiteLLM's arguments for one choice question: the run engine's own request shape."""
-    from runs_app import llm
+    from gateway import llm
 
     return llm.LLMRequest(model="openai/fake", messages=messages, api_base=base_url, timeout=30, mode="choice",
                           letters=["A", "B"], strategy="logprobs", top_logprobs=20).call_kwargs()
@@ -126,7 +126,7 @@ def choice_kwargs(messages: list[dict], base_url: str) -> dict:
 
 def read_letter(response) -> str | None:
     """The chosen letter from the first token's top log-probabilities, as the engine reads it."""
-    from runs_app.choice import chosen_letter, option_logprobs
+    from gateway.choice import chosen_letter, option_logprobs
 
     choice = response.choices[0]
     content = getattr(getattr(choice, "logprobs", None), "content", None) or []
@@ -156,7 +156,7 @@ async def _ask_all(litellm, requests: list[dict], concurrency: int) -> int:
 
 def _litellm_process(base_url: str, indexes: range, concurrency: int, barrier, results) -> None:
     """One process's share: warm up, wait for the others, ask, report."""
-    from runs_app import llm
+    from gateway import llm
 
     litellm = llm.litellm  # configured as the engine configures it (drop_params, no debug info)
     questions = prompts(indexes.stop)[indexes.start:]

@@ -31,7 +31,8 @@ def load_what_a_worker_loads():
 
     django.setup()
     from cfpd_site.celery import app  # noqa: F401 — the Celery app and its tasks
-    from runs_app import llm, tasks  # noqa: F401
+    from gateway import llm
+    from runs_app import tasks  # noqa: F401
 
     llm.warm_up()  # LiteLLM, the OpenAI client, the price table (as `worker_init` does)
 

@@ -76,7 +76,8 @@ def one(step: str, repeats: int) -> dict:
     django.setup()
     from django.urls import reverse
 
-    from runs_app import llm, services
+    from gateway import llm
+    from runs_app import services
 
     # As a warm web process has it (cfpd_site/wsgi.py with CFPD_WARM_START): LiteLLM and
     # the URLs loaded before the first request; what follows is the launch's own work.

@@ -30,7 +30,7 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from runs_app import llm, local_provider  # noqa: E402
+from gateway import llm, local_provider  # noqa: E402
 from scenarios_app.prompting import chat_messages  # noqa: E402
 
 SCENARIOS = [

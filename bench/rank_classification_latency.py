@@ -1,5 +1,5 @@
 """Time per territorial question of the bundled models in each answer mode, all through
-the LiteLLM seam the worker uses (`runs_app/llm.py`, provider `cfpd-local`). Prints one row
+the LiteLLM seam the worker uses (`gateway/llm.py`, provider `cfpd-local`). Prints one row
 per model and mode; loading the converted weights is timed apart.
 
     .venv/bin/python bench/rank_classification_latency.py [--questions 10] [--threads 1]
@@ -34,7 +34,7 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from runs_app import llm, local_provider  # noqa: E402
+from gateway import llm, local_provider  # noqa: E402
 from scenarios_app.prompting import chat_messages  # noqa: E402
 
 # Three claimants (or candidates) each; the order is not the answer.

@@ -62,7 +62,8 @@ def answered_rows(count):
     `execution._answer_row` sets them for a choice answer."""
     from django.utils import timezone
 
-    from runs_app import llm, services
+    from gateway import llm
+    from runs_app import services
     from runs_app.execution import Unit, _answer_row
     from runs_app.models import LLMModel, Response
 

@@ -254,7 +254,7 @@ CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its mod
 # Worker threads of a process that may wait for one model's slot (a unit asked alone); a
 # unit finding them taken is re-queued at once: a model held back leaves the threads to others.
 CFPD_SLOT_WAITERS = envint("CFPD_SLOT_WAITERS", 1)
-# Calls in flight per model found by an AIMD controller (runs_app/adaptive.py), under the
+# Calls in flight per model found by an AIMD controller (gateway/adaptive.py), under the
 # model's max_concurrency as a hard ceiling; 0: always max_concurrency.
 CFPD_ADAPTIVE = envbool("CFPD_ADAPTIVE", True)
 CFPD_THROUGHPUT_EVERY = envint("CFPD_THROUGHPUT_EVERY", 5)  # seconds between a run's throughput records per process

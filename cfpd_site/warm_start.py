@@ -3,7 +3,7 @@ by `cfpd_site.wsgi`; set by cfpd_site/gunicorn_conf.py), so that no worker's fir
 pays for it (issue 38: a fresh worker's first page took 1.5-1.9 s on the dashboards, 8 s
 under load, and the first visit to Territories 6.4 s):
 
-* LiteLLM and its OpenAI client (`runs_app.llm.warm_up`), which a launch's plan and the
+* LiteLLM and its OpenAI client (`gateway.warm_up`), which a launch's plan and the
   models' key check use;
 * the URLconf, and with it every view's module and what they import (pandas, scipy,
   statsmodels, plotly, DRF): Django imports it on a process's first request, 1.9 s on an
@@ -23,9 +23,9 @@ from django.conf import settings
 
 
 def warm_up(level: str = "1") -> None:
-    from runs_app import llm
+    import gateway
 
-    llm.warm_up()
+    gateway.warm_up()
     if level == "llm":
         return
     from django.urls import get_resolver

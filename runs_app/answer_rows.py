@@ -14,7 +14,9 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import connection, transaction
 
-from . import health, infra, llm
+from gateway import LLMResult
+
+from . import health, infra
 from .models import Response
 
 # What an answer writes on its row (the writer's statement needs the list).
@@ -107,7 +109,7 @@ def _json_scalar(value):
     return value
 
 
-def _cache_entry(result: llm.LLMResult) -> dict:
+def _cache_entry(result: LLMResult) -> dict:
     return {"text": result.text, "resolved_model": result.resolved_model, "finish_reason": result.finish_reason,
             "latency_ms": result.latency_ms, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "cost": result.cost,

@@ -12,15 +12,15 @@ not awaited) and in rank mode.
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 
 from django.conf import settings
 
-from . import batching, event_loop, llm
-from .async_slots import aslot
+import gateway
+from gateway import LimitBusy, aslot, get_limiter
+
+from . import batching
 from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, model_limit, observe, set_infra
-from .limits import LimitBusy, get_limiter
 from .models import LLMModel, Response, Run
 
 
@@ -48,12 +48,9 @@ def execute_batch(response_ids: list[int], token: str | None = None) -> list[tup
 
 
 def ask_together(units: list[Unit]):
-    event_loop.run(_ask_all(units))
-
-
-async def _ask_all(units: list[Unit]):
+    """The units asked together on the process's event loop (`gateway.ask_batch`)."""
     limiter = get_limiter(settings.REDIS_URL)
-    await asyncio.gather(*(_ask_one(limiter, unit) for unit in units))
+    gateway.ask_batch([_ask_one(limiter, unit) for unit in units])
 
 
 async def _ask_one(limiter, unit: Unit):
@@ -62,14 +59,14 @@ async def _ask_one(limiter, unit: Unit):
         async with aslot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
                          model.requests_per_minute,
                          lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
-            unit.result = await llm.acomplete(unit.request)
+            unit.result = await gateway.ask_async(unit.request)
     except LimitBusy as busy:
         unit.busy = busy
-    except llm.LLMError as error:
+    except gateway.LLMError as error:
         unit.error = error
     except Exception as exc:  # noqa: BLE001 — anything else a provider library raises
         # The limiter's Redis unreachable is no answer of the provider's: the unit waits
-        # for it (it had gone through llm.classify as a permanent error, issue 32).
+        # for it (it had gone through classify as a permanent error, issue 32).
         if unit.result is None and not set_infra(unit, exc):
-            unit.error = llm.classify(exc)
+            unit.error = gateway.classify(exc)
     observe(limiter, unit)

@@ -1,8 +1,8 @@
 """Test connection: the workflows that find out what a model's server supports and keep it
 on the model (`LLMModel.capabilities`, `capabilities_checked_at`), and the launch's checks
 that read it. The page, the console's action, the API and `manage.py test_connection`
-call these; the probing itself is `runs_app.probe` (no Django), its reading
-`runs_app.capabilities` (pure).
+call these; the probing itself is the gateway's (`gateway.probe`, no Django), its reading
+`gateway.capabilities` (pure).
 
 A test is a job kept in `capabilities` itself: {"status": queued | running | done |
 failed, "job": its token, "requested_at", "started_at", "finished_at", "step", "done",
@@ -23,7 +23,10 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from . import capabilities, local_provider, probe, queueing
+import gateway
+from gateway import capabilities
+
+from . import queueing
 from .models import LLMModel
 
 TASK = "runs_app.tasks.connection_test"  # runs_app.tasks registers its task under this name
@@ -59,7 +62,7 @@ def request_connection_test(model: LLMModel) -> dict:
         state.pop("batch", None)
         state.pop("batch_message", None)
         state.update(status="queued", job=job, requested_at=_now_text(), started_at=None, finished_at=None,
-                     step="waiting for a worker", done=0, total=probe.STEPS, error="")
+                     step="waiting for a worker", done=0, total=gateway.PROBE_STEPS, error="")
         LLMModel.objects.filter(pk=model.pk).update(capabilities=state)
         transaction.on_commit(lambda: queueing.publish(TASK, [model.pk, job]))
     return state
@@ -71,7 +74,7 @@ def is_stale(state: dict, timeout_seconds: int = 0) -> bool:
     moment = state.get("started_at") or state.get("requested_at")
     if not moment:
         return True
-    limit = max(STALE_AFTER, timedelta(seconds=(probe.STEPS + 2) * (timeout_seconds or 0)))
+    limit = max(STALE_AFTER, timedelta(seconds=(gateway.PROBE_STEPS + 2) * (timeout_seconds or 0)))
     try:
         return timezone.now() - datetime.fromisoformat(moment) > limit
     except (TypeError, ValueError):
@@ -102,7 +105,7 @@ def test_connection(model: LLMModel, job: str | None = None) -> dict:
         state = {**model.capabilities, "status": "running"}
         if not claimed.update(capabilities=state):
             return {}  # another worker claimed it between the read and the update
-    state.update(started_at=started, finished_at=None, step="", done=0, total=probe.STEPS, error="")
+    state.update(started_at=started, finished_at=None, step="", done=0, total=gateway.PROBE_STEPS, error="")
     _write(model.pk, job, state)
 
     def progress(step: str, done: int, total: int):
@@ -110,18 +113,19 @@ def test_connection(model: LLMModel, job: str | None = None) -> dict:
         _write(model.pk, job, state)
 
     if model.is_bundled:
-        local_provider.configure(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
-    target = probe.Target(model=model.litellm_model, api_base=None if model.is_bundled else (model.api_base or None),
-                          timeout=model.timeout_seconds, top_logprobs=model.top_logprobs)
+        gateway.configure_local(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
+    target = gateway.Target(model=model.litellm_model,
+                            api_base=None if model.is_bundled else (model.api_base or None),
+                            timeout=model.timeout_seconds, top_logprobs=model.top_logprobs)
     try:
-        found = probe.probe(target, progress)
+        found = gateway.probe(target, progress)
     except Exception as exc:  # the probe's own failure (not a refusal, which is a finding): recorded, not raised
         logging.getLogger(__name__).exception("connection test of %s failed", model.name)
         state.update(status="failed", finished_at=_now_text(), step="", error=f"{type(exc).__name__}: {exc}"[:500])
         _write(model.pk, job, state)
         return state
     finished = timezone.now()
-    state.update(found, status="done", finished_at=finished.isoformat(), step="", done=probe.STEPS)
+    state.update(found, status="done", finished_at=finished.isoformat(), step="", done=gateway.PROBE_STEPS)
     if LLMModel.objects.filter(pk=model.pk, capabilities__job=job).update(capabilities=state,
                                                                          capabilities_checked_at=finished):
         return state
@@ -187,7 +191,8 @@ def job_view(model: LLMModel) -> dict:
     return {
         "model": model.name, "model_id": model.pk, "status": status, "stale": stale,
         "active": status in ("queued", "running") and not stale,
-        "step": state.get("step") or "", "done": state.get("done") or 0, "total": state.get("total") or probe.STEPS,
+        "step": state.get("step") or "", "done": state.get("done") or 0,
+        "total": state.get("total") or gateway.PROBE_STEPS,
         "requested_at": state.get("requested_at"), "started_at": state.get("started_at"),
         "finished_at": state.get("finished_at"), "checked_at": checked_at_text(model),
         "error": state.get("error") or "", "findings": rows, "recommended": state.get("recommended") or {},

@@ -14,7 +14,7 @@ import logging
 import random
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from functools import partial
@@ -29,10 +29,12 @@ from benchmarks_app import families
 from benchmarks_app.lettering import option_letters
 from benchmarks_app.services import render_messages
 
-from . import adaptive, health, infra, llm, local_provider, pacing, queueing, unit_rows
+import gateway
+from gateway import LimitBusy, get_limiter, slot
+
+from . import health, infra, queueing, unit_rows
 from .answer_rows import _atomically, _cache_entry, patiently
 from .launch_plan import budget_reached
-from .limits import LimitBusy, get_limiter, slot
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
 from .signals import responses_answered
@@ -47,7 +49,7 @@ class Outcome:
     countdown: float = 0.0
 
 
-def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMRequest:
+def build_request(response: Response, model: LLMModel, run: Run) -> gateway.LLMRequest:
     """The request of one unit: the messages as the question's family renders them under
     the unit's condition (kept on the row once sent, so a retry asks the same), and the
     model's parameters with the condition's temperature where it sets one."""
@@ -62,7 +64,7 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
         # What is scored: the family's plain prompt, each option's text as its continuation.
         rank_prompt = families.family(question.benchmark.family).rank_prompt
         if rank_prompt is None:
-            raise llm.LLMError("bad_request", f"rank classification is not defined for {question.benchmark.family} "
+            raise gateway.LLMError("bad_request", f"rank classification is not defined for {question.benchmark.family} "
                                "questions; ask this model in choice or generate mode", transient=False)
         prompt, continuations = rank_prompt(question, response.option_order, condition, run.system_prompt)
         messages = [{"role": "user", "content": prompt}]
@@ -70,8 +72,8 @@ def build_request(response: Response, model: LLMModel, run: Run) -> llm.LLMReque
     elif mode == LLMModel.AnswerMode.RANK:
         params = {"mode": "rank", "continuations": list(response.params.get("continuations") or [])}
     if model.is_bundled:
-        local_provider.configure(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
-    return llm.LLMRequest(
+        gateway.configure_local(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
+    return gateway.LLMRequest(
         model=model.litellm_model, messages=messages, params=params,
         api_base=None if model.is_bundled else (model.api_base or None),
         timeout=model.timeout_seconds, mode=mode, letters=option_letters(len(options)),
@@ -123,7 +125,7 @@ def call_lease(model: LLMModel) -> float:
     return model.timeout_seconds + settings.CFPD_LEASE_MARGIN
 
 
-def _result_fields(result: llm.LLMResult) -> dict:
+def _result_fields(result: gateway.LLMResult) -> dict:
     return dict(
         raw_output=result.text, resolved_model=result.resolved_model, finish_reason=result.finish_reason,
         latency_ms=result.latency_ms, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
@@ -166,11 +168,11 @@ class Unit:
     """One claimed unit on its way through `ask_units`: its request, cache key and what
     the asking brought back (a result, an error, or its model's slots busy)."""
     response: Response
-    request: llm.LLMRequest | None = None
+    request: gateway.LLMRequest | None = None
     key: str = ""
     record: dict = field(default_factory=dict)
-    result: llm.LLMResult | None = None
-    error: llm.LLMError | None = None
+    result: gateway.LLMResult | None = None
+    error: gateway.LLMError | None = None
     busy: LimitBusy | None = None
     cache_hit: bool = False
     infra: str | None = None  # a service failed around its call (infra.service_of): not the unit's failure
@@ -256,7 +258,7 @@ def prepare(unit: Unit):
     response = unit.response
     try:
         unit.request = build_request(response, response.model, response.run)
-    except llm.LLMError as error:  # the question cannot be asked this way: nothing to retry
+    except gateway.LLMError as error:  # the question cannot be asked this way: nothing to retry
         unit.error = error
         return
     unit.record = dict(messages=unit.request.messages, params=unit.request.resolved_params())
@@ -271,7 +273,7 @@ def answer_from_cache(units: list[Unit]):
     found = dict(CachedCompletion.objects.filter(key__in={u.key for u in units}).values_list("key", "result"))
     for unit in units:
         if unit.key in found:
-            unit.result, unit.cache_hit = llm.LLMResult(**found[unit.key]), True
+            unit.result, unit.cache_hit = gateway.LLMResult(**found[unit.key]), True
 
 
 def ask_in_turn(units: list[Unit]):
@@ -284,11 +286,10 @@ def ask_in_turn(units: list[Unit]):
             with slot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
                       model.requests_per_minute, lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT,
                       waiters=settings.CFPD_SLOT_WAITERS):
-                unit.result = (llm.rank(request, request.messages[0]["content"], request.params["continuations"])
-                               if request.mode == LLMModel.AnswerMode.RANK else llm.complete(request))
+                unit.result = gateway.ask(request)
         except LimitBusy as busy:
             unit.busy = busy
-        except llm.LLMError as error:
+        except gateway.LLMError as error:
             unit.error = error
         except Exception as exc:  # the limiter's Redis: never the unit's failure
             if unit.result is None and not set_infra(unit, exc):
@@ -312,32 +313,16 @@ def model_limit(limiter, model: LLMModel) -> int:
 
 def observe(limiter, unit: Unit):
     """Give the call's outcome (an answer with its rate-limit headers, a 429, a timeout)
-    to its model's controller. A unit that never got a slot made no call: nothing to learn."""
+    to its model's controller and pacing (`gateway.learn`). A unit that never got a slot
+    made no call: nothing to learn."""
     model = unit.response.model
     if not adaptive_on(model) or unit.busy is not None or unit.infra is not None:
         return
-    if unit.result is not None:
-        event = adaptive.event_of(unit.result.rate_headers)
-        paced = event.budget is not None or pacing.reset_header(unit.result.rate_headers) is not None
-        event = replace(event, paced=paced)
-    elif unit.error is not None:
-        event = adaptive.event_of(error_kind=unit.error.kind, retry_after=unit.error.retry_after)
-    else:
-        return
     try:
-        limiter.adaptive_observe(f"model-{model.pk}", model.max_concurrency, event, run_id=unit.response.run_id)
-        limiter.pace_observe(f"model-{model.pk}", pace_outcome(unit))
+        gateway.learn(limiter, f"model-{model.pk}", model.max_concurrency, unit.result, unit.error,
+                      run_id=unit.response.run_id)
     except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answer stands; only the lesson is lost
         logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
-
-
-def pace_outcome(unit: Unit) -> pacing.Outcome:
-    """The call as its model's pacing sees it: a 429, or an answer and its rate-limit headers."""
-    if unit.result is None:
-        return pacing.Outcome(rate_limited=unit.error is not None and unit.error.kind == "rate_limit")
-    headers = unit.result.rate_headers
-    remaining, budget = adaptive.rate_headers(headers)
-    return pacing.Outcome(False, remaining=remaining, budget=budget, reset=pacing.reset_header(headers, time.time()))
 
 
 _throughput_recorded: dict[int, float] = {}
@@ -371,10 +356,10 @@ def record_throughput(units: list[Unit]):
                 figures[pk] = {
                     "model": model.name if model is not None else previous.get("model", ""),
                     "concurrency": limiter.adaptive_limit(key, ceiling), "ceiling": ceiling,
-                    "calls": counts["calls"], "rate_limited": counts[adaptive.RATE_LIMITED],
-                    "timeouts": counts[adaptive.TIMEOUT], "at": wall,
-                    "calls_per_minute": (adaptive.calls_per_minute(previous["calls"], previous["at"], counts["calls"],
-                                                                   wall) if "at" in previous else None),
+                    "calls": counts["calls"], "rate_limited": counts[gateway.RATE_LIMITED],
+                    "timeouts": counts[gateway.TIMEOUT], "at": wall,
+                    "calls_per_minute": (gateway.calls_per_minute(previous["calls"], previous["at"], counts["calls"],
+                                                                  wall) if "at" in previous else None),
                 }
             if figures != before:
                 Run.objects.filter(pk=run_id).update(throughput=figures)

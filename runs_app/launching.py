@@ -15,8 +15,9 @@ from django.utils import timezone
 from benchmarks_app import families
 from benchmarks_app import services as questions_service
 from benchmarks_app.models import DEFAULT_CONDITION_ID, Benchmark, Condition, Question
+import gateway
 
-from . import connection, infra, launch_plan, llm, option_design, provider_batch, queueing, unit_rows
+from . import connection, infra, launch_plan, option_design, provider_batch, queueing, unit_rows
 from .models import LLMModel, Response, Run
 from .planning import option_order, sample_ids
 from .selection import Selection, listed, read_family_keys
@@ -242,13 +243,13 @@ def _selected_questions(request: LaunchRequest) -> list[int]:
 
 def model_prices(model: LLMModel) -> tuple[float | None, float | None, str]:
     """Per-token US$ prices (input, output) and where they come from: the model's own
-    (as `llm` charges them), LiteLLM's table, free for the bundled local models, or unknown."""
+    (as the gateway charges them), LiteLLM's table, free for the bundled local models, or unknown."""
     if model.input_cost_per_token is not None or model.output_cost_per_token is not None:
         return (float(model.input_cost_per_token or 0), float(model.output_cost_per_token or 0), "model")
     if model.is_bundled:
         return 0.0, 0.0, "local"
     try:
-        info = llm.litellm.get_model_info(model.litellm_model)
+        info = gateway.model_info(model.litellm_model)
         prices = info.get("input_cost_per_token"), info.get("output_cost_per_token")
     except Exception:  # not in LiteLLM's table (self-hosted and custom models)
         return None, None, "unknown"
@@ -262,7 +263,7 @@ def batch_table_prices(model: LLMModel) -> tuple[float | None, float | None]:
     if model.input_cost_per_token is not None or model.output_cost_per_token is not None or model.is_bundled:
         return None, None  # the model's own prices (halved for a batch) or free
     try:
-        info = llm.litellm.get_model_info(model.litellm_model)
+        info = gateway.model_info(model.litellm_model)
     except Exception:  # not in the table
         return None, None
     return info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
@@ -446,6 +447,6 @@ def key_status(model: LLMModel) -> dict:
         return {"needed": False, "present": True, "missing": []}
     if model.api_base and model.litellm_model.startswith(("openai/", "hosted_vllm/", "ollama/")):
         return {"needed": False, "present": True, "missing": []}
-    report = llm.litellm.validate_environment(model=model.litellm_model)
+    report = gateway.key_check(model.litellm_model)
     return {"needed": True, "present": bool(report.get("keys_in_environment")),
             "missing": list(report.get("missing_keys") or [])}

@@ -1,6 +1,8 @@
 """Batch delivery: a run's units asked through the provider's batch interface (OpenAI's,
 through LiteLLM's file and batch API: `create_file`, `create_batch`, `retrieve_batch`,
-`cancel_batch`, `file_content`), within 24 hours at about half the price.
+`cancel_batch`, `file_content`), within 24 hours at about half the price. The transport
+(the provider's files and batches, its answers read and priced) is the gateway's
+(`gateway.batches`); this module keeps which units a batch holds and writes their answers.
 
 A batch run's units are never sent as live messages (`queueing` sends the run a
 `provider_batches` message instead). `advance_run` moves a run's batches on, and the
@@ -10,7 +12,7 @@ watcher of every worker calls it for every batch run each tick (`advance_all`):
   of the run's pending units of one model, claimed by a conditional update (pending →
   running, claim token `batch-<id>`, no lease: the sweeps leave them alone);
 * **send**: the requests built as the live path builds them (`execution.prepare` →
-  `build_request`), one JSONL file (`batch_files`), uploaded, the batch created with our
+  `build_request`), one JSONL file (`gateway.batches`), uploaded, the batch created with our
   batch's id in its metadata; ids kept on the row after each step, so a send cut off is
   resumed (a batch already created is found again by its metadata, not created twice);
 * **poll**: every CFPD_BATCH_POLL_SECONDS (one poller at a time: a conditional update of
@@ -29,23 +31,23 @@ watcher of every worker calls it for every batch run each tick (`advance_all`):
 from __future__ import annotations
 
 import logging
-import os
 from datetime import timedelta
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from . import batch_files, llm
+import gateway
+from gateway import batches
+
 from .execution import UNIT_FIELDS, Unit, answer_from_cache, prepare, write_answers
 from .models import LLMModel, ProviderBatch, Response, Run
 from .transitions import cancel_batch_units, finish_run_if_complete, start_runs, take_for_batch
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_PROVIDERS = ("openai",)  # LiteLLM's provider names whose batch interface is wired here
+SUPPORTED_PROVIDERS = batches.SUPPORTED_PROVIDERS
 SEND_LEASE = 300  # seconds before a batch whose send was cut off (its worker died) is sent again
 WRITE_CHUNK = 500  # units written per `write_answers` call when a batch is collected
 
@@ -56,7 +58,7 @@ def token(batch: ProviderBatch) -> str:
 
 
 def provider_of(model: LLMModel) -> str:
-    return llm.batch_provider(model.litellm_model)
+    return batches.provider_of(model.litellm_model)
 
 
 def refusal(model: LLMModel) -> str:
@@ -81,12 +83,8 @@ def refusal(model: LLMModel) -> str:
 
 
 def _connection(model: LLMModel) -> dict:
-    """LiteLLM's arguments that reach the model's server: its api_base and the key the live
-    path sends it (llm.LLMRequest.call_kwargs); without one, LiteLLM's OpenAI defaults."""
-    if model.api_base:
-        return {"custom_llm_provider": "openai", "api_base": model.api_base,
-                "api_key": os.environ.get("CFPD_LOCAL_API_KEY", "no-key-needed")}
-    return {"custom_llm_provider": "openai"}
+    """How the gateway reaches the model's batch interface (`batches.connection`)."""
+    return batches.connection(model.api_base)
 
 
 # ------------------------------------------------------------------ moving runs on
@@ -186,21 +184,20 @@ def send(batch: ProviderBatch):
         return
     Response.objects.bulk_update([u.response for u in asked if _record(u)], ["messages", "params"],
                                  batch_size=1000)
-    provider_model = llm.litellm.get_llm_provider(model.litellm_model)[0]
-    content = batch_files.request_file([(str(u.response.pk), batch_files.chat_body(u.request.call_kwargs(),
-                                                                                  provider_model)) for u in asked])
-    litellm, connection = llm.litellm, _connection(model)
+    content = batches.request_file(model.litellm_model, [(str(u.response.pk), u.request) for u in asked])
+    connection = _connection(model)
     try:
         if not batch.input_file_id:
-            uploaded = litellm.create_file(file=(f"cfpd-run{batch.run_id}-batch{batch.pk}.jsonl", content),
-                                           purpose="batch", **connection)
-            batch.input_file_id = uploaded.id
-            ProviderBatch.objects.filter(pk=batch.pk).update(input_file_id=uploaded.id, polled_at=timezone.now())
-        remote = _created_before(batch, connection) or litellm.create_batch(
-            completion_window=batch_files.WINDOW, endpoint=batch_files.ENDPOINT, input_file_id=batch.input_file_id,
-            metadata={"cfpd_batch": str(batch.pk), "cfpd_run": str(batch.run_id)}, **connection)
+            batch.input_file_id = batches.upload(f"cfpd-run{batch.run_id}-batch{batch.pk}.jsonl", content,
+                                                 connection)
+            ProviderBatch.objects.filter(pk=batch.pk).update(input_file_id=batch.input_file_id,
+                                                             polled_at=timezone.now())
+        # A send cut off after the provider made the batch, before its id was kept, finds it again.
+        remote = batches.created_before({"cfpd_batch": str(batch.pk)}, batch.input_file_id, connection) or \
+            batches.create(batch.input_file_id, {"cfpd_batch": str(batch.pk), "cfpd_run": str(batch.run_id)},
+                           connection)
     except Exception as exc:  # noqa: BLE001 — LiteLLM wraps the provider's errors in its own classes
-        error = _classify(exc)
+        error = batches.classify(exc)
         if error.transient:
             log.warning("batch %s not sent (%s); sent again in %s s", batch.pk, error.message, SEND_LEASE)
             ProviderBatch.objects.filter(pk=batch.pk).update(message=f"not sent yet: {error.message}")
@@ -220,21 +217,7 @@ def _record(unit: Unit) -> bool:
     return changed
 
 
-def _created_before(batch: ProviderBatch, connection: dict):
-    """The provider's batch made from this batch's file by a send that was cut off before
-    its id was kept (found by the metadata it was created with), or None."""
-    try:
-        listed = llm.litellm.list_batches(limit=100, **connection)
-    except Exception:  # noqa: BLE001 — no listing: create it (a provider without one cannot have it twice)
-        return None
-    for remote in getattr(listed, "data", None) or []:
-        metadata = getattr(remote, "metadata", None) or {}
-        if metadata.get("cfpd_batch") == str(batch.pk) and getattr(remote, "input_file_id", "") == batch.input_file_id:
-            return remote
-    return None
-
-
-def _refused(batch: ProviderBatch, error: llm.LLMError):
+def _refused(batch: ProviderBatch, error: gateway.LLMError):
     """The provider refused the file or the batch (no batch interface: 404; a bad key):
     its units fail with the provider's message, and a server with no /batches is noted on
     the model, so that the next launch refuses it plainly."""
@@ -245,20 +228,9 @@ def _refused(batch: ProviderBatch, error: llm.LLMError):
         LLMModel.objects.filter(pk=model.pk).update(capabilities=capabilities)
     units = _units(batch)
     for unit in units:
-        unit.error = llm.LLMError(error.kind, f"batch delivery refused: {error.message}", transient=False)
+        unit.error = gateway.LLMError(error.kind, f"batch delivery refused: {error.message}", transient=False)
     write_answers(token(batch), units)
     _finish(batch, ProviderBatch.Status.FAILED, error.message)
-
-
-def _classify(exc: Exception) -> llm.LLMError:
-    """A failed file or batch call: LiteLLM passes the OpenAI client's own errors through
-    (openai.NotFoundError, not LiteLLM's class), so an HTTP status is read as a result
-    line's is (`batch_files.classify_status`); anything else as the live path reads it."""
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and not isinstance(status, bool):
-        error = batch_files.classify_status(status, None, f"{type(exc).__name__}: {str(exc)[:400]}")
-        return llm.LLMError(error.kind, error.message, error.transient)
-    return llm.classify(exc)
 
 
 def _status(value) -> str:
@@ -291,54 +263,26 @@ def poll(batch: ProviderBatch, force: bool = False) -> bool:
         send(batch)  # a send cut off: resumed
         return True
     try:
-        remote = llm.litellm.retrieve_batch(batch_id=batch.provider_batch_id, **_connection(batch.model))
+        remote = batches.retrieve(batch.provider_batch_id, _connection(batch.model))
     except Exception as exc:  # noqa: BLE001
-        log.warning("batch %s not polled: %s", batch.pk, _classify(exc).message)
+        log.warning("batch %s not polled: %s", batch.pk, batches.classify(exc).message)
         return True
     status = _status(remote.status)
-    counts = _counts(remote)
-    message = _remote_errors(remote)
+    counts = remote.counts
+    message = remote.message
     ProviderBatch.objects.filter(pk=batch.pk).update(
-        status=status, counts=counts, message=message, output_file_id=remote.output_file_id or "",
-        error_file_id=remote.error_file_id or "")
-    batch.status, batch.output_file_id, batch.error_file_id = status, remote.output_file_id or "", \
-        remote.error_file_id or ""
-    if status in batch_files.TERMINAL:
+        status=status, counts=counts, message=message, output_file_id=remote.output_file_id,
+        error_file_id=remote.error_file_id)
+    batch.status, batch.output_file_id, batch.error_file_id = status, remote.output_file_id, remote.error_file_id
+    if status in batches.TERMINAL:
         collect(batch, status, message, counts)
     return True
-
-
-def _counts(remote) -> dict:
-    counts = getattr(remote, "request_counts", None)
-    if counts is None:
-        return {}
-    return {name: getattr(counts, name, None) for name in ("total", "completed", "failed")}
-
-
-def _remote_errors(remote) -> str:
-    errors = getattr(remote, "errors", None)
-    data = getattr(errors, "data", None) or []
-    return "; ".join(f"{getattr(e, 'code', '') or ''}: {getattr(e, 'message', '') or ''}".strip(": ")
-                     for e in data)[:2000]
-
-
-def _file_text(file_id: str, model: LLMModel) -> str:
-    if not file_id:
-        return ""
-    answer = llm.litellm.file_content(file_id=file_id, **_connection(model))
-    content = getattr(answer, "content", answer)
-    return content.decode("utf-8", errors="replace") if isinstance(content, bytes) else str(content)
 
 
 def collect(batch: ProviderBatch, status: str, message: str = "", counts: dict | None = None):
     """Write the ended batch's results on its units still under its claim (once: a written
     unit holds no claim any more), in chunks through `execution.write_answers`."""
-    model = batch.model
-    results, problems = batch_files.parse_results(_file_text(batch.output_file_id, model))
-    errors, more = batch_files.parse_results(_file_text(batch.error_file_id, model))
-    for custom_id, line in errors.items():
-        results.setdefault(custom_id, line)
-    problems += more
+    results, problems = batches.results(batch.output_file_id, batch.error_file_id, _connection(batch.model))
     if problems:
         log.warning("batch %s: %d lines not read: %s", batch.pk, len(problems), "; ".join(problems[:3]))
     ids = list(_held(batch).order_by("pk").values_list("pk", flat=True))
@@ -351,11 +295,11 @@ def collect(batch: ProviderBatch, status: str, message: str = "", counts: dict |
             line = results.get(str(unit.response.pk))
             if line is not None and line.body is not None:
                 try:
-                    unit.result = _read(unit, line.body)
-                except llm.LLMError as error:
+                    unit.result = batches.read_answer(unit.request, line.body)
+                except gateway.LLMError as error:
                     unit.error = error
             elif line is not None:
-                unit.error = llm.LLMError(line.error.kind, line.error.message, line.error.transient)
+                unit.error = gateway.LLMError(line.error.kind, line.error.message, line.error.transient)
             else:
                 unit.error = _not_answered(status, message)
         for outcome in write_answers(token(batch), units).values():
@@ -369,45 +313,15 @@ def collect(batch: ProviderBatch, status: str, message: str = "", counts: dict |
         submit_pending(run)
 
 
-def _not_answered(status: str, message: str) -> llm.LLMError:
+def _not_answered(status: str, message: str) -> gateway.LLMError:
     """A unit the ended batch has no line for. A batch that failed as a whole (its file
     refused): the provider's message, permanent (the same file fails again). Expired or
     cancelled: transient, asked again in a new batch (or ends cancelled with its run)."""
     if status == ProviderBatch.Status.FAILED:
-        return llm.LLMError("bad_request", f"the provider failed the batch: {message or 'no reason given'}",
+        return gateway.LLMError("bad_request", f"the provider failed the batch: {message or 'no reason given'}",
                             transient=False)
-    return llm.LLMError("server", f"the provider's batch ended {status} before this request was answered",
+    return gateway.LLMError("server", f"the provider's batch ended {status} before this request was answered",
                         transient=True)
-
-
-def _read(unit: Unit, body: dict) -> llm.LLMResult:
-    """A line's chat completion read as the live path reads an answer, priced at the
-    batch price (LiteLLM's table: `input_cost_per_token_batches`, else half the live
-    price; a model's own prices: half)."""
-    litellm = llm.litellm
-    try:
-        response = litellm.ModelResponse(**body)
-    except Exception as exc:  # noqa: BLE001 — a provider's body is input from outside
-        raise llm.LLMError("malformed", f"the batch line's answer cannot be read: {exc}", transient=True) from exc
-    result = llm.read_completion(unit.request, response, 0)
-    result.latency_ms = None  # one call's latency has no meaning in a batch
-    result.cost = batch_cost(unit.request, result.prompt_tokens, result.completion_tokens)
-    return result
-
-
-def batch_cost(request: llm.LLMRequest, prompt_tokens, completion_tokens) -> float | None:
-    if request.input_cost_per_token is not None or request.output_cost_per_token is not None:
-        return ((prompt_tokens or 0) * (request.input_cost_per_token or 0)
-                + (completion_tokens or 0) * (request.output_cost_per_token or 0)) / 2
-    litellm = llm.litellm
-    try:
-        litellm.get_model_info(request.model)
-    except Exception:  # noqa: BLE001 — not in the price table
-        return None
-    usage = litellm.Usage(prompt_tokens=prompt_tokens or 0, completion_tokens=completion_tokens or 0,
-                          total_tokens=(prompt_tokens or 0) + (completion_tokens or 0))
-    prompt_cost, completion_cost = litellm.batch_cost_calculator(usage, request.model)
-    return float(Decimal(str(prompt_cost)) + Decimal(str(completion_cost)))
 
 
 # ------------------------------------------------------------------ the run page
@@ -441,10 +355,10 @@ def cancel(batch: ProviderBatch):
         finish_run_if_complete(batch.run_id)
         return
     try:
-        remote = llm.litellm.cancel_batch(batch_id=batch.provider_batch_id, **_connection(batch.model))
+        remote = batches.cancel(batch.provider_batch_id, _connection(batch.model))
     except Exception as exc:  # noqa: BLE001 — polled on; cancelled again at the next look if it fails
         ProviderBatch.objects.filter(pk=batch.pk).update(cancel_requested=False)
-        log.warning("batch %s not cancelled: %s", batch.pk, _classify(exc).message)
+        log.warning("batch %s not cancelled: %s", batch.pk, batches.classify(exc).message)
         return
     ProviderBatch.objects.filter(pk=batch.pk).update(status=_status(remote.status), polled_at=None)
     batch.status, batch.polled_at = _status(remote.status), None

@@ -10,7 +10,9 @@ from celery.signals import worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
-from . import (batch_execution, connection, execution, health, infra, llm, provider_batch, queueing, services, unit_rows,
+import gateway
+
+from . import (batch_execution, connection, execution, health, infra, provider_batch, queueing, services, unit_rows,
                watcher)
 from .models import LLMModel
 
@@ -107,8 +109,8 @@ def sweep(run_id: int):
 
 @worker_init.connect
 def warm_up_on_start(**kwargs):
-    """LiteLLM is imported before the first unit, not inside its timed call (see llm.warm_up)."""
-    llm.warm_up()
+    """LiteLLM is imported before the first unit, not inside its timed call (see gateway.warm_up)."""
+    gateway.warm_up()
 
 
 @worker_ready.connect

@@ -43,8 +43,9 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from gateway import get_limiter
+
 from . import health, infra, provider_batch, queueing, services
-from .limits import get_limiter
 from .models import LLMModel, Run
 
 log = logging.getLogger(__name__)

@@ -44,7 +44,8 @@ def rows_for_the_module(django_db_blocker):
 def _fresh_adaptive_limits():
     """A model's adaptive limit and pauses learnt in one test must not hold back another's
     (model ids repeat after a rollback)."""
-    from runs_app import execution, limits
+    from gateway import limits
+    from runs_app import execution
 
     if limits._limiter is not None:
         limits._limiter.forget_adaptive()

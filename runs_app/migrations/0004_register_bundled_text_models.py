@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from runs_app.local_models import BUNDLED, TEXT_SUFFIX, text_registration
+from gateway.local_models import BUNDLED, TEXT_SUFFIX, text_registration
 
 
 def register(apps, schema_editor):

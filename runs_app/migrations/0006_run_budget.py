@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from runs_app.redaction import redact
+from gateway import redact
 
 
 def redact_stored_errors(apps, schema_editor):

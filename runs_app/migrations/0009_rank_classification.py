@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from runs_app.local_models import BUNDLED, RANK_SUFFIX, rank_registration
+from gateway.local_models import BUNDLED, RANK_SUFFIX, rank_registration
 
 
 def register(apps, schema_editor):

@@ -1,5 +1,5 @@
 """Adaptive concurrency against a server with a hidden limit: the engine finds it, keeps
-under it, and records what it did on the run (runs_app.adaptive, runs_app.limits)."""
+under it, and records what it did on the run (gateway.adaptive, gateway.limits)."""
 
 import os
 import time
@@ -8,8 +8,9 @@ import uuid
 import pytest
 from django.conf import settings as django_settings
 
-from runs_app import adaptive, batch_execution, execution
-from runs_app.limits import LocalLimiter, RedisLimiter
+from gateway import adaptive
+from runs_app import batch_execution, execution
+from gateway.limits import LocalLimiter, RedisLimiter
 from runs_app.models import Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
@@ -114,7 +115,7 @@ def limiters():
 
 
 def test_workers_share_the_adaptive_limit_and_the_runs_counts(monkeypatch):
-    from runs_app import limits
+    from gateway import limits
 
     monkeypatch.setattr(limits, "ADAPTIVE_READ", 0.0)  # read Redis at each look, not a cached value
     worker_a, worker_b = limiters()

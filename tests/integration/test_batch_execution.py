@@ -4,6 +4,7 @@ one write; each unit keeps the promises of the one-at-a-time path."""
 import pytest
 from django.conf import settings as django_settings
 
+import gateway
 from runs_app import answer_rows, batch_execution, execution, queueing, services
 from runs_app.models import Response, Run
 from runs_app.signals import responses_answered
@@ -144,17 +145,17 @@ def test_units_failing_transiently_after_their_run_was_cancelled_end_cancelled(b
 def test_a_permanent_error_fails_its_unit_only(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake, answer_mode="generate", max_tokens=30)], monkeypatch, repeats=1)
     ids = unit_ids(run)
-    real_acomplete = batch_execution.llm.acomplete
+    real_acomplete = gateway.llm.acomplete
     refused = ids[1]
     refused_messages = execution.conversation(Response.objects.select_related("question", "condition").get(
         pk=refused), run)
 
     async def one_refused(request):
         if request.messages == refused_messages:
-            raise batch_execution.llm.LLMError("bad_request", "refused", transient=False)
+            raise gateway.llm.LLMError("bad_request", "refused", transient=False)
         return await real_acomplete(request)
 
-    monkeypatch.setattr(batch_execution.llm, "acomplete", one_refused)
+    monkeypatch.setattr(gateway.llm, "acomplete", one_refused)
     outcomes = dict(batch_execution.execute_batch(ids))
     assert outcomes[refused].action == "failed"
     assert [outcomes[pk].action for pk in ids if pk != refused] == ["done"] * 3
@@ -254,7 +255,7 @@ def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(
     # batch's write.
     from types import SimpleNamespace
 
-    from runs_app import llm
+    from gateway import llm
     from runs_app.execution import _result_fields
 
     answer = SimpleNamespace(model="fake\x00model", usage=None, choices=[

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from runs_app import execution, local_provider
+from gateway import local_provider
+from runs_app import execution
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark

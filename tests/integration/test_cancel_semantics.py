@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+import gateway
 from runs_app import batch_execution, execution, run_control, services
 from runs_app.models import Response, Run
 from runs_app.services import Progress
@@ -90,7 +91,7 @@ def test_a_run_without_units_in_flight_is_finished_at_the_cancel(benchmark, fake
 def test_an_answer_that_arrives_after_the_cancel_is_kept(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake)], monkeypatch)
     unit = ids_of(run)[0]
-    real_complete = execution.llm.complete
+    real_complete = gateway.llm.complete
     seen = {}
 
     def cancelled_while_in_flight(request):
@@ -98,7 +99,7 @@ def test_an_answer_that_arrives_after_the_cancel_is_kept(benchmark, fake, monkey
         seen["finished_at"] = Run.objects.get(pk=run.pk).finished_at
         return real_complete(request)
 
-    monkeypatch.setattr(execution.llm, "complete", cancelled_while_in_flight)
+    monkeypatch.setattr(gateway.llm, "complete", cancelled_while_in_flight)
     assert execution.execute(unit).action == "done"
     assert seen["finished_at"] is None  # while the call was in flight, the run was not finished
     answered = Response.objects.get(pk=unit)

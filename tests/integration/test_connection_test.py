@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import create_user_with_role
-from runs_app import connection, probe, queueing, tasks
+import gateway
+from runs_app import connection, queueing, tasks
 from runs_app.models import LLMModel, Run
 from scenarios_app import services as authoring
 from scenarios_app.models import Benchmark
@@ -79,7 +80,7 @@ def test_a_server_with_every_capability(model, fake):
     assert model.capabilities_checked_at is not None
     # Nine requests: answer, log-probabilities, guided choice, grammar, echo, a list, three samples.
     # The tenth step lists batches (GET /v1/batches), which this chat-only fake answers 404 uncounted.
-    assert fake.stats()["total_requests"] == probe.STEPS - 1 == 9
+    assert fake.stats()["total_requests"] == gateway.PROBE_STEPS - 1 == 9
 
 
 def test_a_server_without_log_probabilities_is_refused_choice_mode_at_launch(model, fake):

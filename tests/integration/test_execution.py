@@ -8,6 +8,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from django.utils import timezone
 
+import gateway
 from runs_app import execution, queueing, services, sweeping
 from runs_app.models import LLMModel, Response, Run
 from runs_app.signals import responses_answered
@@ -164,13 +165,13 @@ def test_a_unit_that_fails_transiently_after_its_run_was_cancelled_ends_cancelle
     fake.configure(fault_rate=1.0, fault_kinds=["500"])
     run = launch(benchmark, [model(fake)], monkeypatch)
     unit = run.responses.first()
-    real_complete = execution.llm.complete
+    real_complete = gateway.llm.complete
 
     def cancelled_while_in_flight(request):
         services.cancel_run(Run.objects.get(pk=run.pk))
         return real_complete(request)
 
-    monkeypatch.setattr(execution.llm, "complete", cancelled_while_in_flight)
+    monkeypatch.setattr(gateway.llm, "complete", cancelled_while_in_flight)
     outcome = execution.execute(unit.pk)
     unit.refresh_from_db()
     # Before: back to pending with a retry that the cancelled run refuses, so pending forever.

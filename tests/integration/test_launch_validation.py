@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from runs_app import llm, local_runtime
+from gateway import llm, local_runtime
 from runs_app.management.commands import run_benchmark
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app import services as authoring

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from runs_app import llm
+from gateway import llm
 from tests.fakes.fake_openai import FakeOpenAI
 
 

@@ -5,7 +5,7 @@ numbers as the runtime's own `score_continuations`)."""
 
 import pytest
 
-from runs_app import llm, local_provider
+from gateway import llm, local_provider
 from tests.fakes.fake_openai import word_logprob
 from tests.fakes.fixtures import fake, server  # noqa: F401  (fixtures)
 

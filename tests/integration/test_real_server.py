@@ -28,7 +28,7 @@ from django.urls import reverse
 from accounts.services import create_user_with_role
 from encoding_app.models import ReviewTask
 from runs_app import connection, execution, queueing, services
-from runs_app.local_runtime import LocalModelError, prepare
+from gateway.local_runtime import LocalModelError, prepare
 from runs_app.models import LLMModel, Response, Run
 from runs_app.selection import Selection
 from scenarios_app import services as authoring

@@ -5,8 +5,8 @@ import uuid
 
 import pytest
 
-from runs_app import pacing
-from runs_app.limits import RedisLimiter
+from gateway import pacing
+from gateway.limits import RedisLimiter
 
 pytestmark = [pytest.mark.services,
               pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs REDIS_URL (the PostgreSQL/Redis pass)")]

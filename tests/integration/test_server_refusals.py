@@ -4,7 +4,7 @@ empty answer when a server refuses a parameter it does not know (guided_choice, 
 
 import pytest
 
-from runs_app import llm
+from gateway import llm
 from tests.fakes.fixtures import fake, server  # noqa: F401  (fixtures)
 
 QUESTION = "Which option?\nA: Talk\nB: Strike\nAnswer with one letter."

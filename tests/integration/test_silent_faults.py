@@ -16,7 +16,7 @@ from encoding_app import receivers
 from encoding_app import services as encoding
 from encoding_app.models import ReviewTask
 from runs_app import execution, health, queueing, services, watcher
-from runs_app.limits import RedisLimiter
+from gateway.limits import RedisLimiter
 from runs_app.models import Response, Run
 from tests.integration.test_execution import benchmark, launch, model  # noqa: F401 — fixtures
 

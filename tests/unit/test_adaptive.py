@@ -1,10 +1,10 @@
-"""runs_app.adaptive: the AIMD controller of a model's calls in flight, without Django."""
+"""gateway.adaptive: the AIMD controller of a model's calls in flight, without Django."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runs_app import adaptive
-from runs_app.adaptive import RATE_LIMITED, SUCCESS, TIMEOUT, Event, Policy, State, step
+from gateway import adaptive
+from gateway.adaptive import RATE_LIMITED, SUCCESS, TIMEOUT, Event, Policy, State, step
 
 OK = Event(SUCCESS)
 
@@ -155,7 +155,7 @@ def test_a_success_grows_the_limit_only_while_the_calls_in_flight_fill_it():
 
 def test_headers_almost_spent_ease_the_limit_only_when_the_starts_are_not_paced():
     # 20 of 600 left (under 5 %): eased 7 -> floor(7 * 0.9) = 6; with the starts paced by
-    # the headers (runs_app.pacing) the limit stays.
+    # the headers (gateway.pacing) the limit stays.
     state = State(limit=7)
     assert step(state, Event(SUCCESS, remaining=20, budget=600), 100, now=0).limit == 6
     assert step(state, Event(SUCCESS, remaining=20, budget=600, paced=True), 100, now=0).limit == 7

@@ -1,11 +1,11 @@
-"""The batch files' lines, built and read (runs_app.batch_files: pure, no Django)."""
+"""The batch files' lines, built and read (gateway.batch_files: pure, no Django)."""
 
 import json
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runs_app import batch_files
+from gateway import batch_files
 from runs_app.launch_plan import ModelSpec, batch_prices, plan_model
 
 

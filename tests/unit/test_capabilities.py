@@ -1,11 +1,11 @@
-"""runs_app.capabilities: a connection test's answers read into findings, and the launch's
+"""gateway.capabilities: a connection test's answers read into findings, and the launch's
 verdict per model and answer mode. Pure: no Django, no server."""
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runs_app import capabilities as caps
-from runs_app.capabilities import ModelFacts, Observed
+from gateway import capabilities as caps
+from gateway.capabilities import ModelFacts, Observed
 
 REFUSED_422 = "UnprocessableEntityError: Unexpected fields in the request: {'guided_choice'}"
 

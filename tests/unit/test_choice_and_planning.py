@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from runs_app.choice import chosen_letter, letter_grammar, letter_of_token, option_logprobs
+from gateway.choice import chosen_letter, letter_grammar, letter_of_token, option_logprobs
 from runs_app.planning import cache_key, option_order, sample_ids
 
 

@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from runs_app import limits, pacing
-from runs_app.limits import LimitBusy, LocalLimiter, slot
+from gateway import limits, pacing
+from gateway.limits import LimitBusy, LocalLimiter, slot
 
 
 def test_a_slot_is_refused_beyond_the_limit_and_freed_on_release():
@@ -125,7 +125,7 @@ class CountingLimiter(LocalLimiter):
 def test_calls_on_a_loop_never_exceed_the_limit_and_hand_slots_over_within_the_process():
     import asyncio
 
-    from runs_app.async_slots import aslot
+    from gateway.async_slots import aslot
 
     limiter, in_flight, peak = CountingLimiter(), [0], [0]
 
@@ -151,7 +151,7 @@ def test_calls_on_a_loop_never_exceed_the_limit_and_hand_slots_over_within_the_p
 def test_an_old_slot_goes_back_to_the_limiter_instead_of_being_handed_over(monkeypatch):
     import asyncio
 
-    from runs_app import async_slots
+    from gateway import async_slots
 
     monkeypatch.setattr(async_slots, "HANDOVER_SECONDS", 0.0)
     limiter = CountingLimiter()
@@ -170,7 +170,7 @@ def test_an_old_slot_goes_back_to_the_limiter_instead_of_being_handed_over(monke
 def test_a_call_on_a_loop_without_a_free_slot_is_told_to_come_back():
     import asyncio
 
-    from runs_app.async_slots import aslot
+    from gateway.async_slots import aslot
 
     limiter = LocalLimiter()
     held = limiter.try_acquire("m", 1, lease=10)
@@ -188,7 +188,7 @@ def test_a_call_on_a_loop_without_a_free_slot_is_told_to_come_back():
 def test_a_waiting_call_that_is_cancelled_leaves_no_slot_behind():
     import asyncio
 
-    from runs_app.async_slots import aslot
+    from gateway.async_slots import aslot
 
     limiter = LocalLimiter()
 
@@ -222,7 +222,7 @@ def test_slots_given_back_elsewhere_go_to_every_waiting_call_in_one_round_trip()
     of one slot per poll with the calls behind it looking only every `max_poll`."""
     import asyncio
 
-    from runs_app.async_slots import aslot
+    from gateway.async_slots import aslot
 
     limiter = CountingLimiter()
     elsewhere = [limiter.try_acquire("m", 8, lease=10) for _ in range(8)]
@@ -289,7 +289,7 @@ def test_calls_waiting_for_a_slot_when_the_model_is_paused_do_not_go():
     # (LimitBusy, about 5 s) and the slots go back to the limiter.
     import asyncio
 
-    from runs_app.async_slots import aslot
+    from gateway.async_slots import aslot
 
     limiter, went, busy = CountingLimiter(), [], []
 

@@ -1,4 +1,4 @@
-"""runs_app.pacing: call starts spaced by the provider's request budget, learned only from
+"""gateway.pacing: call starts spaced by the provider's request budget, learned only from
 real rate-limit evidence (headers, repeated 429s), without Django."""
 
 import math
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from runs_app import pacing
-from runs_app.pacing import Outcome, Pace, PacePolicy, interval, step
+from gateway import pacing
+from gateway.pacing import Outcome, Pace, PacePolicy, interval, step
 
 OK = Outcome(False)
 LIMITED = Outcome(True)

@@ -1,10 +1,10 @@
-"""Rank classification's arithmetic (runs_app/llm.py): which echoed tokens belong to a
+"""Rank classification's arithmetic (gateway/llm.py): which echoed tokens belong to a
 continuation, their sum and mean, the winner. Hand-made `text_offset` / `token_logprobs`
 as a completions endpoint returns them; no server, no database."""
 
 import pytest
 
-from runs_app.llm import ContinuationScore, _read_continuation, continuation_logprobs, echo_offsets, winner
+from gateway.llm import ContinuationScore, _read_continuation, continuation_logprobs, echo_offsets, winner
 
 PROMPT = "Q: Whose? A:"  # 12 characters
 

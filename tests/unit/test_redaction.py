@@ -3,8 +3,8 @@ credentials and long secrets go; the rest of the message, model names included, 
 
 import pytest
 
-from runs_app.llm import LLMError, classify
-from runs_app.redaction import redact
+from gateway.llm import LLMError, classify
+from gateway.redaction import redact
 
 
 @pytest.mark.parametrize("text, secret", [

@@ -4,7 +4,7 @@ names none, which is what converting from GGUF leaves)."""
 
 import json
 
-from runs_app.local_runtime import name_architecture
+from gateway.local_runtime import name_architecture
 
 
 def folder_with(tmp_path, config):

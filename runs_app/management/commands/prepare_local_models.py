@@ -6,8 +6,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from runs_app.local_models import BUNDLED
-from runs_app.local_runtime import LocalModelError, prepare
+from gateway.local_models import BUNDLED, LocalModelError, prepare
 
 
 class Command(BaseCommand):

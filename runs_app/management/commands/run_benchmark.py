@@ -11,8 +11,7 @@ from django.db.models import ProtectedError
 
 from benchmarks_app import families
 from runs_app import processes, services
-from runs_app.local_models import BY_NAME
-from runs_app.local_runtime import LocalModelError, check_ready, prepare
+from gateway.local_models import BY_NAME, LocalModelError, check_ready, prepare
 from runs_app.models import Response, Run
 
 

@@ -5,7 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from runs_app import capabilities, connection
+from gateway import capabilities
+from runs_app import connection
 from runs_app.models import LLMModel
 
 MARKS = {True: "yes", False: "no", None: "not found out"}

@@ -1,7 +1,7 @@
 """What a model's server was found to support, read from the connection test's answers,
 and what follows for the answer modes. Pure: no Django, no LiteLLM.
 
-`runs_app.probe` sends a few small requests and hands each outcome (an `Observed`) to
+`gateway.probing` sends a few small requests and hands each outcome (an `Observed`) to
 the readers here; each reader returns one finding, a plain dict stored on the model
 (`LLMModel.capabilities["findings"]`):
 
@@ -31,7 +31,7 @@ LABELS = {
     "batches": "Batch interface (/files, /batches)",
 }
 CHOICE_STRATEGIES = ("guided_choice", "grammar", "logprobs")  # preferred first: a letter is guaranteed
-# How runs_app.llm words LiteLLM's empty answer to a refused parameter.
+# How gateway.llm words LiteLLM's empty answer to a refused parameter.
 NO_ANSWER = "the server sent no answer to this request"
 PROBE_LETTERS = ["Q", "Z"]  # letters no unconstrained answer to the probe's prompt starts with
 

@@ -99,9 +99,9 @@ class LLMResult:
     chosen_letter: str = ""
     option_mean_logprobs: dict | None = None  # rank classification: per letter, the sum over its tokens / tokens
     # The first token's top log-probabilities as the server sent them, [(token, logprob)];
-    # read by the connection test (`probe`), not stored with an answer.
+    # read by the connection test (`probing`), not stored with an answer.
     first_token_logprobs: list | None = None
-    # The provider's rate-limit headers of this answer (runs_app.adaptive reads them), not stored.
+    # The provider's rate-limit headers of this answer (gateway.adaptive reads them), not stored.
     rate_headers: dict | None = None
 
 

@@ -60,7 +60,7 @@ class Event:
     remaining: int | None = None
     budget: int | None = None
     in_flight: int | None = None  # the model's other calls in flight when it answered (None: not known)
-    paced: bool = False  # the headers say the budget (or when it resets): its starts are paced (runs_app.pacing)
+    paced: bool = False  # the headers say the budget (or when it resets): its starts are paced (gateway.pacing)
 
 
 def initial(ceiling: int, policy: Policy = Policy()) -> State:
@@ -81,7 +81,7 @@ def overloaded(event: Event, policy: Policy = Policy()) -> bool:
 
 def almost_spent(event: Event, policy: Policy = Policy()) -> bool:
     """Whether the headers say little is left of the provider's budget (not yet none).
-    Not when the starts are paced by the headers (`runs_app.pacing`): easing the calls
+    Not when the starts are paced by the headers (`gateway.pacing`): easing the calls
     in flight too would pace twice (the limit fell to 4 where the pace needed 5 in
     flight at 600 rpm)."""
     return not event.paced and event.remaining is not None and bool(event.budget) and event.remaining <= policy.low_share * event.budget
@@ -141,7 +141,7 @@ def rate_headers(headers) -> tuple[int | None, int | None]:
 
 
 def event_of(result_headers=None, error_kind: str | None = None, retry_after: float | None = None) -> Event:
-    """The event of a call: its error's kind (runs_app.llm's: "rate_limit", "timeout",
+    """The event of a call: its error's kind (gateway.llm's: "rate_limit", "timeout",
     ...) or, when it succeeded, its rate-limit headers."""
     if error_kind is None:
         remaining, budget = rate_headers(result_headers)

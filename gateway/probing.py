@@ -1,6 +1,6 @@
 """The connection test: a few small requests that find out what a model's server supports.
-No Django here; every request goes through `runs_app.llm` (the one LiteLLM seam), and the
-answers are read by `runs_app.capabilities`.
+No Django here; every request goes through `gateway.llm` (the one LiteLLM seam), and the
+answers are read by `gateway.capabilities`.
 
 Requests (nine at most, each short):
 1. a one-line question in free text — does the server answer at all (if not, the rest is

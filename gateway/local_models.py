@@ -1,4 +1,6 @@
-"""The bundled local models as registered models. No Django here.
+"""The bundled local models as registered models, and their weights made ready (the
+runtime's `prepare`, `check_ready`, re-exported: the engine's commands reach the weights
+through this registry, part of the gateway's interface). No Django here.
 
 They run in the worker's own process (`local_runtime.py`, torch on the CPU) behind the
 LiteLLM provider `cfpd-local` (`local_provider.py`): no server, no port, no key.
@@ -8,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .local_runtime import WEIGHTS
+from .local_runtime import WEIGHTS, LocalModelError, check_ready, prepare
+
+__all__ = ["BUNDLED", "BY_NAME", "RANK_SUFFIX", "TEXT_SUFFIX", "BundledModel", "LocalModelError", "WEIGHTS",
+           "check_ready", "prepare", "rank_registration", "registration", "text_registration"]
 
 
 @dataclass(frozen=True)

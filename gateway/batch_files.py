@@ -50,7 +50,7 @@ def request_file(lines: list[tuple[str, dict]]) -> bytes:
 
 @dataclass
 class LineError:
-    kind: str  # as runs_app.llm.classify names kinds: rate_limit, server, bad_request, auth, context, …
+    kind: str  # as gateway.llm.classify names kinds: rate_limit, server, bad_request, auth, context, …
     message: str
     transient: bool
 

@@ -154,7 +154,7 @@ class RedisLimiter:
             self._paused[model] = (time.monotonic(), until)
         return max(0.0, until - time.time())
 
-    # -- adaptive concurrency (runs_app.adaptive): one small hash per model ------------------
+    # -- adaptive concurrency (gateway.adaptive): one small hash per model ------------------
 
     def adaptive_limit(self, model: str, ceiling: int, policy: adaptive.Policy = adaptive.Policy()) -> int:
         """The model's calls in flight now, as its controller set it (never above
@@ -211,7 +211,7 @@ class RedisLimiter:
             pipe.execute()
         return new
 
-    # -- pacing of call starts by the provider's request budget (runs_app.pacing) ---------
+    # -- pacing of call starts by the provider's request budget (gateway.pacing) ---------
 
     def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
         """Reserve the model's next call start, shared by every worker: (reserved, seconds
@@ -514,7 +514,7 @@ def _check_pause(limiter, model: str):
 
 def _pace_wait(limiter, model: str, per_minute: int | None, wait: float) -> float:
     """Seconds to wait before the call starts: the model's next start reserved, spaced by
-    its pacing (`runs_app.pacing`). LimitBusy (back to the queue, no attempt counted)
+    its pacing (`gateway.pacing`). LimitBusy (back to the queue, no attempt counted)
     when that is further than `wait`."""
     reserved, seconds = limiter.reserve_start(model, per_minute, wait)
     if not reserved:
