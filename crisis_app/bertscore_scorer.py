@@ -66,6 +66,7 @@ import numpy as np
 
 from crisis_app import instrument_check
 from crisis_app.inconsistency import pair_indices, rescale_f1
+from runs_app.model_stack import loading
 
 BASELINE_TEXTS_PATH = Path(__file__).with_name("baseline_texts.txt")
 # Texts per encoder pass. Batches of 8-16 ~180-token answers encode 10 % faster than 32
@@ -200,6 +201,7 @@ def _local_snapshot(model_name):
         return None
 
 
+@loading  # imports bert-score
 def published_baseline_f1(model_name, num_layers, lang="en"):
     """bert-score's published F baseline for ``model_name`` at ``num_layers``."""
     import bert_score
@@ -282,6 +284,7 @@ class BertScoreScorer:
     cosines weighted and summed, in float32 either way).
     """
 
+    @loading  # the encoder's imports, weights, self-check and baseline: one load at a time
     def __init__(
         self,
         model_path=None,

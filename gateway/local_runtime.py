@@ -30,6 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .model_stack import loading
+
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # Base models have no chat template: their prompt is the messages as plain text, ending
 # with this cue so that the next token is the answer.
@@ -113,6 +115,7 @@ def _quiet_transformers():
     hf_logging.disable_progress_bar()
 
 
+@loading
 def prepare(alias: str, models_dir: Path, progress=None) -> Path:
     """The model's safetensors folder, converted from its GGUF file the first time."""
     weights = WEIGHTS[alias]
@@ -145,6 +148,7 @@ def prepare(alias: str, models_dir: Path, progress=None) -> Path:
     return target
 
 
+@loading
 def name_architecture(folder: Path) -> bool:
     """Give the folder's config.json the model class a standard server (`transformers serve`,
     vLLM) loads it with, when it names none (the GGUF conversion leaves it out): the class
@@ -167,6 +171,7 @@ class LoadedModel:
     """One model and its tokenizer; calls are serialised (a model holds no per-call state,
     but two forward passes at once on 2 cores only slow each other)."""
 
+    @loading
     def __init__(self, alias: str, folder: Path, threads: int):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer

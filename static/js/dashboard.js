@@ -129,6 +129,15 @@
           changes.height = el._fullLayout.height + Math.ceil(need);
         }
       }
+      // A y-axis title is centred on the plot's height and never broken: one longer than
+      // the plot is tall passed the plot's top and reached the title (the validation page's
+      // chart at 390 px, its turned x labels taking the height). The figure grows until
+      // the plot is as tall as its y-axis title.
+      const ytitle = el.querySelector(".ytitle");
+      const along = ytitle ? ytitle.getBoundingClientRect().height : 0;
+      if (size && along > size.h - 2) {
+        changes.height = (changes.height || el._fullLayout.height) + Math.ceil(along - size.h + 12);
+      }
       // Long y tick labels (a codified action · its domain · its category) passed the
       // figure's left edge on a phone: plotly gives an axis's labels at most the figure's
       // width less 64 px, and never breaks one. Labels wider than half the figure are

@@ -8,11 +8,17 @@ And each chart is laid out clear: its title lies above its plot (the dyads heatm
 title line covered the grid's top row at 390 px), close under the figure's top (about
 100 px lay blank above it, the room counted twice: plotly's automargin and dashboard.js's
 taller margin), and its y tick labels inside the figure (the codified actions' long labels
-were cut at its left edge)."""
+were cut at its left edge).
 
+The same on the pages beyond the three boards: a model's profile and the models'
+comparison, the crisis metric's validation page, and exported reports (one HTML file,
+opened from disk: the same script lays it out there)."""
+
+import io
 import re
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tests.browser.test_author_browser import log_in
@@ -46,7 +52,8 @@ TEXTS = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-
 })"""
 
 # Per drawn chart, the boxes, relative to its figure's top left, of its title (with its
-# subtitle), its plot (the plotting area, or a map's), its legend, and each y tick label.
+# subtitle), its plot (the plotting area, or a map's), its legend, its y-axis title and each
+# y tick label.
 BOXES = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-drawn="1"]')).flatMap(chart => {
   const svg = chart.querySelector('.main-svg');
   if (!svg) return [];
@@ -61,7 +68,7 @@ BOXES = """() => Array.from(document.querySelectorAll('.chart-panel .chart[data-
   };
   return [{panel: chart.closest('.chart-panel').id, width: s.width,
            title: union('.gtitle, .gtitle-subtitle'), plot: union('.nsewdrag, .heatmaplayer image, .geolayer .bg rect'),
-           legend: union('.legend .bg'),
+           legend: union('.legend .bg'), ytitle: union('.ytitle'),
            ticks: Array.from(chart.querySelectorAll('.ytick text')).map(t => ({text: t.textContent,
                                                                               ...box(t.getBoundingClientRect())}))}];
 })"""
@@ -77,8 +84,9 @@ def crossing(a, b):
 
 
 def check_laid_out_clear(page, url, width, screenshots, name):
-    """Faults in each chart's layout on the page drawn at `width`: a title over its plot or
-    its legend, far below the figure's top, a y tick label past the figure's left edge.
+    """Faults in each chart's layout on the page drawn at `width`: a title over its plot, its
+    legend or its y-axis title, far below the figure's top, a y-axis title taller than the
+    plot, a y tick label past the figure's left edge.
     Saves each chart's picture (layout-<page>-<panel>-<width>.png)."""
     faults = []
     for chart in page.evaluate(BOXES):
@@ -91,6 +99,13 @@ def check_laid_out_clear(page, url, width, screenshots, name):
             faults.append(f"{where}: the title {title} lies over the plot {plot}")
         if crossing(title, legend) > 1:
             faults.append(f"{where}: the title {title} lies over the legend {legend}")
+        # A y-axis title is centred on the plot's height: one longer than the plot is tall
+        # passed its top, towards the title (the validation page's at 390 px).
+        ytitle = chart["ytitle"]
+        if crossing(title, ytitle) > 1:
+            faults.append(f"{where}: the title {title} lies over the y-axis title {ytitle}")
+        if ytitle and (ytitle["top"] < plot["top"] - 1 or ytitle["bottom"] > plot["bottom"] + 1):
+            faults.append(f"{where}: the y-axis title {ytitle} is taller than the plot {plot}")
         if title["top"] > TITLE_GAP:
             faults.append(f"{where}: {title['top']:.0f} px blank above the title")
         cut = [f"{t['text']!r} ({t['left']:.0f} px)" for t in chart["ticks"] if t["left"] < -0.5]
@@ -144,4 +159,71 @@ def test_every_chart_title_reads_whole_on_every_dashboard(
         unclear += check_laid_out_clear(page, live_server.url + path, width, screenshots, name)
     assert cut == [], "\n".join(cut)
     assert unclear == [], "\n".join(unclear)
+    assert page.problems == []
+
+
+def check_page(page, url, width, screenshots, name):
+    """Every chart of the page at `url` drawn at `width`: whole and laid out clear."""
+    faults = check_titles_whole(page, url, width, screenshots, f"titles-{name}-{width}.png")
+    return faults + check_laid_out_clear(page, url, width, screenshots, name)
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_every_chart_title_reads_whole_on_a_profile_and_the_comparison(
+        width, page, live_server, analyst, demo_like, answered_territories, settings, screenshots):  # noqa: F811
+    from tests.integration.test_model_profiles import seed_three_families
+
+    settings.CFPD_DASHBOARD_IN_WORKER = False  # the headline figures computed by the request
+    seed_three_families()
+    log_in(page, live_server, analyst.username)
+    faults = []
+    for name, path in [("profile", "/models/hawk/"),
+                       ("compare", "/models/compare/?model=hawk&model=dove&model=owl")]:
+        faults += check_page(page, live_server.url + path, width, screenshots, name)
+        # Every family's chart was there to check (a comparison of three: two differences).
+        expect(page.locator(".chart-panel .chart[data-drawn='1']")).to_have_count(3)
+    assert faults == [], "\n".join(faults)
+    assert page.problems == []
+
+
+def test_every_chart_title_reads_whole_on_the_validation_page(page, live_server, analyst, screenshots, monkeypatch):
+    from analysis_app import tasks
+
+    queued = []
+    monkeypatch.setattr(tasks.compute_figure, "delay", queued.append)
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/crisis/validation/")
+    for figure_id in list(queued):  # the worker, run in place (the bundled encoders)
+        tasks.compute_figure(figure_id)
+    faults = []
+    for width in (390, 1366):
+        faults += check_page(page, f"{live_server.url}/analysis/crisis/validation/", width, screenshots,
+                             "validation")
+        expect(page.locator(".chart-panel .chart[data-drawn='1']")).to_have_count(2)  # minilm, minilm-bf16
+    assert faults == [], "\n".join(faults)
+    assert page.problems == []
+
+
+def test_every_chart_title_reads_whole_in_exported_reports_opened_from_disk(
+        page, analyst, demo_like, answered_territories, tmp_path, screenshots):  # noqa: F811
+    """Exported as one HTML file each (the CFPD, crisis and territories boards, a profile and
+    a comparison), opened from disk with the network off: the file's own copy of the script
+    lays its charts out as the site does, a legend under a title included."""
+    from tests.integration.test_model_profiles import seed_three_families
+
+    seed_three_families()
+    pages = [("report-analysis", "/analysis/", "iterations=200"),
+             ("report-crisis", "/analysis/crisis/", "iterations=200"),
+             ("report-territories", "/analysis/territories/", "iterations=200"),
+             ("report-profile", "/models/hawk/", ""),
+             ("report-compare", "/models/compare/", "model=hawk&model=dove&model=owl")]
+    for name, path, query in pages:
+        call_command("export_report", "--page", path, "--url-query", query, "--user", analyst.username,
+                     "--out", tmp_path / f"{name}.html", stdout=io.StringIO(), stderr=io.StringIO())
+    page.context.set_offline(True)
+    faults = []
+    for width in (390, 1366):
+        for name, _, _ in pages:
+            faults += check_page(page, (tmp_path / f"{name}.html").as_uri(), width, screenshots, name)
+    assert faults == [], "\n".join(faults)
     assert page.problems == []
