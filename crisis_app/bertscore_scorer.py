@@ -66,7 +66,7 @@ import numpy as np
 
 from crisis_app import instrument_check
 from crisis_app.inconsistency import pair_indices, rescale_f1
-from runs_app.model_stack import loading
+from gateway.local_models import loading
 
 BASELINE_TEXTS_PATH = Path(__file__).with_name("baseline_texts.txt")
 # Texts per encoder pass. Batches of 8-16 ~180-token answers encode 10 % faster than 32

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .local_runtime import WEIGHTS, LocalModelError, check_ready, prepare
+from .model_stack import loading  # the one lock every loader of a model or an encoder runs under
 
 __all__ = ["BUNDLED", "BY_NAME", "RANK_SUFFIX", "TEXT_SUFFIX", "BundledModel", "LocalModelError", "WEIGHTS",
-           "check_ready", "prepare", "rank_registration", "registration", "text_registration"]
+           "check_ready", "loading", "prepare", "rank_registration", "registration", "text_registration"]
 
 
 @dataclass(frozen=True)

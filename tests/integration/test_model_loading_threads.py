@@ -4,7 +4,7 @@ asked for a name (`from transformers import AutoConfig`) while the first ran the
 `__init__`, and got ImportError "cannot import name 'AutoConfig'". The demo's worker, asked
 for the validation page's three presets at once, showed the bundled encoder "Not available
 on this machine" for ten minutes (issue 38's demo, checked by hand). Loading is one thread
-at a time per process (runs_app.model_stack).
+at a time per process (gateway.model_stack, through gateway.local_models.loading).
 
 In a fresh interpreter, so that nothing is imported before the threads start."""
 

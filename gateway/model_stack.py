@@ -7,7 +7,7 @@ the package's `__init__` gets ImportError "cannot import name 'AutoConfig'", and
 importing bert-score's modules can stop each other (Python's `_DeadlockError`). The demo's
 worker, asked for the validation page's presets at once, reported the bundled encoder "not
 available on this machine" (issue 38). Every loader of a model or an encoder
-(runs_app.local_runtime, crisis_app.bertscore_scorer) runs under `loading`: the libraries'
+(gateway.local_runtime, crisis_app.bertscore_scorer) runs under `loading`: the libraries'
 first imports happen in one thread, and a load (seconds, on every core) never competes with
 another; calls on a loaded model are not held."""
 
