@@ -51,7 +51,7 @@ def chart(traces: list[dict], layout: dict) -> dict:
     lists, NaN null), ready for the page's `json_script`, the cache and the API; with the
     page's template. Written as plotly.js reads it rather than built from plotly's
     validated objects, which cost a fifth of a cold build at the paper's scale; the tests
-    check every chart against plotly's validation (`tests/integration/test_analysis.py`)."""
+    check every chart against plotly's validation (`tests/scenarios_app/test_analysis.py`)."""
     plain = json.loads(pio.to_json({"data": traces, "layout": layout}, validate=False))
     plain["layout"]["template"] = _template()
     return plain

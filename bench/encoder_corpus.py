@@ -1,5 +1,5 @@
 """Precision and coverage of the automatic encoder on the hand-checked corpus
-(tests/unit/encoder_corpus.py), overall, per language and per class.
+(tests/encoding_app/encoder_corpus.py), overall, per language and per class.
 
 precision = coded correctly / coded (an R counts as a code);
 coverage  = clear answers coded correctly / clear answers, "clear" meaning the corpus
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from encoding_app.auto_encoder import encode  # noqa: E402
-from tests.unit.encoder_corpus import CORPUS  # noqa: E402
+from tests.encoding_app.encoder_corpus import CORPUS  # noqa: E402
 
 
 def _counts(results: list) -> dict:

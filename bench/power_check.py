@@ -6,7 +6,7 @@ base rate, a difference D) it prints the planner's half-width and power beside w
 of the simulated headline rates, the mean half-width of the product's clustered-SE and
 cluster-bootstrap intervals, their coverage, and the share of launches in which the
 difference between models at rate -+ D/2 is significant (and the test's real level when
-they do not differ). The defaults are the example in tests/unit/test_power_simulation.py.
+they do not differ). The defaults are the example in tests/analysis_app/test_power_simulation.py.
 
     .venv/bin/python bench/power_check.py
     .venv/bin/python bench/power_check.py --scenarios 200 --difference 0.05 --draws 20000

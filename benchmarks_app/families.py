@@ -6,7 +6,7 @@ A family app registers itself from its AppConfig.ready():
     families.register(Family(name="cfpd", label="CFPD scenarios", render=..., filter_questions=...))
 
 The registry is open: the engine, coding and analysis name no family, so a family is
-added by installing an app that registers one (`tests/integration/test_open_registry.py`
+added by installing an app that registers one (`tests/benchmarks_app/test_open_registry.py`
 registers a fourth). What the core shows of a family comes through these hooks:
 
 - `label`: how pages and the console name the family ("CFPD scenarios").

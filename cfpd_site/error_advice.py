@@ -1,5 +1,5 @@
 """What an error page says and where it sends people: pure (no Django import), so that
-every status and path is checked by plain tests (tests/unit/test_error_advice.py).
+every status and path is checked by plain tests (tests/cfpd_site/test_error_advice.py).
 
 The product's sections, by URL prefix (cfpd_site/urls.py): an error under one of them
 offers that section's first page as well as the home page. Longest prefix first, so

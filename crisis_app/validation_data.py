@@ -19,7 +19,7 @@ a language model told (in the authors' published notebook,
 
 Here the references are crisis recommendations at the same four lengths, two of each
 (items 1-2: one sentence, 3-4: two, 5-6: three, 7-8: five; 22 to 98 words), and each
-ablation follows its rule strictly (``tests/unit/test_crisis_validation_data.py`` checks
+ablation follows its rule strictly (``tests/crisis_app/test_crisis_validation_data.py`` checks
 the mechanical part of each rule):
 
 - ``lexical``: exactly two words of every sentence replaced by a one-word synonym, every

@@ -14,6 +14,6 @@ def automatic_encoder(app_configs, **kwargs):
         return []
     return [Error(f"the automatic encoder failed its self-check: {'; '.join(problems)}",
                   hint="its rules (encoding_app/auto_encoder) no longer code these known answers as known: "
-                       "run tests/unit/test_auto_encoder.py, fix the rules, and re-code the answers coded since "
+                       "run tests/encoding_app/test_auto_encoder.py, fix the rules, and re-code the answers coded since "
                        "the change",
                   id="encoding.E001")]

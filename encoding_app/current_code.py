@@ -1,6 +1,6 @@
 """The one writer of an answer's current code (issue 39): which `Code` row is current
 (`Code.is_current`) and its copy on the answer (`Response.code`, `Response.code_source`),
-kept in step here and nowhere else (`tests/unit/test_single_writers.py` fails when a
+kept in step here and nowhere else (`tests/house/test_single_writers.py` fails when a
 second writer appears).
 
 - `set_code` moves one answer's current code: the encoder's path for an answer already

@@ -1,6 +1,6 @@
 """The answers list's pure parts: its sort orders, the keyset cursor that pages through
 them, and the reading of an answer's option log-probabilities into a chart's points.
-No Django import: plain values in, plain values out (tests/unit/test_answer_query.py).
+No Django import: plain values in, plain values out (tests/explorer_app/test_answer_query.py).
 
 Keyset pagination: a page is "the 50 answers after (value, id)" in the list's order, the
 cursor holding the last row's sort value and id. The database seeks to that place through

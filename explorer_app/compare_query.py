@@ -7,7 +7,7 @@ a few thousand counts to Python, not 200,000 answers.
 `count_pairs` returns the transitions (code A, code B) → n per model and per question,
 kept codes included, and the answers of each run (all, and those whose key is unique);
 `changed_pairs` one page of the changed pairs' ids, in the order of A's ids.
-`tests/integration/test_answer_grid.py` holds these equal to `comparison.match` on the
+`tests/explorer_app/test_answer_grid.py` holds these equal to `comparison.match` on the
 same answers."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from real evidence of the budget:
   flight (`header_spacing`);
 * 429s that come *repeatedly*: at least `dense_share` of the model's last `window`
   calls answered 429. A spent budget answers nearly every call 429; a server's random
-  429 (a fault, a hiccup: tests/integration/test_worker_runs.py injects 5 %) does not.
+  429 (a fault, a hiccup: tests/runs_app/test_worker_runs.py injects 5 %) does not.
   The rate learned is the answers the provider gave in the minute before (those it
   demonstrably admits) less the same 5 % reserve. Probed up `probe` a minute; once
   learned, a lower share of 429s (`paced_share`) says the probe passed the budget and

@@ -2,7 +2,7 @@
 `Response.status` and `Run.status` is one function here, each the conditional UPDATE
 the engine needs with the lock it needs; the engine, the workflows and provider batches
 call them. `UNIT_TRANSITIONS` and `RUN_TRANSITIONS` are the allowed changes, each named
-by the function that makes it (`tests/unit/test_status_writers.py` walks them, and fails
+by the function that makes it (`tests/house/test_status_writers.py` walks them, and fails
 when any other module writes a status).
 
 A batch's answers and failures (running → done | failed) are written with the rest of
@@ -56,7 +56,7 @@ RUN_TRANSITIONS: dict[str, dict[str, tuple[str, ...]]] = {
 # or failed; a launched run queued, an imported or synthetic run done.
 UNIT_BIRTHS = (U.PENDING, U.DONE, U.FAILED)
 RUN_BIRTHS = (R.QUEUED, R.DONE)
-# The modules that may write a status (tests/unit/test_status_writers.py): this one, and the
+# The modules that may write a status (tests/house/test_status_writers.py): this one, and the
 # batch's answers statement, which only `finish_units` calls.
 STATUS_WRITERS = {"runs_app/transitions.py": "every transition",
                   "runs_app/answer_rows.py": "running → done | failed: the statement `finish_units` sends"}
@@ -70,7 +70,7 @@ def of_runs(*statuses: str) -> Q:
     `run__status__in`: Django turns a filter across a join into `id IN (SELECT … JOIN …)`
     with the unit's own conditions inside it, and PostgreSQL does not re-check those after
     an UPDATE waited for another transaction's lock on the row, so two claims meeting on
-    one unit would both take it (tests/integration/test_claim_race.py)."""
+    one unit would both take it (tests/runs_app/test_claim_race.py)."""
     return Q(run_id__in=Run.objects.filter(status__in=statuses).values("pk"))
 
 
@@ -213,7 +213,7 @@ def finish_run_if_complete(run_id: int):
     statements without the lock let a resume commit in between (its units pending, the
     run running again), and the run was marked done over its pending units, whose
     messages then found a finished run and were dropped: the run stalled for good
-    (tests/integration/test_finish_race.py). On SQLite the transaction's IMMEDIATE
+    (tests/runs_app/test_finish_race.py). On SQLite the transaction's IMMEDIATE
     start is the lock."""
     finished = False
     with transaction.atomic():

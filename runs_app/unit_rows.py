@@ -1,4 +1,4 @@
-"""The one writer of answer rows (issue 39; `tests/unit/test_single_writers.py` fails when
+"""The one writer of answer rows (issue 39; `tests/house/test_single_writers.py` fails when
 a second appears): every `Response` row is created here, whoever asks for it — a launch's
 units, the follow-ups a live answer asks for (`execution`), a judge's units, the importers
 (`response_import`, and the families': the crisis release) and the synthetic loader.

@@ -6,7 +6,7 @@ current scenario in the benchmark (created) in a few inserts per table (scenario
 options and dyads, the questions of their expansion and the questions' details); every
 other row (updated, unchanged, a new version of a frozen one) through `save_spec` itself.
 The caller holds one transaction over every chunk, so a failure anywhere writes nothing.
-`tests/integration/test_scenario_bulk_save.py` checks that both paths leave the same rows.
+`tests/scenarios_app/test_scenario_bulk_save.py` checks that both paths leave the same rows.
 """
 
 from __future__ import annotations

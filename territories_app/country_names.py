@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pycountry
 
-# Everyday English name -> alpha-2. Each one is tested (tests/unit/test_country_names.py):
+# Everyday English name -> alpha-2. Each one is tested (tests/territories_app/test_country_names.py):
 # pycountry must not know the name itself, and must know the code (XK excepted).
 ALIASES = {
     "Brunei": "BN",  # pycountry: Brunei Darussalam

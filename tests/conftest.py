@@ -9,6 +9,9 @@ import pytest
 
 from tests.passes import pytest_collection_modifyitems, pytest_report_header  # noqa: F401
 
+# The real-browser fixtures (`page`, ...), for the browser tests in every room's folder.
+pytest_plugins = ["tests.browser_support"]
+
 from accounts.services import create_user_with_role
 
 PASSWORD = "persona-pass-123"

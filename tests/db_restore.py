@@ -7,7 +7,7 @@ types, conditions...), about 0.7 s on PostgreSQL before every such test (the bro
 the engine's tests with real workers). Here the same objects, parsed once per process, are
 inserted table by table, then the many-to-many rows, then the same constraint check
 (issue 37). Django's flush truncates every table (65) in one TRUNCATE, about 0.5 s on
-PostgreSQL whatever they hold; a test fills a few of them. `tests/integration/test_db_restore.py`
+PostgreSQL whatever they hold; a test fills a few of them. `tests/deployment/test_db_restore.py`
 checks that what is put back is what was saved and that a flush leaves every table empty."""
 
 from io import StringIO

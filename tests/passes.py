@@ -21,11 +21,16 @@ access ("Database access not allowed, use the django_db mark"), so a misfiled te
 pass silently in one pass and be missing from the other. A `both_passes` or `embedded_pass`
 mark without its reason is a collection error.
 
-tests/unit holds database-free tests only: a test there that uses the database is a collection
-error naming it.
+The tests mirror the rooms (issue 39): tests/<room>/ holds every test of that room, of any kind
+(pure, database, real-browser), so a change's tests are found in its room's folder; the pass
+comes from the rule above, not from the folder. Beside the rooms: tests/house (the rules
+over every room: import contracts, sizes, single writers, names), tests/journeys (a role's
+walk through several rooms in a real browser), tests/deployment (the scripts, the compose
+file, a real server), tests/faults (the whole stack under injected faults), and
+tests/riddles_family (a fourth family, a tiny app of the suite's own).
 
-`scripts/test --fast` names a third selection, `fast`, for the inner loop: on SQLite, tests/unit
-whole and every other embedded-pass test in a file that imports a room the checkout changed
+`scripts/test --fast` names a third selection, `fast`, for the inner loop: on SQLite, every
+database-free test of the rooms' folders and every other embedded-pass test in a file that imports a room the checkout changed
 (CFPD_FAST_CHANGED, the changed paths) or that was itself changed.
 """
 
@@ -98,19 +103,36 @@ def relative_path(item) -> str:
     return _relative(str(item.path))
 
 
+# Folders that are no room: a role's walk, the deployment, the whole stack under faults.
+ACROSS_ROOMS = ("tests/journeys/", "tests/deployment/", "tests/faults/")
+
+
+def is_database_free(item) -> bool:
+    """A test that touches no database (pure units, properties, parsers, statistics)."""
+    return pass_of(item) == "embedded" and item.get_closest_marker("embedded_pass") is None
+
+
+def room_of(relative: str) -> str | None:
+    """The room whose folder holds this test file (tests/<room>/...), or None."""
+    parts = relative.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" else None
+
+
 def in_fast_lane(item, changed: frozenset[str], rooms: frozenset[str]) -> bool:
-    """tests/unit whole (database-free by rule); elsewhere, an embedded-pass test whose file
-    changed or imports a changed room (the fault tests only when their own files changed)."""
+    """Every database-free test of the rooms' folders; elsewhere, an embedded-pass test whose
+    file changed, or whose room changed or is imported by it (the fault tests, the deployment
+    and the journeys only when their own files changed)."""
     relative = relative_path(item)
-    if relative.startswith("tests/unit/"):
+    across = relative.startswith(ACROSS_ROOMS)
+    if is_database_free(item) and not across:
         return True
     if pass_of(item) == "services":
         return False
     if relative in changed:
         return True
-    if relative.startswith("tests/faults/"):
+    if across:
         return False
-    return bool(rooms & rooms_imported(str(ROOT / relative)))
+    return room_of(relative) in rooms or bool(rooms & rooms_imported(str(ROOT / relative)))
 
 
 def is_transactional(item) -> bool:
@@ -184,9 +206,6 @@ def pytest_collection_modifyitems(config, items):
     changed = changed_paths()
     rooms = changed_rooms(changed)
     for item in items:
-        if relative_path(item).startswith("tests/unit/") and pass_of(item) != "embedded":
-            raise pytest.UsageError(f"{item.nodeid}: tests/unit holds database-free tests only (they run in one pass); "
-                                    "a test of the database or the services goes under tests/integration")
         keep = in_fast_lane(item, changed, rooms) if this == "fast" else pass_of(item) in (this, "both")
         (kept if keep else left).append(item)
     if left:

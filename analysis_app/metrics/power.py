@@ -11,7 +11,7 @@ correlation rho (the ICC). For a rate near p:
 which is exact for the beta-binomial model (scenario rates p_s with mean p and
 Var(p_s) = rho p (1 - p), m answers each): Var = Var(p_s)/S + E[p_s(1 - p_s)]/(S m).
 (Checked by simulation: `simulate` below draws seeded beta-binomial launches and measures the
-product's own intervals on them; tests/unit/test_stats_power.py, tests/unit/test_power_simulation.py,
+product's own intervals on them; tests/analysis_app/test_stats_power.py, tests/analysis_app/test_power_simulation.py,
 bench/power_check.py.)
 
 A difference between two models on the same scenarios has Var = 2 Var(rate) (1 - r), r

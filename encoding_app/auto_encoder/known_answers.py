@@ -1,5 +1,5 @@
 """The automatic encoder's self-check: a few answers whose codes are known (checked by hand,
-most from the corpus of tests/unit/test_auto_encoder.py), read again at start-up
+most from the corpus of tests/encoding_app/test_auto_encoder.py), read again at start-up
 (`encoding_app.checks`, `manage.py check` and every command that checks). Rules that no
 longer give these codes are not an instrument to code answers with. Pure: no Django."""
 

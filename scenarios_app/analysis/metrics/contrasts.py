@@ -27,7 +27,7 @@ For each contrast (`paired_figures`):
   sign patterns when the non-zero differences are k <= 20, Monte Carlo (100,000 patterns)
   with its error in p_method otherwise; when every d_s is -1, 0 or 1 (one answer per model
   and scenario: two codes per pair) the exact McNemar test on the discordant pairs, which
-  is the same number (tests/unit/test_stats_exact.py);
+  is the same number (tests/analysis_app/test_stats_exact.py);
 - p_adjusted, significant: Benjamini–Hochberg across the whole family of contrasts in the
   table (Holm on request), `adjust`. In a two-option form the two categories' contrasts
   mirror each other (same p); both are in the family, as both are shown.
