@@ -1,9 +1,9 @@
 """Checks every family's dashboard makes of its query parameters, beside the reading of
-each value in `cfpd_site.params`."""
+each value in `kit.params`."""
 
 from __future__ import annotations
 
-from cfpd_site.params import BadParameter, text
+from kit.params import BadParameter, text
 from runs_app.models import LLMModel, Run
 
 ADJUSTMENTS = ("bh", "holm")  # a contrasts table's multiplicity correction: Benjamini–Hochberg or Holm

@@ -11,7 +11,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cfpd_site.api_schema import NO_NUL, errors, query
+from kit.api_schema import NO_NUL, errors, query
 from . import headlines, profiles
 from .permissions import CanReadDashboards
 from .profile_views import BadComparison, compared_groups, group_or_404

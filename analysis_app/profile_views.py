@@ -20,9 +20,9 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from cfpd_site import params
-from cfpd_site.csv_safety import SafeWriter
-from cfpd_site.params import flag
+from kit import params
+from kit.csv_safety import SafeWriter
+from kit.params import flag
 from runs_app.models import LLMModel
 
 from . import computed, headlines, profiles
@@ -159,7 +159,7 @@ def model_compare(request):
 
 def _csv(rows, header, filename):
     out = io.StringIO()
-    writer = SafeWriter(out)  # formula-like cells quoted (cfpd_site.csv_safety)
+    writer = SafeWriter(out)  # formula-like cells quoted (kit.csv_safety)
     writer.writerow(header)
     for row in rows:
         writer.writerow(["" if v is None else " ".join(map(str, v)) if isinstance(v, list) else v for v in row])

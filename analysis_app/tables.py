@@ -5,7 +5,7 @@ import io
 
 from django.http import HttpResponse
 
-from cfpd_site.csv_safety import neutralise
+from kit.csv_safety import neutralise
 
 DISPLAY_ROWS = 200
 

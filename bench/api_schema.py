@@ -1,6 +1,6 @@
 """What a request of the API's OpenAPI schema (`/api/schema/`) costs, as drf-spectacular's
 view makes it (the whole schema generated at every request) and as the product serves it
-(`cfpd_site.api_schema.SchemaView`: made once per process per format, then served as it
+(`kit.api_schema.SchemaView`: made once per process per format, then served as it
 was written).
 
 On a throwaway SQLite database (migrated in a temporary folder), a signed-in analyst asks
@@ -27,7 +27,7 @@ def main():
     from drf_spectacular.views import SpectacularAPIView
 
     from accounts.services import create_user_with_role
-    from cfpd_site.api_schema import SchemaView
+    from kit.api_schema import SchemaView
 
     user, _ = create_user_with_role("bench-analyst", "bench-pass-123", role="analysts")
     factory = RequestFactory()

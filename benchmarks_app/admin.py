@@ -7,7 +7,7 @@ from django.db.models import Count
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from cfpd_site.admin_tools import ReadOnlyAdminMixin
+from kit.admin_tools import ReadOnlyAdminMixin
 
 from . import families
 from .models import Actor, Benchmark, Condition, Question

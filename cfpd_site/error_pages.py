@@ -8,7 +8,7 @@ happened and where to go (cfpd_site.error_advice), in both configurations.
   `PageReporter` (DEFAULT_EXCEPTION_REPORTER) renders the product's 400 or 500 page in
   place of the traceback, which stays in the server's log.
 
-Under /api/ every error is JSON, as DRF's own ({"detail": ...}; cfpd_site.api_errors).
+Under /api/ every error is JSON, as DRF's own ({"detail": ...}; kit.api_errors).
 A refused permission is expected, so `ForbiddenWithoutTraceback` keeps its one log line
 and drops the traceback Django attaches.
 """
@@ -24,7 +24,7 @@ from django.views.debug import ExceptionReporter
 
 from accounts.roles import ROLES, role_descriptions
 
-from .api_errors import json_error, wants_json
+from kit.api_errors import json_error, wants_json
 from .error_advice import NO_MATCH, advise
 
 TEMPLATE = "errors/page.html"

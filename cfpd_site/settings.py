@@ -215,9 +215,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # the schema too needs a sign-in
-    # Every operation documents 401 and 403 (cfpd_site.api_schema); the views name their others.
+    # Every operation documents 401 and 403 (kit.api_schema); the views name their others.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "cfpd_site.api_schema.document_auth_errors"],
+                             "kit.api_schema.document_auth_errors"],
 }
 
 # Run engine (runs_app).

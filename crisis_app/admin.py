@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from cfpd_site.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
+from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 
 from . import preview, services
 from .models import TEXT_FIELDS, Continuation, GroupScore, Scorer, Simulation, Variant

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis_app.permissions import can_read
-from cfpd_site.api_schema import errors, query
+from kit.api_schema import errors, query
 
 from . import contrasts as contrast_metrics
 from . import dashboard, dashboard_params, instrument_state, queries

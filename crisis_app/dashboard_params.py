@@ -1,5 +1,5 @@
 """The crisis inconsistency page's query parameters, read once for the page, its CSVs and
-the API; a bad one raises cfpd_site.params.BadParameter naming it.
+the API; a bad one raises kit.params.BadParameter naming it.
 
 benchmark (a free-form benchmark; default the one scored last), scorer (one: charts of
 two scorers do not share a scale; default the first present, BERTScore first), model
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from analysis_app.params import adjustment
-from cfpd_site.params import BadParameter, integer, integers, optional_integer, text, texts
+from kit.params import BadParameter, integer, integers, optional_integer, text, texts
 
 from .queries import CrisisFilter
 

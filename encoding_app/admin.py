@@ -1,6 +1,6 @@
 from django.contrib import admin, messages
 
-from cfpd_site.admin_tools import ReadOnlyAdminMixin
+from kit.admin_tools import ReadOnlyAdminMixin
 
 from . import audits, judges
 from .models import Code, CodingPolicy, Judge, JudgeRequest, RuleStatus

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cfpd_site.csv_safety import SafeWriter
+from kit.csv_safety import SafeWriter
 
 from .letters import INVALID, LETTERS, REFUSAL
 from .models import Code
@@ -62,7 +62,7 @@ def history_rows(responses=None):
 
 
 def write_csv(handle, history: bool = False, responses=None, outcomes: Counter | None = None) -> int:
-    """Every text cell neutralised (cfpd_site.csv_safety): reviewers' notes and model names
+    """Every text cell neutralised (kit.csv_safety): reviewers' notes and model names
     are free text, and analysts open this file in a spreadsheet. `outcomes`, when given,
     counts the rows by outcome."""
     writer = SafeWriter(handle)

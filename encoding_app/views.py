@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from benchmarks_app import families
-from cfpd_site import params
+from kit import params
 from runs_app.models import LLMModel, Run
 
 from . import audits, judges, queue_state, reports, services

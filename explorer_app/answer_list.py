@@ -1,5 +1,5 @@
 """The answers list read from the database: its filter read once from the query string
-(`cfpd_site.params`: a bad value is a BadParameter naming the field, answered with a 400),
+(`kit.params`: a bad value is a BadParameter naming the field, answered with a 400),
 the answers a user may read narrowed by it, searched, sorted and paged by keyset
 (`answer_query`), and the CSV of the same list.
 
@@ -27,8 +27,8 @@ from django.db.models.functions import Cast, Coalesce
 
 from benchmarks_app import families
 from benchmarks_app.models import Question
-from cfpd_site import params
-from cfpd_site.params import BadParameter
+from kit import params
+from kit.params import BadParameter
 from encoding_app.models import ReviewTask, Source
 from runs_app.models import Response
 

@@ -8,8 +8,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cfpd_site.api_schema import errors, query
-from cfpd_site.params import BadParameter
+from kit.api_schema import errors, query
+from kit.params import BadParameter
 
 from . import answer_detail, answer_list, answer_query, readers
 from .api_grid import IsAnswerReader

@@ -8,8 +8,8 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cfpd_site.api_schema import errors, query
-from cfpd_site.params import BadParameter
+from kit.api_schema import errors, query
+from kit.params import BadParameter
 from runs_app.models import Run
 
 from . import grid_query, readers

@@ -9,8 +9,8 @@ from django.db.models import Q
 
 from analysis_app.params import check_known
 from benchmarks_app.models import Condition
-from cfpd_site import params
-from cfpd_site.params import BadParameter
+from kit import params
+from kit.params import BadParameter
 from runs_app.models import Response
 
 STATUSES = tuple(Response.Status.values)

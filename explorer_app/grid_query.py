@@ -1,5 +1,5 @@
 """What the grid and the comparison of two runs read from the database, with their query
-parameters read once (`cfpd_site.params`: a bad value is a BadParameter naming the field,
+parameters read once (`kit.params`: a bad value is a BadParameter naming the field,
 answered with a 400).
 
 The grid counts in the database: one page of rows (questions, or question × condition)
@@ -20,8 +20,8 @@ from django.urls import NoReverseMatch, reverse
 
 from analysis_app.params import check_known
 from benchmarks_app.models import Condition, Question
-from cfpd_site import params
-from cfpd_site.params import BadParameter
+from kit import params
+from kit.params import BadParameter
 from runs_app.models import LLMModel, Response, Run
 
 from . import compare_query, comparison, filter_params, grid, readers

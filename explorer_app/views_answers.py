@@ -9,8 +9,8 @@ from django.shortcuts import render
 
 from benchmarks_app import families
 from benchmarks_app.models import Condition
-from cfpd_site.csv_safety import SafeWriter
-from cfpd_site.params import BadParameter
+from kit.csv_safety import SafeWriter
+from kit.params import BadParameter
 from runs_app.models import LLMModel, Response
 
 from . import answer_detail, answer_list, answer_query, readers

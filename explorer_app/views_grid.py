@@ -5,7 +5,7 @@ they code; a bad filter is the page with the message and status 400."""
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 
-from cfpd_site.params import BadParameter
+from kit.params import BadParameter
 from benchmarks_app.models import Condition
 from runs_app.models import LLMModel, Response, Run
 

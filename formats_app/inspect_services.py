@@ -19,7 +19,7 @@ from django.http import QueryDict
 from benchmarks_app import families
 from benchmarks_app.models import Benchmark, Condition, Question
 from benchmarks_app.services import current_questions, render_messages
-from cfpd_site.params import BadParameter
+from kit.params import BadParameter
 from encoding_app.models import Code
 from explorer_app import answer_list
 from runs_app import services as run_services

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cfpd_site.csv_safety import restore
+from kit.csv_safety import restore
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,8 +11,8 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response as APIResponse
 
 from benchmarks_app import families
-from cfpd_site import params
-from cfpd_site.api_schema import errors
+from kit import params
+from kit.api_schema import errors
 
 from . import connection, launch_plan, page_progress, services
 from .models import LLMModel, Response, Run, RunProgress

@@ -1,9 +1,9 @@
 from django.contrib.auth.decorators import login_required
 from django.urls import path, re_path
 
-from cfpd_site.api_docs import ApiDocsView, Router, docs_asset
-from cfpd_site.api_errors import not_found
-from cfpd_site.api_schema import SchemaView
+from kit.api_docs import ApiDocsView, Router, docs_asset
+from kit.api_errors import not_found
+from kit.api_schema import SchemaView
 
 from . import api
 

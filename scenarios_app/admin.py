@@ -11,7 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import ngettext
 
-from cfpd_site.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
+from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 
 from . import services
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 # The file-level reading every importer shares lives in benchmarks_app; table_format's
 # callers keep importing TableError, decode_text and read_records from here.
 from benchmarks_app.text_files import Record, TableError, decode_text, read_records  # noqa: F401
-from cfpd_site.csv_safety import SafeDictWriter, restore
+from kit.csv_safety import SafeDictWriter, restore
 
 from .naming import actor_slots
 from .notation import ActorSetText, NotationError, format_pairs, parse_actor_set

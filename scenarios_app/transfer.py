@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from benchmarks_app.text_files import open_text, stream_records
-from cfpd_site.csv_safety import SafeWriter
+from kit.csv_safety import SafeWriter
 
 from . import services
 from .bulk_save import BulkSaver

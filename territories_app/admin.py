@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
-from cfpd_site.admin_tools import GuardedIdsMixin
+from kit.admin_tools import GuardedIdsMixin
 
 from . import services
 from .models import BorderlinesTable, Claimant, Country, Language, TermTranslation, Territory, TerritoryQuestion

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from analysis_app.permissions import can_read
 from benchmarks_app.models import Benchmark
-from cfpd_site.api_schema import errors, query
+from kit.api_schema import errors, query
 
 from . import contrasts, dashboard_params
 from .family import NAME as FAMILY

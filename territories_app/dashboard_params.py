@@ -1,9 +1,9 @@
 """The territorial-disputes page's query parameters, read once for the page, its CSVs and
-the API; a bad one raises cfpd_site.params.BadParameter naming it."""
+the API; a bad one raises kit.params.BadParameter naming it."""
 
 from __future__ import annotations
 
-from cfpd_site.params import BadParameter, flag, integer, integers, text, texts
+from kit.params import BadParameter, flag, integer, integers, text, texts
 
 from analysis_app.params import adjustment, check_known
 

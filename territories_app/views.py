@@ -7,8 +7,8 @@ from django.shortcuts import render
 
 from analysis_app.panels import cached
 from analysis_app.tables import csv_response, display_rows
-from cfpd_site.params import flag
-from cfpd_site.param_errors import bad_parameter
+from kit.params import flag
+from kit.param_errors import bad_parameter
 from benchmarks_app.models import Benchmark, Condition
 from runs_app.models import LLMModel, Response
 

@@ -1,5 +1,5 @@
 """The CFPD dashboard's filters from query parameters (the URL keeps them, so a view can be shared).
-Each value goes through `cfpd_site.params`, so a bad one is a `BadParameter` naming the
+Each value goes through `kit.params`, so a bad one is a `BadParameter` naming the
 field and the reason (the views answer 400), never an error deep in a query; so is a run,
 model, domain, qualified actor or category that does not exist (a mistyped one would
 otherwise show an empty or default view as if it were the answer, and cost a build of its own)."""
@@ -7,8 +7,8 @@ otherwise show an empty or default view as if it were the answer, and cost a bui
 from __future__ import annotations
 
 from analysis_app.params import adjustment, check_known
-from cfpd_site import params
-from cfpd_site.params import BadParameter
+from kit import params
+from kit.params import BadParameter
 from runs_app.models import LLMModel
 
 from ..models import ActionCategory, Actor, Domain

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 
 from analysis_app.tables import csv_response
-from cfpd_site.csv_safety import SafeWriter
-from cfpd_site.params import flag
+from kit.csv_safety import SafeWriter
+from kit.params import flag
 from runs_app.models import LLMModel, Response, Run
 from scenarios_app.models import Actor, Domain
 from scenarios_app.taxonomy import FOCUS_ACTORS
@@ -129,7 +129,7 @@ def answers_csv(request, filters, options):
     filters, _ = latest_launches(filters)  # the answers the dashboard counts
 
     def rows():
-        writer = SafeWriter(_Echo())  # formula-like cells quoted (cfpd_site.csv_safety)
+        writer = SafeWriter(_Echo())  # formula-like cells quoted (kit.csv_safety)
         header = True
         for frame in answer_frames(filters):
             if header:

@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cfpd_site.csv_safety import neutralise
+from kit.csv_safety import neutralise
 from formats_app import report_folder
 
 FIGURE = {"data": [{"type": "bar", "x": ["a", "b"], "y": [0.25, 0.75]}],

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.services import create_user_with_role
-from cfpd_site.api_errors import wants_json
+from kit.api_errors import wants_json
 from runs_app import services
 from runs_app.models import Response, Run
 from scenarios_app import services as authoring

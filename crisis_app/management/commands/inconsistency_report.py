@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cfpd_site.report_files import write_csv
+from kit.report_files import write_csv
 from crisis_app import instrument_state, queries
 from crisis_app.contrasts import COLUMNS as CONTRAST_COLUMNS
 from crisis_app.contrasts import contrasts as paired_contrasts

@@ -4,7 +4,7 @@ paired contrasts of the scenario-normalised rates as CSV (issue 29)."""
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks_app.models import Benchmark
-from cfpd_site.csv_safety import neutralise
+from kit.csv_safety import neutralise
 from runs_app.services import unknown_runs_and_models
 from scenarios_app.analysis.metrics.contrasts import REPORT_COLUMNS, actor_flips, contrasts, method_note
 from scenarios_app.analysis.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories

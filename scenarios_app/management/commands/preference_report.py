@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cfpd_site.csv_safety import neutralise
+from kit.csv_safety import neutralise
 from runs_app.services import unknown_runs_and_models
 from scenarios_app.analysis.metrics import preference_table
 from scenarios_app.analysis.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories

@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cfpd_site.report_files import write_csv
+from kit.report_files import write_csv
 from runs_app.services import unknown_runs_and_models
 from territories_app.contrasts import COLUMNS as CONTRAST_COLUMNS
 from territories_app.report import CASE_COLUMNS, REPORT_COLUMNS, BenchmarkChoiceError, build, report_benchmark

@@ -58,18 +58,18 @@ def document_auth_errors(result, generator, request, public):
     return result
 
 
-NO_NUL = "^[^\\x00]*$"  # cfpd_site.params refuses a NUL character in any text
+NO_NUL = "^[^\\x00]*$"  # kit.params refuses a NUL character in any text
 
 
 def query(name: str, kind: str = "string", *, many: bool = False, minimum: int | None = None,
           maximum: int | None = None, max_length: int = 200, description: str | None = None):
-    """A query parameter with the bounds cfpd_site.params enforces, so that the schema says
+    """A query parameter with the bounds kit.params enforces, so that the schema says
     which values are accepted (an integer 1 to 2**63-1 by default, a text of at most 200
     characters without NUL, at most 200 repetitions)."""
     if kind == "integer":
         schema = {"type": "integer", "minimum": 1 if minimum is None else minimum,
                   "maximum": 2**63 - 1 if maximum is None else maximum}
-    elif kind == "flag":  # cfpd_site.params.flag: on for 1, on, true, yes; off for any other text
+    elif kind == "flag":  # kit.params.flag: on for 1, on, true, yes; off for any other text
         schema = {"type": "string"}
     else:
         schema = {"type": "string", "maxLength": max_length, "pattern": NO_NUL}

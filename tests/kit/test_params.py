@@ -1,10 +1,10 @@
-"""cfpd_site.params: every bad query value is a BadParameter naming the field and why."""
+"""kit.params: every bad query value is a BadParameter naming the field and why."""
 
 import pytest
 from django.http import QueryDict
 
-from cfpd_site import params
-from cfpd_site.params import BadParameter
+from kit import params
+from kit.params import BadParameter
 
 
 def q(text):

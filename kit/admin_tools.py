@@ -1,6 +1,6 @@
 """Admin pieces shared by the apps."""
 
-from cfpd_site.params import MAX_INT
+from kit.params import MAX_INT
 
 
 class GuardedIdsMixin:

@@ -1,4 +1,4 @@
-"""cfpd_site.csv_safety: cells a spreadsheet would run as formulas get a leading quote;
+"""kit.csv_safety: cells a spreadsheet would run as formulas get a leading quote;
 numbers and plain text are written as they are; `restore` undoes it exactly."""
 
 import csv
@@ -8,7 +8,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cfpd_site.csv_safety import FORMULA_START, SafeDictWriter, SafeWriter, neutralise, restore
+from kit.csv_safety import FORMULA_START, SafeDictWriter, SafeWriter, neutralise, restore
 
 NUMBER_TEXT = st.from_regex(r"\A[+-]?[0-9]{1,6}(\.[0-9]{1,4})?([eE][+-]?[0-9]{1,2})?\Z")
 
