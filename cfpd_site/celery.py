@@ -12,5 +12,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cfpd_site.settings")
 os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("cfpd_site")
+# The default app of every thread of the process: the engine sends through `celery.current_app`
+# (runs_app.queueing), so that no room imports the site (.importlinter: the-site-on-top).
+app.set_default()
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

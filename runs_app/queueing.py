@@ -18,11 +18,12 @@ import uuid
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
+# The site's Celery app (cfpd_site.celery makes it every thread's default): the engine names
+# no module of the site, which sits on top of the house.
+from celery import current_app as app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-
-from cfpd_site.celery import app
 
 from . import batching, health, infra
 from .models import Response, Run
