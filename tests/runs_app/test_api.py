@@ -129,7 +129,7 @@ def test_the_schema_is_made_once_per_format_and_again_after_a_change_of_settings
 
 
 def test_what_callers_send_does_not_multiply_the_kept_schemas(client, analyst):
-    from cfpd_site import api_schema
+    from kit import api_schema
 
     signed_in = api(client, analyst)
     signed_in.get(reverse("api-schema"))
