@@ -18,7 +18,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from .env import envbool, envint, envlist, envstr, secret
+from .env import envbool, envint, envlist, envstr, secret, storage_backend
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The local settings file `scripts/setup` writes (untracked: a generated SECRET_KEY and
@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "analysis_app",
     "explorer_app",
     "formats_app",
+    "kit",  # its table holds the files between processes when no object storage is set (kit.file_store)
 ]
 
 MIDDLEWARE = [
@@ -304,8 +305,11 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static",
                     ("plotly", Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data")]
 STATIC_ROOT = Path(envstr("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+# Files one process writes and another reads (a report the worker makes, the web server
+# serves): in the database unless CFPD_STORAGE_URL names an S3-compatible bucket, so that
+# no two processes need a disk in common (docs/architecture.md, "Files between processes").
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": storage_backend(secret("CFPD_STORAGE_URL")),
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG else "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -314,6 +318,7 @@ STORAGES = {
 
 # Security: on unless DEBUG, each switchable for a plain-HTTP local deployment.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes speak plain HTTP to the pod (deploy/k8s)
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
