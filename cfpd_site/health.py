@@ -2,7 +2,8 @@
 Kubernetes' probes (deploy/k8s). Open to anyone (it says only "ok" or what is down, never
 an address or a secret), never cached. 200 when the database and the broker both answer,
 503 naming the ones that do not; each is given CHECK_SECONDS, so a service that hangs
-cannot hang the probe."""
+cannot hang the probe. Answered by `HealthzFirst`, before the other middleware: a probe
+asks by the pod's address (not in ALLOWED_HOSTS) and in plain HTTP (not redirected)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,17 @@ def healthz(request):
     if down:
         body["down"] = down
     return JsonResponse(body, status=503 if down else 200)
+
+
+class HealthzFirst:
+    """The first middleware: GET /healthz is answered here, before the host check
+    (CommonMiddleware) and the HTTPS redirect (SecurityMiddleware); it says nothing a
+    stranger could use."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == "/healthz":
+            return healthz(request)
+        return self.get_response(request)

@@ -64,6 +64,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz answered first: a probe's Host (a pod's address) need not be in ALLOWED_HOSTS,
+    # nor is it redirected to HTTPS (cfpd_site.health).
+    "cfpd_site.health.HealthzFirst",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -318,7 +321,6 @@ STORAGES = {
 
 # Security: on unless DEBUG, each switchable for a plain-HTTP local deployment.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes speak plain HTTP to the pod (deploy/k8s)
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)

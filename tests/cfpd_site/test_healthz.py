@@ -29,3 +29,12 @@ def test_a_broker_that_does_not_answer_is_a_503_naming_it(client, monkeypatch):
     body = response.json()
     assert body["status"] == "down" and body["down"] == ["broker"] and body["database"] == "ok"
     assert body["broker"].startswith("down: ") and str(port) not in body["broker"]  # no address given away
+
+
+def test_a_probe_by_a_pods_address_in_plain_http_is_answered(client, settings):
+    settings.ALLOWED_HOSTS = ["cfpd.example.org"]
+    settings.SECURE_SSL_REDIRECT = True
+    response = client.get("/healthz", HTTP_HOST="10.1.2.3:8000")  # not an allowed host, not HTTPS
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+    assert client.get("/accounts/login/", HTTP_HOST="10.1.2.3:8000").status_code == 400  # every other page: refused
+    assert client.post("/healthz").status_code == 405
