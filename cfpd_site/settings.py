@@ -18,7 +18,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from .env import envbool, envint, envlist, envstr, secret
+from .env import envbool, envint, envlist, envstr, secret, storage_backend
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The local settings file `scripts/setup` writes (untracked: a generated SECRET_KEY and
@@ -60,9 +60,13 @@ INSTALLED_APPS = [
     "analysis_app",
     "explorer_app",
     "formats_app",
+    "kit",  # its table holds the files between processes when no object storage is set (kit.file_store)
 ]
 
 MIDDLEWARE = [
+    # /healthz answered first: a probe's Host (a pod's address) need not be in ALLOWED_HOSTS,
+    # nor is it redirected to HTTPS (cfpd_site.health).
+    "cfpd_site.health.HealthzFirst",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -304,8 +308,11 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static",
                     ("plotly", Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data")]
 STATIC_ROOT = Path(envstr("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
+# Files one process writes and another reads (a report the worker makes, the web server
+# serves): in the database unless CFPD_STORAGE_URL names an S3-compatible bucket, so that
+# no two processes need a disk in common (docs/architecture.md, "Files between processes").
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": storage_backend(secret("CFPD_STORAGE_URL")),
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG else "whitenoise.storage.CompressedManifestStaticFilesStorage"

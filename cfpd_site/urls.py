@@ -5,6 +5,8 @@ from django.urls import include, path
 from accounts.views import favicon, home
 from benchmarks_app import families
 
+from .health import healthz
+
 admin.site.site_header = "CFPD Workbench"
 admin.site.site_title = "CFPD Workbench"
 admin.site.index_title = "Console"
@@ -13,6 +15,7 @@ admin.site.enable_nav_sidebar = False
 urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", favicon, name="favicon"),
+    path("healthz", healthz, name="healthz"),  # the probes' (cfpd_site.health): open, never redirected
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("benchmarks/", include("benchmarks_app.urls")),

@@ -9,3 +9,6 @@ class FormatsAppConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "formats_app"
     verbose_name = "Exports and imports in other formats"
+
+    def ready(self):
+        from . import receivers  # noqa: F401  (a report's file goes with its row)

@@ -8,7 +8,8 @@ from django.db import models
 class ReportExport(models.Model):
     """One export of one dashboard view (`page` and `query` as the reader had them) as
     `format`; `step`, `done` and `total` say what the worker is doing; `file` is the
-    result's name under VAR_DIR/reports/ (the HTML file, or the folder zipped)."""
+    result's name in the files' storage (formats_app.report_exports.storage_name: the HTML
+    file, or the folder zipped); deleting the row deletes it (formats_app.receivers)."""
 
     class Format(models.TextChoices):
         HTML = "html", "one HTML file"

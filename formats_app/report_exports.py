@@ -1,16 +1,19 @@
 """What the worker runs for a report asked for from a dashboard's button (`ReportExport`,
 run by `formats_app.tasks.export_report`): claim the row, render the view as the reader
-who asked for it, write the file (or the folder, zipped), record it; each step on the row,
-for the report's page to show."""
+who asked for it, write the file (or the folder, zipped) in a scratch folder of the worker's
+own, put it into the files' storage (`default_storage`: the database or object storage,
+never a disk the web server would have to share), record it; each step on the row, for the
+report's page to show."""
 
 from __future__ import annotations
 
 import logging
-import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
-from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
 from django.db.models import F
 from django.utils import timezone
 
@@ -21,13 +24,22 @@ from .report_drawing import DrawingError
 log = logging.getLogger(__name__)
 
 
-def folder() -> Path:
-    """Where the reports are kept: VAR_DIR/reports/<id>/."""
-    return Path(settings.VAR_DIR) / "reports"
+def storage_name(job: ReportExport) -> str:
+    """The report's name in the files' storage: reports/<id>/report.html or report.zip."""
+    return f"reports/{job.pk}/report." + ("html" if job.format == ReportExport.Format.HTML else "zip")
 
 
-def result_path(job: ReportExport) -> Path | None:
-    return folder() / str(job.pk) / job.file if job.file else None
+def open_result(job: ReportExport):
+    """The made report, open for reading a chunk at a time; FileNotFoundError when it is gone."""
+    if not job.file:
+        raise FileNotFoundError(f"report {job.pk} has no file")
+    return default_storage.open(job.file, "rb")
+
+
+def delete_result(name: str) -> None:
+    """The report's file, when its row is deleted (formats_app.receivers)."""
+    if name:
+        default_storage.delete(name)
 
 
 def download_name(job: ReportExport) -> str:
@@ -54,22 +66,15 @@ def run_export(job_id: int) -> bool:
     def progress(step: str, done: int, total: int) -> None:
         ReportExport.objects.filter(pk=job_id).update(step=step[:300], done=done, total=total)
 
-    home = folder() / str(job.pk)
-    shutil.rmtree(home, ignore_errors=True)  # a message redelivered after a crash starts clean
-    home.mkdir(parents=True, exist_ok=True)
     name = download_name(job)
     try:
-        if job.format == ReportExport.Format.HTML:
-            report_services.write_report(job.url, job.user.get_username(), home / name, progress=progress)
-        else:
-            work = home / Path(name).stem
-
-            def and_the_zip(step: str, done: int, total: int) -> None:  # packing it is one more step
-                progress("packing the folder into one .zip" if step == "done" else step, done, total + 1)
-
-            report_services.write_folder(job.url, job.user.get_username(), work, progress=and_the_zip)
-            _zip(work, home / name)
-            shutil.rmtree(work)
+        with tempfile.TemporaryDirectory(prefix=f"cfpd-report-{job.pk}-") as scratch:
+            made = _make(job, Path(scratch), name, progress)
+            stored = storage_name(job)
+            default_storage.delete(stored)  # a message redelivered after a crash starts clean
+            with made.open("rb") as handle:
+                stored = default_storage.save(stored, File(handle, name=stored))
+            size = made.stat().st_size
     except (report_services.ReportError, DrawingError) as exc:
         _failed(job_id, str(exc))
         return True
@@ -78,12 +83,27 @@ def run_export(job_id: int) -> bool:
         _failed(job_id, f"{type(exc).__name__}: {exc}")
         raise
     seconds = (timezone.now() - job.started_at).total_seconds()
-    ReportExport.objects.filter(pk=job_id).update(
-        # "made in 0 s" read as if nothing was made (figures the worker had already computed)
-        status=ReportExport.Status.DONE, step=f"made in {seconds:.0f} s" if seconds >= 1 else "made in under a second",
-        done=F("total"), file=name, size=(home / name).stat().st_size,
-        finished_at=timezone.now())
+    if not ReportExport.objects.filter(pk=job_id).update(
+            # "made in 0 s" read as if nothing was made (figures the worker had already computed)
+            status=ReportExport.Status.DONE, step=f"made in {seconds:.0f} s" if seconds >= 1 else "made in under a second",
+            done=F("total"), file=stored, size=size, finished_at=timezone.now()):
+        delete_result(stored)  # the row was deleted while the worker made it: the file goes with it
     return True
+
+
+def _make(job: ReportExport, home: Path, name: str, progress) -> Path:
+    """The report written under `home` (the worker's scratch folder): its path."""
+    if job.format == ReportExport.Format.HTML:
+        report_services.write_report(job.url, job.user.get_username(), home / name, progress=progress)
+        return home / name
+    work = home / Path(name).stem
+
+    def and_the_zip(step: str, done: int, total: int) -> None:  # packing it is one more step
+        progress("packing the folder into one .zip" if step == "done" else step, done, total + 1)
+
+    report_services.write_folder(job.url, job.user.get_username(), work, progress=and_the_zip)
+    _zip(work, home / name)
+    return home / name
 
 
 def _failed(job_id: int, message: str) -> None:

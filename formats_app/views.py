@@ -50,13 +50,19 @@ def _title(page):
 
 @require_GET
 def export_download(request, pk):
+    """The file from the files' storage, streamed a chunk at a time (never held whole)."""
     job = _own(request, pk)
-    path = report_exports.result_path(job)
-    if job.status != ReportExport.Status.DONE or path is None or not path.is_file():
-        raise Http404("this report is not ready, or its file is gone")
+    if job.status != ReportExport.Status.DONE:
+        raise Http404("this report is not ready")
+    try:
+        handle = report_exports.open_result(job)
+    except FileNotFoundError:
+        raise Http404("this report's file is gone") from None
     kind = "text/html; charset=utf-8" if job.format == ReportExport.Format.HTML else "application/zip"
-    return FileResponse(path.open("rb"), as_attachment=True, filename=report_exports.download_name(job),
-                        content_type=kind)
+    response = FileResponse(handle, as_attachment=True, filename=report_exports.download_name(job), content_type=kind)
+    if "Content-Length" not in response:  # an object store's stream does not seek: its size is known
+        response["Content-Length"] = handle.size
+    return response
 
 
 @require_GET

@@ -44,3 +44,10 @@ def test_model_keys_come_from_the_shell_not_the_file():
     worker = COMPOSE["services"]["worker"]["environment"]
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         assert worker[name] == "${" + name + ":-}"
+
+
+def test_the_web_is_healthy_while_healthz_answers_and_the_storage_comes_from_the_shell():
+    check = " ".join(COMPOSE["services"]["web"]["healthcheck"]["test"])
+    assert "http://127.0.0.1:8000/healthz" in check
+    for name in ("web", "worker"):  # the same storage for both, or the download is a 404
+        assert COMPOSE["services"][name]["environment"]["CFPD_STORAGE_URL"] == "${CFPD_STORAGE_URL:-}"

@@ -9,6 +9,7 @@ import re
 import zipfile
 
 import pytest
+from django.core.files.storage import default_storage
 from django.urls import reverse
 
 from formats_app import report_exports, tasks
@@ -75,13 +76,20 @@ def test_an_analyst_asks_follows_and_downloads_an_html_report(client, analyst, d
     download = client.get(reverse("report-export-download", args=[job.pk]))
     assert download.status_code == 200
     assert download["Content-Disposition"] == f'attachment; filename="cfpd-analysis-report-{job.pk}.html"'
+    # Streamed from the files' storage a chunk at a time, its length known beforehand.
+    assert download.streaming and int(download["Content-Length"]) == job.size
     html = b"".join(download.streaming_content).decode()
     assert "Exported from CFPD Workbench: /analysis/?iterations=200, as andy saw it" in html
     assert 'class="export-report"' not in html  # the button has no use in a file away from the site
+    # The file lives as long as its row.
+    assert default_storage.exists(job.file)
+    with django_capture_on_commit_callbacks(execute=True):
+        job.delete()
+    assert not default_storage.exists(job.file)
 
 
 def test_the_folder_comes_as_one_zip_of_figures_tables_and_index(client, analyst, demo_like, queued,  # noqa: F811
-                                                                  django_capture_on_commit_callbacks):
+                                                                  django_capture_on_commit_callbacks, tmp_path):
     client.force_login(analyst)
     with django_capture_on_commit_callbacks(execute=True):
         ask(client, fmt="folder")
@@ -101,8 +109,28 @@ def test_the_folder_comes_as_one_zip_of_figures_tables_and_index(client, analyst
     for suffix in (".csv", ".tex"):
         assert f"{folder}/tables/01-rates{suffix}" in names
     assert archive.read(f"{folder}/figures/01-rates.png").startswith(b"\x89PNG\r\n\x1a\n")
-    # The folder itself is gone once zipped: one file per report on disk.
-    assert [p.name for p in (report_exports.folder() / str(job.pk)).iterdir()] == [f"{folder}.zip"]
+    # The folder itself is gone once zipped: one file per report, in the files' storage
+    # (the database here), none left on the worker's disk.
+    assert default_storage.listdir(f"reports/{job.pk}") == ([], ["report.zip"])
+    assert job.file == f"reports/{job.pk}/report.zip" and not list(tmp_path.iterdir())
+
+
+def test_a_reports_file_goes_when_its_reader_is_deleted_and_a_gone_file_is_a_404(
+        client, analyst, queued, django_capture_on_commit_callbacks):
+    from django.core.files.base import ContentFile
+    from django.utils import timezone
+
+    job = ReportExport.objects.create(user=analyst, page="/analysis/", format="html", status="done",
+                                      requested_at=timezone.now(), file="reports/1/report.html", size=5)
+    default_storage.save(job.file, ContentFile(b"<p>x"))
+    client.force_login(analyst)
+    assert b"".join(client.get(reverse("report-export-download", args=[job.pk])).streaming_content) == b"<p>x"
+    default_storage.delete(job.file)
+    assert client.get(reverse("report-export-download", args=[job.pk])).status_code == 404
+    default_storage.save(job.file, ContentFile(b"<p>x"))
+    with django_capture_on_commit_callbacks(execute=True):
+        analyst.delete()  # the row goes with its reader, and the file with the row
+    assert not ReportExport.objects.exists() and not default_storage.exists(job.file)
 
 
 def test_a_filter_the_dashboard_refuses_fails_the_report_with_the_dashboards_message(

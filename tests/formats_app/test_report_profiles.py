@@ -74,7 +74,8 @@ def test_the_comparison_is_exported_with_its_models(client, analyst, three_famil
     run_worker(queued)
     job = ReportExport.objects.get()
     assert job.status == "done", job.error
-    html = report_exports.result_path(job).read_text()
+    with report_exports.open_result(job) as handle:
+        html = handle.read().decode()
     assert sorted(figures_in(html)) == sorted(f"figure-data-{f}" for f in FAMILIES)
     assert "hawk − dove" in html
 
