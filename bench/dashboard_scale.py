@@ -10,7 +10,7 @@ Creates and migrates the database if needed, loads the synthetic answers
 (`load_synthetic_answers`) when the benchmark is absent, VACUUM ANALYZEs the answers (as
 autovacuum would after a load), then reports:
 
-(a) GET /analysis/ through django.test.Client as an analyst: all answers, one run, one
+(a) GET /analysis/cfpd/ through django.test.Client as an analyst: all answers, one run, one
     domain, cold (fresh=1) and cached; best and mean of --rounds, split into the database
     read (`_grouped`: the tallies, or the GROUP BYs over the answers), the rest of
     tidy_counts (pandas), the metrics, the whole `dashboard.build`, and the view's
@@ -160,8 +160,8 @@ def dashboard_cases():
     from runs_app.models import Run
 
     run = Run.objects.filter(benchmark__name=BENCHMARK).order_by("-pk").values_list("pk", flat=True).first()
-    return [("all answers", "/analysis/"), (f"one run (run={run})", f"/analysis/?run={run}"),
-            ("one domain (escalation)", "/analysis/?domain=escalation")]
+    return [("all answers", "/analysis/cfpd/"), (f"one run (run={run})", f"/analysis/cfpd/?run={run}"),
+            ("one domain (escalation)", "/analysis/cfpd/?domain=escalation")]
 
 
 def measure_requests(client, rounds, source="tally"):
@@ -192,7 +192,7 @@ def measure_requests(client, rounds, source="tally"):
 
 
 def print_requests(results, rounds, source="tally"):
-    print(f"\n(a) GET /analysis/ as an analyst, counts from the {source}, best / mean of {rounds} (s); "
+    print(f"\n(a) GET /analysis/cfpd/ as an analyst, counts from the {source}, best / mean of {rounds} (s); "
           "split = mean per request")
     order = ["db aggregation (_grouped: GROUP BY + fetch)", "tidy pandas: _add_outcomes",
              "tidy tables (tidy_counts*, all)", "coverage (one aggregate)", "metrics (all panels)",
@@ -472,7 +472,7 @@ def panels_equal(first, second):
 
 
 def prototypes(client, rounds):
-    """GET /analysis/ with each proposed change alone and together, each checked to give
+    """GET /analysis/cfpd/ with each proposed change alone and together, each checked to give
     the same panel tables (and model choices) as the app today."""
     from scenarios_app.analysis import dashboard, views
     from scenarios_app.analysis.tidy_query import AnalysisFilter
@@ -488,11 +488,11 @@ def prototypes(client, rounds):
                 if list(views._choices(None, AnalysisFilter())["models"]) != reference_models:
                     problems.append("model choices differ")
             if "F" in letters or "G" in letters:
-                get_ok(client, "/analysis/")  # fill the cache
+                get_ok(client, "/analysis/cfpd/")  # fill the cache
             split = Split()
             install_split(split)
             try:
-                best, mean = timed_runs(lambda: get_ok(client, "/analysis/"), rounds)
+                best, mean = timed_runs(lambda: get_ok(client, "/analysis/cfpd/"), rounds)
             finally:
                 split.remove()
             parts = {key: value / rounds for key, value in split.seconds.items()}
@@ -562,7 +562,7 @@ def diagnose(client, rounds, index, aggregations):
     print(f"\n    The page's model choices (views._choices, evaluated in the template): DISTINCT over the join "
           f"{before:.3f} s, EXISTS {after:.4f} s (best of {rounds})")
 
-    print(f"\n    The app with proposed changes swapped in (GET /analysis/, all answers, best / mean of {rounds}; "
+    print(f"\n    The app with proposed changes swapped in (GET /analysis/cfpd/, all answers, best / mean of {rounds}; "
           "split = mean per request):")
     for letter, text in CHANGES.items():
         print(f"      {letter}  {text}")
@@ -607,7 +607,7 @@ def main():
           f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     client = analyst_client()
-    get_ok(client, "/analysis/")  # warm: imports, first connection, caches of the OS
+    get_ok(client, "/analysis/cfpd/")  # warm: imports, first connection, caches of the OS
     say = (lambda *a, **k: None) if args.json else print
     sources = ["tally"] if args.no_answers else ["tally", "answers"]
     requests = {}

@@ -52,7 +52,7 @@ USER, PASSWORD = "bench-first-load", "bench-pass-123"
 # (role, page, path): {run} is the demo's choice run, {model} and {versus} its two models.
 PAGES = [
     ("analysts", "Territories", "/analysis/territories/"),
-    ("analysts", "CFPD dashboard", "/analysis/"),
+    ("analysts", "CFPD dashboard", "/analysis/cfpd/"),
     ("analysts", "Crisis inconsistency", "/analysis/crisis/"),
     ("analysts", "Metric validation", "/analysis/crisis/validation/"),
     ("analysts", "Models", "/models/"),

@@ -43,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
-    ("CFPD dashboard", "/analysis/", True),
+    ("CFPD dashboard", "/analysis/cfpd/", True),
     ("Crisis inconsistency", "/analysis/crisis/", True),
     ("Territorial disputes", "/analysis/territories/", True),
     ("Metric validation", "/analysis/crisis/validation/", False),

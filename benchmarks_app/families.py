@@ -147,7 +147,8 @@ class Dashboard:
     `description`, its `subject` in a word (the analysts' role description: "read the
     dashboards (preferences, territories, crisis)"), and the `permission` its pages and API
     need ("app.codename", one of the family's own: the navigation links it for those who
-    hold it; the family's `role_permissions` give it to analysts)."""
+    hold it; the family's `role_permissions` give it to analysts). `report_title`: its name on
+    an exported report (formats_app), the card's title when not given."""
 
     url_name: str
     nav_label: str
@@ -155,6 +156,7 @@ class Dashboard:
     description: str
     subject: str
     permission: str
+    report_title: str = ""
 
 
 @dataclass(frozen=True)

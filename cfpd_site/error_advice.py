@@ -14,7 +14,7 @@ from dataclasses import dataclass
 SECTIONS = (
     ("/analysis/territories/", "Territorial disputes"),
     ("/analysis/crisis/", "Crisis inconsistency"),
-    ("/analysis/", "Dashboard"),
+    ("/analysis/cfpd/", "Dashboard"),
     ("/benchmarks/", "Benchmarks"),
     ("/runs/", "Runs"),
     ("/encoding/", "Coding"),

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
+from benchmarks_app import families
 from runs_app.models import LLMModel
 
 from . import tasks
@@ -22,9 +23,8 @@ from .models import ReportExport
 # The dashboards a report may be made of, by URL name: each family's page of panels
 # (analysis_app/panels.html), a model's profile and the models' comparison (their sections
 # one per family). Names, not imports: formats_app imports no family.
-DASHBOARDS = {"analysis-dashboard": "CFPD preferences", "territories-dashboard": "Territorial disputes",
-              "crisis-dashboard": "Crisis inconsistency", "model-profile": "Model profile",
-              "model-compare": "Models comparison"}
+# The pages every family shares; each family's own dashboard comes from its registration.
+SHARED_PAGES = {"model-profile": "Model profile", "model-compare": "Models comparison"}
 PERMISSION = "analysis_app.view_dashboard"
 MAX_QUERY = 4000
 MAX_VALUES = 400
@@ -43,19 +43,25 @@ class BadExport(ValueError):
         super().__init__(f"{field} {reason}")
 
 
+def dashboards() -> dict[str, str]:
+    """{url name: name on a report} of every page a report may be made of: each registered
+    family's dashboard (benchmarks_app.families), then the shared ones."""
+    return {**{d.url_name: d.report_title or d.title for d in families.dashboards()}, **SHARED_PAGES}
+
+
 def dashboard_name(page: str) -> str:
     """The dashboard's name for people, or BadExport when `page` is none of them."""
     try:
         match = resolve(page)
     except Resolver404:
         match = None
-    if match is None or match.url_name not in DASHBOARDS or not page.endswith("/"):
+    if match is None or match.url_name not in dashboards() or not page.endswith("/"):
         raise BadExport("page", f"must be one of the dashboards' paths, got {page[:80]!r}")
     if "name" in match.kwargs:  # /models/<name>/: the name is the reader's, untrusted
         name = match.kwargs["name"]
         if not _MODEL_NAME.fullmatch(name) or not LLMModel.objects.filter(name=name).exists():
             raise BadExport("page", f"names no registered model: {name[:80]!r} (the models are listed at /models/)")
-    return DASHBOARDS[match.url_name]
+    return dashboards()[match.url_name]
 
 
 def clean_query(query: str) -> str:

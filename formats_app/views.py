@@ -44,7 +44,7 @@ def _title(page):
         match = report_jobs.resolve(page)
     except report_jobs.Resolver404:
         return page
-    title = report_jobs.DASHBOARDS.get(match.url_name, page)
+    title = report_jobs.dashboards().get(match.url_name, page)
     return f"{title}: {match.kwargs['name']}" if "name" in match.kwargs else title
 
 

@@ -167,7 +167,7 @@ ROLE_PERMISSIONS = {
 DASHBOARD = Dashboard("analysis-dashboard", "Dashboard", "Dashboard",
                       "Per-model and per-country preference rates, normalised per scenario, with bootstrap intervals, "
                       "entropy, refusals, dyads and differences between models.", "preferences",
-                      "scenarios_app.view_cfpd_dashboard")
+                      "scenarios_app.view_cfpd_dashboard", report_title="CFPD preferences")
 
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
@@ -177,5 +177,10 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
               balance_groups=balance_groups, power_template="scenarios_app/launch_power.html",
               dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS,
-              urls=(("analysis/", "scenarios_app.analysis.urls"), ("api/analysis/", "scenarios_app.analysis.api_urls"),
+              # Its own addresses (issue 39: one analysis address space per family), and the ones it
+              # had before, sent on for old links and bookmarks (moved_urls).
+              urls=(("analysis/cfpd/", "scenarios_app.analysis.urls"),
+                    ("api/analysis/cfpd/", "scenarios_app.analysis.api_urls"),
+                    ("analysis/", "scenarios_app.analysis.moved_urls"),
+                    ("api/analysis/", "scenarios_app.analysis.moved_api_urls"),
                     ("admin/scenarios_app/actor/", "scenarios_app.moved_urls")))

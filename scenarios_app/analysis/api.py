@@ -1,4 +1,4 @@
-"""The CFPD dashboard's figures in the REST API: GET /api/analysis/ with the dashboard's query
+"""The CFPD dashboard's figures in the REST API: GET /api/analysis/cfpd/ with the dashboard's query
 parameters (run, model, domain, choices, actor, focus, iterations, seed, category,
 heatmap_model, adjust, and panel to pick panels)."""
 

@@ -55,22 +55,25 @@ def _upsert_tail(table: str, keys: str) -> str:
 
 
 def _upserts(delta: str) -> str:
-    """The two upserts that add `delta` (rows of response keys and d = +1 / -1) to the tallies."""
+    """The two upserts that add `delta` (rows of response keys and d = +1 / -1) to the tallies.
+    Only CFPD's questions with options are counted (the readers ask for nothing else): the
+    first join leaves another family's answers out before any grouping, so a territories or
+    crisis write costs the triggers one index probe per row and no tally row."""
     question, passes = ", ".join(QUESTION_KEYS), ", ".join(PASS_KEYS)
     return f"""
         WITH delta AS ({delta}),
+        ours AS (
+            SELECT delta.*, cfpd.scenario_id, cfpd.domain_id, cfpd.variant, q.choice_count
+            FROM delta JOIN scenarios_app_scenarioquestion cfpd ON cfpd.question_id = delta.question_id
+                       JOIN benchmarks_app_question q ON q.id = delta.question_id
+            WHERE q.choice_count > 0),
         by_question AS (
             INSERT INTO {QUESTION_TABLE} ({question}, n, changed)
-            SELECT {question}, SUM(d), nextval('{SEQUENCE}') FROM delta
+            SELECT {question}, SUM(d), nextval('{SEQUENCE}') FROM ours
             GROUP BY {_numbers(len(QUESTION_KEYS))} HAVING SUM(d) <> 0 ORDER BY {_numbers(len(QUESTION_KEYS))}
             {_upsert_tail(QUESTION_TABLE, question)})
         INSERT INTO {PASS_TABLE} ({passes}, n, changed)
-        SELECT delta.run_id, delta.model_id, delta.condition_id, cfpd.scenario_id, cfpd.domain_id, cfpd.variant,
-               question.choice_count, delta."repeat", delta.code, delta.code_source, delta.status, SUM(d),
-               nextval('{SEQUENCE}')
-        FROM delta JOIN scenarios_app_scenarioquestion cfpd ON cfpd.question_id = delta.question_id
-                   JOIN benchmarks_app_question question ON question.id = delta.question_id
-        WHERE question.choice_count > 0
+        SELECT {passes}, SUM(d), nextval('{SEQUENCE}') FROM ours
         GROUP BY {_numbers(len(PASS_KEYS))} HAVING SUM(d) <> 0 ORDER BY {_numbers(len(PASS_KEYS))}
         {_upsert_tail(PASS_TABLE, passes)};"""
 
@@ -85,7 +88,9 @@ def _grid_upserts() -> str:
     return f"""
         WITH pair AS (SELECT p.question_id, p.condition_id, q.choice_count
                       FROM unnest(%(questions)s::bigint[], %(conditions)s::bigint[]) AS p(question_id, condition_id)
-                           JOIN benchmarks_app_question q ON q.id = p.question_id),
+                           JOIN benchmarks_app_question q ON q.id = p.question_id
+                           JOIN scenarios_app_scenarioquestion ours ON ours.question_id = p.question_id
+                      WHERE q.choice_count > 0),
         model AS (SELECT * FROM unnest(%(models)s::bigint[], %(repeats)s::int[]) AS m(model_id, repeats)
                   WHERE m.repeats > 0),
         by_question AS (

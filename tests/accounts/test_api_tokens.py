@@ -29,7 +29,7 @@ def test_a_caller_without_credentials_gets_401_with_www_authenticate(client):
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == 'Bearer realm="api"'
     assert response.json() == {"detail": "Authentication credentials were not provided."}
-    assert client.get("/api/analysis/").status_code == 401
+    assert client.get("/api/analysis/cfpd/").status_code == 401
 
 
 def test_a_token_made_by_the_command_opens_the_api(client, analyst):

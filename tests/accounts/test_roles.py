@@ -188,10 +188,10 @@ def test_one_familys_permission_opens_that_familys_dashboard_alone(client):
     assert client.login(username="cleo", password=PASSWORD)
     home = client.get(reverse("home")).content.decode()
     navigation = home[home.index("<nav"):home.index("</nav>")]
-    assert '<a href="/analysis/">Dashboard</a>' in navigation
+    assert '<a href="/analysis/cfpd/">Dashboard</a>' in navigation
     assert "/analysis/territories/" not in home and "/analysis/crisis/" not in home  # neither link nor card
-    assert client.get("/analysis/").status_code == 200
-    assert client.get("/api/analysis/").status_code == 200
+    assert client.get("/analysis/cfpd/").status_code == 200
+    assert client.get("/api/analysis/cfpd/").status_code == 200
     # The other families' pages and API need their own permissions; the shared profiles need the analysts'.
     assert [client.get(path).status_code for path in ("/analysis/territories/", "/analysis/crisis/",
                                                       "/api/analysis/territories/", "/api/analysis/crisis/",

@@ -149,10 +149,10 @@ def test_every_chart_title_reads_whole_on_every_dashboard(
     monkeypatch.setattr(tasks.compute_figure, "delay", queued.append)
     log_in(page, live_server, analyst.username)
     page.set_viewport_size({"width": width, "height": 900})
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     worker_fills_in(page, queued)
     cut, unclear = [], []
-    for name, path in [("analysis", "/analysis/?iterations=200"),
+    for name, path in [("analysis", "/analysis/cfpd/?iterations=200"),
                        ("crisis", "/analysis/crisis/?iterations=200"),
                        ("territories", "/analysis/territories/?iterations=200")]:
         cut += check_titles_whole(page, live_server.url + path, width, screenshots, f"titles-{name}-{width}.png")
@@ -212,7 +212,7 @@ def test_every_chart_title_reads_whole_in_exported_reports_opened_from_disk(
     from tests.analysis_app.test_model_profiles import seed_three_families
 
     seed_three_families()
-    pages = [("report-analysis", "/analysis/", "iterations=200"),
+    pages = [("report-analysis", "/analysis/cfpd/", "iterations=200"),
              ("report-crisis", "/analysis/crisis/", "iterations=200"),
              ("report-territories", "/analysis/territories/", "iterations=200"),
              ("report-profile", "/models/hawk/", ""),

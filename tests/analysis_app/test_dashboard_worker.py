@@ -149,5 +149,5 @@ def test_the_page_shows_another_filter_s_builds_never(
 def test_the_api_and_the_csv_still_answer_in_the_request(client, analyst, answered, worker):
     login(client, analyst)
     assert client.get(reverse("analysis-panel-csv", args=["rates"]), {"run": answered.pk}).status_code == 200
-    assert client.get("/api/analysis/", {"run": answered.pk, "iterations": 200}).json()["coverage"]["total"] == 10
+    assert client.get("/api/analysis/cfpd/", {"run": answered.pk, "iterations": 200}).json()["coverage"]["total"] == 10
     assert worker.queued == [] and not ComputedFigure.objects.exists()

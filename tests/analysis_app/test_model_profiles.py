@@ -111,7 +111,7 @@ def test_the_profile_shows_each_familys_figures_with_rank_spread_and_dashboard_l
         assert label in html
     assert "No answers of hawk" not in html
     # Links into each dashboard filtered to hawk.
-    assert 'href="/analysis/?model=hawk"' in html
+    assert 'href="/analysis/cfpd/?model=hawk"' in html
     assert 'href="/analysis/territories/?benchmark=borderlines&amp;model=hawk"' in html
     assert 'href="/analysis/crisis/?benchmark=crisis-sample&amp;model=hawk"' in html
     # The crisis row of the docstring: 0.342 [interval], 1 of 2, the other (dove) 0.475.
@@ -131,7 +131,7 @@ def test_the_profile_shows_each_familys_figures_with_rank_spread_and_dashboard_l
 def test_a_family_without_answers_of_the_model_says_so(client, analyst, three_families, inline):
     html = signed_in(client, analyst).get("/models/owl/").content.decode()
     assert html.count("No answers of owl in this family yet.") == 2  # BorderLines and crisis; owl has CFPD
-    assert 'href="/analysis/?model=owl"' in html
+    assert 'href="/analysis/cfpd/?model=owl"' in html
 
 
 def test_the_published_figures_are_the_dashboards_own(client, analyst, three_families, inline):
@@ -140,7 +140,7 @@ def test_the_published_figures_are_the_dashboards_own(client, analyst, three_fam
     assert profile["state"] == "current" and profile["computed_at"]
     assert all(f["has_answers"] for f in profile["families"])
     # CFPD: the rates panel of the dashboard's API at its defaults, the headline category of each form.
-    rates = client.get("/api/analysis/?panel=rates").json()["panels"]["rates"]["rows"]
+    rates = client.get("/api/analysis/cfpd/?panel=rates").json()["panels"]["rates"]["rows"]
     cfpd = family(profile, "cfpd")["figures"]
     assert cfpd
     for figure in cfpd:
@@ -303,7 +303,7 @@ def test_model_names_link_to_their_profiles_for_analysts(client, analyst, three_
     html = signed_in(client, analyst).get("/models/").content.decode()
     assert '<a class="model-link" href="/models/hawk/">hawk</a>' in html
     link = '<td><a class="model-link" href="/models/hawk/">hawk</a></td>'
-    for dashboard in ("/analysis/", "/analysis/territories/", "/analysis/crisis/?benchmark=crisis-sample"):
+    for dashboard in ("/analysis/cfpd/", "/analysis/territories/", "/analysis/crisis/?benchmark=crisis-sample"):
         assert link in client.get(dashboard).content.decode(), dashboard  # the panels' tables link models
 
 
@@ -328,7 +328,7 @@ def test_a_model_registered_as_rows_per_answer_mode_has_one_profile(client, anal
     assert client.get("/models/owl-2/")["Location"] == "/models/owl/"
     html = client.get("/models/hawk/").content.decode()
     assert 'id="model-rows"' in html and "<strong>hawk-text</strong> (generate)" in html
-    assert 'href="/analysis/?model=hawk-text"' in html and 'href="/analysis/?model=hawk"' in html
+    assert 'href="/analysis/cfpd/?model=hawk-text"' in html and 'href="/analysis/cfpd/?model=hawk"' in html
 
     profile = client.get("/api/profiles/hawk-text/").json()  # any row's name: the whole model
     assert profile["model"] == "hawk" and profile["rows"] == [{"name": "hawk", "kind": "choice"},

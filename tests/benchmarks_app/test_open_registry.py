@@ -168,7 +168,7 @@ def test_the_fourth_familys_dashboard_is_linked_in_the_navigation_and_on_the_hom
     navigation = page[page.index("<nav"):page.index("</nav>")]
     # After the three installed families' dashboards, in the order the families registered.
     assert re.findall(r'<a href="(/[^"]*)">(Dashboard|Territories|Crisis|Riddles)</a>', navigation) == [
-        ("/analysis/", "Dashboard"), ("/analysis/territories/", "Territories"), ("/analysis/crisis/", "Crisis"),
+        ("/analysis/cfpd/", "Dashboard"), ("/analysis/territories/", "Territories"), ("/analysis/crisis/", "Crisis"),
         ("/analysis/riddles/", "Riddles")]
     assert '<a class="card" href="/analysis/riddles/"><h2>Riddles answered</h2><p>Which riddles each model solves, by level.' \
         in page
@@ -279,9 +279,9 @@ def test_the_sites_urlconf_names_no_family_and_mounts_each_where_it_registered()
 
     source = (ROOT / "cfpd_site" / "urls.py").read_text(encoding="utf-8")
     assert [app for app in FAMILY_APPS if app in source] == []
-    mounted = {"analysis-dashboard": "/analysis/", "territories-dashboard": "/analysis/territories/",
+    mounted = {"analysis-dashboard": "/analysis/cfpd/", "territories-dashboard": "/analysis/territories/",
                "crisis-dashboard": "/analysis/crisis/", "crisis-validation": "/analysis/crisis/validation/",
-               "api-analysis": "/api/analysis/", "analysis-figures-status": "/analysis/figures/status.json"}
+               "api-analysis": "/api/analysis/cfpd/", "analysis-figures-status": "/analysis/figures/status.json"}
     assert {name: reverse(name) for name in mounted} == mounted
     # The deeper prefix first, so that "analysis/crisis/validation/" is not read as a crisis page.
     prefixes = [prefix for prefix, _ in families.url_mounts()]

@@ -10,7 +10,7 @@ from cfpd_site.error_advice import SECTIONS, advise, section_for
 @pytest.mark.parametrize("path, section", [
     ("/analysis/territories/nope/", ("Territorial disputes", "/analysis/territories/")),
     ("/analysis/crisis/x.csv", ("Crisis inconsistency", "/analysis/crisis/")),
-    ("/analysis/nope/", ("Dashboard", "/analysis/")),
+    ("/analysis/cfpd/nope/", ("Dashboard", "/analysis/cfpd/")),
     ("/runs/987/", ("Runs", "/runs/")),
     ("/admin/scenarios_app/scenario/9/change/", ("Console", "/admin/")),
     ("/runs/", None),  # the section's own first page failed: no link back to it
@@ -65,7 +65,7 @@ def test_every_page_says_something_and_ends_with_home(status, path, signed_in):
 
 
 def test_longer_prefixes_come_first():
-    # /analysis/territories/ must be tried before /analysis/, or it would never match.
+    # a family's own prefix is tried before a shorter one that holds it (longest first).
     prefixes = [prefix for prefix, _ in SECTIONS]
     for i, prefix in enumerate(prefixes):
         assert not any(prefix.startswith(earlier) for earlier in prefixes[:i]), prefix

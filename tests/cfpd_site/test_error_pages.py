@@ -63,9 +63,9 @@ def assert_nav(html):
 
 
 def test_a_wrong_url_is_the_products_404(debug, analyst):
-    html = page_of(signed_in(analyst).get("/analysis/no-such-page/"), 404)
-    assert "Page not found" in html and "There is no page at /analysis/no-such-page/" in html
-    assert 'href="/analysis/">Dashboard</a>' in html and 'href="/">Home</a>' in html  # where to go
+    html = page_of(signed_in(analyst).get("/analysis/cfpd/no-such-page/"), 404)
+    assert "Page not found" in html and "There is no page at /analysis/cfpd/no-such-page/" in html
+    assert 'href="/analysis/cfpd/">Dashboard</a>' in html and 'href="/">Home</a>' in html  # where to go
     assert_nav(html)
 
 
@@ -149,7 +149,7 @@ def test_the_favicon_is_served_to_everyone(client):
     assert response.content[:4] == b"\x00\x00\x01\x00"  # the ICO header: reserved 0, type 1 (icon)
 
 
-@pytest.mark.parametrize("page", ["/analysis/", "/analysis/territories/"])
+@pytest.mark.parametrize("page", ["/analysis/cfpd/", "/analysis/territories/"])
 def test_a_dashboard_filter_naming_no_run_or_model_says_so(client, analyst, page):
     model = LLMModel.objects.create(name="known-model", litellm_model="openai/x")
     run = Run.objects.create(benchmark=_benchmark())

@@ -146,7 +146,7 @@ window.__csp = [];
 document.addEventListener('securitypolicyviolation', e =>
   window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`));
 """
-BROWSER_PAGES = ["/analysis/?iterations=200", "/admin/", "/admin/scenarios_app/scenario/add/",
+BROWSER_PAGES = ["/analysis/cfpd/?iterations=200", "/admin/", "/admin/scenarios_app/scenario/add/",
                  "/admin/scenarios_app/scenario/", "/encoding/code/", "/api/docs/", "/api/", "/runs/"]
 
 
@@ -164,7 +164,7 @@ def test_the_pages_break_no_csp_rule_in_a_browser(page, live_server, admin_user,
     for path in BROWSER_PAGES:
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
-        if path.startswith("/analysis/"):
+        if path.startswith("/analysis/cfpd/"):
             page.wait_for_selector("#panel-robustness .chart[data-drawn='1']")
         if path == "/api/docs/":
             page.wait_for_selector(".swagger-ui .opblock")

@@ -111,10 +111,10 @@ def signed_in(base: str, username: str) -> requests.Session:
 
 def export(session: requests.Session, base: str, fmt: str) -> requests.Response:
     """The dashboard's button, then the report's page until the worker has made it, then the download."""
-    dashboard = session.get(base + "/analysis/", timeout=120)
+    dashboard = session.get(base + "/analysis/cfpd/", timeout=120)
     assert dashboard.status_code == 200 and 'class="export-report"' in dashboard.text
     asked = session.post(base + "/reports/export/", timeout=30, allow_redirects=False, data={
-        "page": "/analysis/", "query": "iterations=200", "format": fmt,
+        "page": "/analysis/cfpd/", "query": "iterations=200", "format": fmt,
         "csrfmiddlewaretoken": session.cookies["csrftoken"]})
     assert asked.status_code == 302, asked.text[-500:]
     report = asked.headers["Location"]
@@ -152,10 +152,10 @@ def test_the_export_flows_work_with_web_and_worker_on_separate_disks(tmp_path, d
         session = signed_in(base, "ana")
         html = export(session, base, "html")
         assert int(html.headers["Content-Length"]) == len(html.content)  # the length known before the stream
-        assert "Exported from CFPD Workbench: /analysis/?iterations=200, as ana saw it" in html.text
+        assert "Exported from CFPD Workbench: /analysis/cfpd/?iterations=200, as ana saw it" in html.text
         folder = export(session, base, "folder")
         archive = zipfile.ZipFile(io.BytesIO(folder.content))
-        assert any(re.fullmatch(r"cfpd-analysis-report-\d+/README\.md", n) for n in archive.namelist())
+        assert any(re.fullmatch(r"cfpd-analysis-cfpd-report-\d+/README\.md", n) for n in archive.namelist())
         health = requests.get(base + "/healthz", timeout=30)
         assert health.status_code == 200 and health.json() == {"status": "ok", "database": "ok", "broker": "ok"}
     finally:

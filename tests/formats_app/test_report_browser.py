@@ -40,7 +40,7 @@ def test_an_exported_dashboard_draws_its_charts_from_disk_with_the_network_off(p
             continue
         assert panel["drawn"] == "1", panel["panel"]
         assert panel["traces"] and any(n > 0 for n in panel["points"]), panel["panel"]
-    assert page.locator(".report-origin").inner_text().startswith("Exported from CFPD Workbench: /analysis/")
+    assert page.locator(".report-origin").inner_text().startswith("Exported from CFPD Workbench: /analysis/cfpd/")
     assert page.locator("table").count() > 0  # the tables ride with the charts
     # The filters read as exported and cannot be applied again (from disk that would only
     # reload the same figures); the site's links (CSV, other pages) are inert, jumps work.
@@ -140,7 +140,7 @@ def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_i
     monkeypatch.setattr(tasks.export_report, "delay", queued.append)
     log_in(page, live_server, analyst.username)
     page.set_viewport_size({"width": 1366, "height": 900})
-    page.goto(f"{live_server.url}/analysis/?iterations=200&model=dove&model=owl")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200&model=dove&model=owl")
     expect(page.locator("#panel-rates .chart")).to_have_attribute("data-drawn", "1")
     button = page.locator("form.export-report")
     expect(button).to_contain_text("Export report of this view")
@@ -152,7 +152,7 @@ def test_an_analyst_exports_the_filtered_dashboard_with_the_button_and_follows_i
     expect(page.locator("#export-state")).to_have_text("Queued")
     expect(page.locator("#export-step")).to_have_text("waiting for the worker")
     expect(page.locator("h1")).to_have_text("Report of CFPD preferences")
-    expect(page.locator(".lede code")).to_have_text("/analysis/?iterations=200&model=dove&model=owl")
+    expect(page.locator(".lede code")).to_have_text("/analysis/cfpd/?iterations=200&model=dove&model=owl")
     # Every step the page shows while the worker runs, kept as the page shows it.
     page.evaluate("""() => { window.seenSteps = [];
       new MutationObserver(() => window.seenSteps.push(document.getElementById('export-step').textContent

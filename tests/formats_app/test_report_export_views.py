@@ -33,13 +33,13 @@ def run_worker(queued):
         tasks.export_report(queued.pop(0))
 
 
-def ask(client, page="/analysis/", query="iterations=200", fmt="html"):
+def ask(client, page="/analysis/cfpd/", query="iterations=200", fmt="html"):
     return client.post(reverse("report-export-start"), {"page": page, "query": query, "format": fmt})
 
 
 def test_every_dashboard_shows_the_button_with_its_filters(client, analyst, demo_like):  # noqa: F811
     client.force_login(analyst)
-    for page in ("/analysis/?iterations=200&model=hawk", "/analysis/territories/?iterations=300",
+    for page in ("/analysis/cfpd/?iterations=200&model=hawk", "/analysis/territories/?iterations=300",
                  "/analysis/crisis/?iterations=400"):
         html = client.get(page).content.decode()
         form = re.search(r'<form class="export-report".*?</form>', html, re.DOTALL).group(0)
@@ -75,11 +75,11 @@ def test_an_analyst_asks_follows_and_downloads_an_html_report(client, analyst, d
     assert "Ready" in page and f'href="{reverse("report-export-download", args=[job.pk])}"' in page
     download = client.get(reverse("report-export-download", args=[job.pk]))
     assert download.status_code == 200
-    assert download["Content-Disposition"] == f'attachment; filename="cfpd-analysis-report-{job.pk}.html"'
+    assert download["Content-Disposition"] == f'attachment; filename="cfpd-analysis-cfpd-report-{job.pk}.html"'
     # Streamed from the files' storage a chunk at a time, its length known beforehand.
     assert download.streaming and int(download["Content-Length"]) == job.size
     html = b"".join(download.streaming_content).decode()
-    assert "Exported from CFPD Workbench: /analysis/?iterations=200, as andy saw it" in html
+    assert "Exported from CFPD Workbench: /analysis/cfpd/?iterations=200, as andy saw it" in html
     assert 'class="export-report"' not in html  # the button has no use in a file away from the site
     # The file lives as long as its row.
     assert default_storage.exists(job.file)
@@ -102,7 +102,7 @@ def test_the_folder_comes_as_one_zip_of_figures_tables_and_index(client, analyst
     assert download["Content-Type"] == "application/zip"
     archive = zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content)))
     names = archive.namelist()
-    folder = f"cfpd-analysis-report-{job.pk}"
+    folder = f"cfpd-analysis-cfpd-report-{job.pk}"
     assert f"{folder}/README.md" in names
     for suffix in (".svg", ".png"):
         assert f"{folder}/figures/01-rates{suffix}" in names
@@ -120,7 +120,7 @@ def test_a_reports_file_goes_when_its_reader_is_deleted_and_a_gone_file_is_a_404
     from django.core.files.base import ContentFile
     from django.utils import timezone
 
-    job = ReportExport.objects.create(user=analyst, page="/analysis/", format="html", status="done",
+    job = ReportExport.objects.create(user=analyst, page="/analysis/cfpd/", format="html", status="done",
                                       requested_at=timezone.now(), file="reports/1/report.html", size=5)
     default_storage.save(job.file, ContentFile(b"<p>x"))
     client.force_login(analyst)
@@ -147,14 +147,14 @@ def test_a_filter_the_dashboard_refuses_fails_the_report_with_the_dashboards_mes
 
 
 @pytest.mark.parametrize("page, query, fmt, named", [
-    ("/analysis/", "iterations=200", "pdf", "format must be one of html, folder"),
+    ("/analysis/cfpd/", "iterations=200", "pdf", "format must be one of html, folder"),
     ("/runs/", "", "html", "page must be one of the dashboards' paths"),
-    ("/analysis/rates.csv", "", "html", "page must be one of the dashboards' paths"),
+    ("/analysis/cfpd/rates.csv", "", "html", "page must be one of the dashboards' paths"),
     ("https://example.org/analysis/", "", "html", "page must be one of the dashboards' paths"),
-    ("/analysis/", "iterations=200&x=%00", "html", "query x has a value no dashboard accepts"),
-    ("/analysis/", "Bad Field=1", "html", "query has a field name no dashboard uses"),
-    ("/analysis/", "a=" + "1" * 5000, "html", "query is longer than 4000 characters"),
-    ("/analysis/", "iterations=%ff", "html", "query is not a query string"),
+    ("/analysis/cfpd/", "iterations=200&x=%00", "html", "query x has a value no dashboard accepts"),
+    ("/analysis/cfpd/", "Bad Field=1", "html", "query has a field name no dashboard uses"),
+    ("/analysis/cfpd/", "a=" + "1" * 5000, "html", "query is longer than 4000 characters"),
+    ("/analysis/cfpd/", "iterations=%ff", "html", "query is not a query string"),
 ])
 def test_a_bad_request_is_a_400_that_names_the_field(client, analyst, queued, page, query, fmt, named):
     client.force_login(analyst)

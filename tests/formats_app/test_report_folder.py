@@ -31,7 +31,7 @@ def _chromium():
         pytest.skip("no Chromium to draw with (Debian's chromium package)")
 
 
-def export(user, out, page="/analysis/", query="iterations=200"):
+def export(user, out, page="/analysis/cfpd/", query="iterations=200"):
     stdout, stderr = io.StringIO(), io.StringIO()
     call_command("export_report", "--page", page, "--url-query", query, "--user", user.username,
                  "--out", str(out), stdout=stdout, stderr=stderr)
@@ -82,7 +82,7 @@ def test_the_cfpd_dashboard_becomes_svg_png_csv_and_latex(client, analyst, demo_
     stdout, stderr = export(analyst, tmp_path / "paper")
     client.force_login(analyst)
     settings.CFPD_DASHBOARD_IN_WORKER = False
-    svgs, csvs = check_folder(tmp_path / "paper", client, "/analysis/", "iterations=200")
+    svgs, csvs = check_folder(tmp_path / "paper", client, "/analysis/cfpd/", "iterations=200")
     assert len(svgs) >= 13  # every chart of the dashboard (test_dashboard_charts names them)
     n, f = len(csvs), len(svgs)
     assert re.search(rf"wrote .*paper/ \({n} csv, 1 md, {f} png, {f} svg, {n} tex; [\d,]+ bytes\) in [\d.]+ s", stdout)
@@ -93,7 +93,7 @@ def test_the_cfpd_dashboard_becomes_svg_png_csv_and_latex(client, analyst, demo_
     rows = (tmp_path / "paper" / "tables" / "01-rates.csv").read_text().strip().splitlines()[1:]
     assert len(bars) == len(rows)
     index = (tmp_path / "paper" / "README.md").read_text()
-    assert index.startswith("# /analysis/?iterations=200\n") and "## Model comparison by domain" in index
+    assert index.startswith("# /analysis/cfpd/?iterations=200\n") and "## Model comparison by domain" in index
 
 
 def test_the_territories_map_is_drawn_on_the_sites_shapes(client, analyst, answered_territories, tmp_path,  # noqa: F811

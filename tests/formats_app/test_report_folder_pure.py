@@ -103,7 +103,7 @@ def test_any_text_cell_reads_back_as_written_and_leaves_no_bare_special_characte
 
 
 def test_the_index_names_each_panels_files_and_where_they_came_from():
-    text = report_folder.index_text("/analysis/?iterations=200", "andy", "2026-11-26 01:00 UTC", [
+    text = report_folder.index_text("/analysis/cfpd/?iterations=200", "andy", "2026-11-26 01:00 UTC", [
         report_folder.FolderEntry("Rates", "Normalised rates.", ["tables/01-rates.csv", "figures/01-rates.svg"]),
         report_folder.FolderEntry("Cases", "", [])])
     assert "as andy saw it on 2026-11-26 01:00 UTC" in text

@@ -46,7 +46,7 @@ def worker_fills_in(page, queued):
 def test_an_analyst_filters_the_dashboard_and_downloads_a_csv(page, live_server, analyst, answered, artifacts_dir,
                                                               queued):
     log_in(page, live_server, analyst.username)
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     worker_fills_in(page, queued)
     expect(page.locator("#coverage")).to_contain_text("9 of 10 answers coded")
     chart = page.locator("#panel-rates .chart")
@@ -78,7 +78,7 @@ def test_after_a_new_answer_the_page_shows_its_previous_figures_and_says_when_ne
     from tests.analysis_app.test_dashboard_worker import add_answer
 
     log_in(page, live_server, analyst.username)
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     worker_fills_in(page, queued)
     add_answer(answered)
     page.reload()
@@ -100,6 +100,6 @@ def test_after_a_new_answer_the_page_shows_its_previous_figures_and_says_when_ne
 
 def test_an_outsider_is_refused(page, live_server, outsider, answered):
     log_in(page, live_server, outsider.username)
-    response = page.goto(f"{live_server.url}/analysis/")
+    response = page.goto(f"{live_server.url}/analysis/cfpd/")
     assert response.status == 403
     assert page.locator("#panel-rates").count() == 0

@@ -82,19 +82,19 @@ def test_an_analyst_opens_every_dashboard_and_every_chart_shows_data_or_says_why
     log_in(page, live_server, analyst.username)
 
     # The CFPD board is the worker's to build: a placeholder, then the page fills in by itself.
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     expect(page.locator("#computing")).to_contain_text("Computing…")
     page.screenshot(path=str(screenshots / "first-day-analysis-computing.png"), full_page=True)
     worker_fills_in(page, queued)
-    cfpd = check_every_chart(page, f"{live_server.url}/analysis/?iterations=200")
+    cfpd = check_every_chart(page, f"{live_server.url}/analysis/cfpd/?iterations=200")
     assert {"panel-rates", "panel-actions", "panel-differences", "panel-refusals"} <= set(cfpd)
     assert cfpd["panel-refusals"]["drawn"] == "1"  # dove and owl refuse now and then
     page.screenshot(path=str(screenshots / "first-day-analysis.png"), full_page=True)
 
     # Hawk alone never refuses: the refusal panels say so instead of bars at 0 %.
-    page.goto(f"{live_server.url}/analysis/?iterations=200&model=hawk")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200&model=hawk")
     worker_fills_in(page, queued)
-    hawk = check_every_chart(page, f"{live_server.url}/analysis/?iterations=200&model=hawk",
+    hawk = check_every_chart(page, f"{live_server.url}/analysis/cfpd/?iterations=200&model=hawk",
                              [("panel-refusals", "no model refused any"),
                               ("panel-refusals_by_country", "no model refused any")])
     assert hawk["panel-refusals"]["drawn"] is None and hawk["panel-refusals_by_country"]["drawn"] is None

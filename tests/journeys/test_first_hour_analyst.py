@@ -115,7 +115,7 @@ def test_the_contents_never_cover_a_chart_and_the_forest_title_fits(page, live_s
     log_in(page, live_server, analyst.username)
     for width, height in WIDTHS:
         page.set_viewport_size({"width": width, "height": height})
-        page.goto(f"{live_server.url}/analysis/?iterations=200")
+        page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
         expect(page.locator("#panel-robustness .chart")).to_have_attribute("data-drawn", "1")
         found = assert_contents_cover_nothing(page, width)
         if width > 1000:  # a column of its own, still in view far down the page

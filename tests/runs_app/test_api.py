@@ -144,10 +144,10 @@ def test_what_callers_send_does_not_multiply_the_kept_schemas(client, analyst):
 def test_the_api_root_lists_every_endpoint_and_the_way_back_to_the_site(client, analyst):
     root = api(client, analyst).get("/api/", HTTP_ACCEPT="application/json").json()
     assert set(root) >= {"models", "runs", "responses", "analysis", "schema", "docs", "site"}
-    assert root["analysis"].endswith("/api/analysis/") and root["schema"].endswith("/api/schema/")
+    assert root["analysis"].endswith("/api/analysis/cfpd/") and root["schema"].endswith("/api/schema/")
     assert root["docs"].endswith("/api/docs/") and root["site"] == "http://testserver/"
     page = client.get("/api/", HTTP_ACCEPT="text/html").content.decode()
-    assert 'id="back-to-site"' in page and "/api/analysis/" in page and "CFPD Workbench API" in page
+    assert 'id="back-to-site"' in page and "/api/analysis/cfpd/" in page and "CFPD Workbench API" in page
 
 
 def test_the_api_docs_are_for_signed_in_users_and_load_nothing_from_outside(client, analyst):

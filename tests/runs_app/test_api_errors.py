@@ -124,7 +124,7 @@ def test_every_operation_documents_its_errors(client, operator):
     assert "400" in operations["POST /api/runs/"]["responses"]
     assert {"400", "404"} <= set(operations["POST /api/models/{name}/test-connection/"]["responses"])
     assert {"400", "404"} <= set(operations["GET /api/responses/"]["responses"])
-    assert "400" in operations["GET /api/analysis/"]["responses"]
+    assert "400" in operations["GET /api/analysis/cfpd/"]["responses"]
     assert "404" in operations["GET /api/profiles/{name}/"]["responses"]
     assert "400" in operations["GET /api/answers/"]["responses"] and "404" in operations["GET /api/answers/{id}/"]["responses"]
     assert "400" in operations["GET /api/profiles/compare/"]["responses"]  # an unknown name there is a 400

@@ -44,7 +44,7 @@ def api_schema(db, token):
         "generation": {"max-examples": 6},
         # These name runs, models and benchmarks that must exist: which names do is data,
         # not schema, so a well-formed but unknown name is a 400 that names it.
-        "operations": [{"include-name": ["GET /api/analysis/", "GET /api/analysis/crisis/",
+        "operations": [{"include-name": ["GET /api/analysis/cfpd/", "GET /api/analysis/crisis/",
                                          "GET /api/analysis/territories/", "POST /api/runs/",
                                          "GET /api/profiles/compare/", "GET /api/profiles/{name}/",
                                          "GET /api/answers/grid/", "GET /api/answers/compare/",

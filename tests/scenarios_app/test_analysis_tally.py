@@ -35,8 +35,9 @@ def recounted():
               .values_list("run_id", "model_id", "condition_id", "question__cfpd__scenario_id",
                            "question__cfpd__domain_id", "question__cfpd__variant", "question__choice_count",
                            "repeat", "code", "code_source", "status").annotate(n=Count("id")).order_by())
-    questions = (Response.objects.values_list("run_id", "model_id", "condition_id", "question_id", "code",
-                                              "code_source", "status").annotate(n=Count("id")).order_by())
+    questions = (Response.objects.filter(question__choice_count__gt=0, question__cfpd__isnull=False)
+                 .values_list("run_id", "model_id", "condition_id", "question_id", "code", "code_source", "status")
+                 .annotate(n=Count("id")).order_by())
     return sorted(passes), sorted(questions)
 
 
@@ -93,6 +94,27 @@ def test_the_tallies_follow_every_write_path(answered, reviewer):  # noqa: F811
     assert Response.objects.exists()
     Run.objects.all().delete()
     assert tallied() == recounted() == ([], [])
+
+
+@postgres_only
+def test_another_familys_answers_leave_cfpds_tallies_alone(answered):  # noqa: F811
+    """Issue 39: CFPD's triggers count CFPD's answers only; a territorial or crisis question's
+    answers, written, coded and deleted, add no tally row and move no version."""
+    from benchmarks_app.models import Benchmark, Question
+
+    other = Benchmark.objects.create(name="disputes", title="Disputes", family="territories")
+    question = Question.objects.create(benchmark=other, key="disputes/1", text="Whose is it?",
+                                       options=[{"text": "X"}, {"text": "Y"}], option_order=[0, 1], choice_count=2)
+    hawk = LLMModel.objects.get(name="hawk")
+    before, version = tallied(), tally.version()
+    unit_rows.create_rows([dict(run=answered, question=question, model=hawk, repeat=r, option_order=[0, 1],
+                                status="done", chosen_letter="A", code="A", code_source="choice") for r in range(3)])
+    assert tallied() == before == recounted() and QuestionTally.objects.filter(question=question).count() == 0
+    Response.objects.filter(question=question).update(code="B")
+    assert tallied() == before and QuestionTally.objects.filter(question=question).count() == 0
+    Response.objects.filter(question=question).delete()
+    assert tallied() == before == recounted()
+    assert tally.version() == version
 
 
 @postgres_only

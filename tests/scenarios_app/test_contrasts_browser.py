@@ -30,7 +30,7 @@ def test_the_forest_plot_and_the_flip_view_are_drawn_with_data(page, live_server
     settings.CFPD_DASHBOARD_IN_WORKER = False
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     expect(page.locator("#panel-contrasts .chart")).to_have_attribute("data-drawn", "1")
     forest = page.evaluate(DRAWN, ["#panel-contrasts .chart", "x"])
     assert [0, 0] in forest["shapes"]  # zero marked

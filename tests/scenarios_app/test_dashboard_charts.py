@@ -127,7 +127,7 @@ def test_every_chart_draws_data_and_every_panel_shows_its_note(page, live_server
     settings.CFPD_DASHBOARD_IN_WORKER = False  # the board built by the request (the worker's path: test_analyst_browser)
     earlier, run = demo_like
     log_in(page, live_server, analyst.username)
-    page.goto(f"{live_server.url}/analysis/?iterations=200")
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
     expect(page.locator("#panel-robustness .chart")).to_have_attribute("data-drawn", "1")
     panels = page.evaluate(CHART_POINTS)
     keys = [p["panel"] for p in panels]

@@ -107,7 +107,7 @@ def test_the_position_bias_panel_is_drawn_with_data(page, live_server, analyst, 
     settings.CFPD_DASHBOARD_IN_WORKER = False
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, analyst.username)
-    page.goto(f"{live_server.url}/analysis/?run={balanced_answers.pk}&iterations=200", timeout=180_000)
+    page.goto(f"{live_server.url}/analysis/cfpd/?run={balanced_answers.pk}&iterations=200", timeout=180_000)
     expect(page.locator("#panel-position .chart")).to_have_attribute("data-drawn", "1")
     traces = page.evaluate(DRAWN, "#panel-position .chart")
     # hawk and owl, each with 2 and 3 options: 2 + 3 positions per model -> 10 bars per trace

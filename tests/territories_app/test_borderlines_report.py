@@ -338,7 +338,7 @@ def test_the_empty_states_say_what_to_do(db, client, analyst):
 def test_the_cfpd_dashboard_and_home_link_to_the_page(db, client, analyst):
     client.login(username=analyst.username, password=PASSWORD)
     assert 'href="/analysis/territories/"' in client.get("/").content.decode()
-    assert 'href="/analysis/territories/"' in client.get("/analysis/").content.decode()
+    assert 'href="/analysis/territories/"' in client.get("/analysis/cfpd/").content.decode()
 
 
 # --- the API ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ class Command(BaseCommand):
             "(e.g. 'domain=escalation&iterations=1000').")
 
     def add_arguments(self, parser):
-        parser.add_argument("--page", default="/analysis/", help="the dashboard's path (default /analysis/; "
+        parser.add_argument("--page", default="/analysis/cfpd/", help="the dashboard's path (default /analysis/cfpd/; "
                                                                  "/models/NAME/, /models/compare/ too)")
         parser.add_argument("--url-query", default="", help="the query string, without '?'")
         parser.add_argument("--user", required=True, help="whose view: a user allowed to read that dashboard")
