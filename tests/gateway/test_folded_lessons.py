@@ -60,10 +60,11 @@ def test_redis_folds_a_batch_as_it_tells_one_answer_at_a_time():
     prefix = f"cfpd-test:{uuid.uuid4().hex[:8]}"
     folded, in_turn = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"],
                                                                                    prefix + "b")
-    lessons.learn_successes(folded, "m", 50, here=[3] * 9, here_now=0, run_id=3)
+    lessons.learn_successes(folded, "m", 50, here=[4] * 9, here_now=0, run_id=3)
     for _ in range(9):
-        in_turn.adaptive_observe("m", 50, adaptive.Event(adaptive.SUCCESS, in_flight=3), run_id=3)
-    # 4 successes raise 4 -> 5, then 5 more raise 5 -> 6.
+        in_turn.adaptive_observe("m", 50, adaptive.Event(adaptive.SUCCESS, in_flight=4), run_id=3)
+    # 4 other calls in flight fill a limit of 4 and of 5 (4 + 1 >= 5): 4 successes raise
+    # 4 -> 5, then 5 more raise 5 -> 6.
     assert folded.adaptive_limit("m", 50) == in_turn.adaptive_limit("m", 50) == 6
     assert folded.run_calls(3)["m"]["calls"] == 9
     assert folded.unpaced("m")
