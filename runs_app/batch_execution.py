@@ -54,18 +54,24 @@ def execute_batch(response_ids: list[int], token: str | None = None) -> list[tup
 def load_units(response_ids: list[int]) -> list[Response]:
     """The units with their question and benchmark; their run, model and condition read
     once for the batch and shared by its units (issue 45: a join of the five tables made a
-    run's, model's and condition's objects, JSON fields decoded, for every unit: a third of
+    run's, model's and condition's objects, JSON fields decoded, for every unit: a quarter of
     the worker's database CPU)."""
     responses = list(Response.objects.select_related("question__benchmark").filter(pk__in=response_ids)
                      .order_by("pk"))
     runs = Run.objects.in_bulk({r.run_id for r in responses})
     models = LLMModel.objects.in_bulk({r.model_id for r in responses})
     conditions = Condition.objects.in_bulk({r.condition_id for r in responses if r.condition_id is not None})
+    shared = []
     for response in responses:
-        response.run, response.model = runs[response.run_id], models[response.model_id]
-        if response.condition_id is not None:
-            response.condition = conditions[response.condition_id]
-    return responses
+        run, llm, condition = (runs.get(response.run_id), models.get(response.model_id),
+                               conditions.get(response.condition_id))
+        if run is None or llm is None or (response.condition_id is not None and condition is None):
+            continue  # gone meanwhile (the condition has no constraint): left out, as the join left it out
+        response.run, response.model = run, llm
+        if condition is not None:
+            response.condition = condition
+        shared.append(response)
+    return shared
 
 
 def ask_together(units: list[Unit]):
