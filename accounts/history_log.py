@@ -79,3 +79,25 @@ class RecordAdmin(LogEntryAdmin):
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="cfpd-history.csv"'
         return response
+
+
+def quiet_sign_ins():
+    """A sign-in saves only `last_login`, which the record leaves out: skip django-auditlog's
+    read of the old user row for such a save (a sign-in stays one UPDATE). Its own receiver,
+    connected from settings by the auditlog app (ready before this one), is swapped for one
+    that lets every other save of a user through."""
+    from auditlog.receivers import log_update
+    from auditlog.registry import auditlog
+    from django.db.models.signals import pre_save
+
+    user_model = get_user_model()
+    if not auditlog.contains(user_model):
+        return
+    pre_save.disconnect(sender=user_model, dispatch_uid=auditlog._dispatch_uid(pre_save, log_update))
+
+    def log_user_update(sender, instance, update_fields=None, **kwargs):
+        if update_fields is not None and set(update_fields) <= {"last_login"}:
+            return
+        log_update(sender, instance, update_fields=update_fields, **kwargs)
+
+    pre_save.connect(log_user_update, sender=user_model, dispatch_uid="accounts.log_user_update", weak=False)
