@@ -15,8 +15,15 @@ from django.http import Http404
 class HistoryAdminMixin(AuditlogHistoryAdminMixin):
     auditlog_history_per_page = 50
 
+    def get_urls(self):
+        # The record is served at the admin's own history/ address only (no second auditlog/ one).
+        return super(AuditlogHistoryAdminMixin, self).get_urls()
+
     def history_view(self, request, object_id, extra_context=None):
-        obj = self.get_object(request, unquote(object_id))
+        try:
+            obj = self.get_object(request, unquote(object_id))
+        except (OverflowError, ValueError):  # an id no column can hold
+            obj = None
         if obj is None:
             raise Http404(f"No {self.opts.verbose_name} with the id {object_id!r}.")
         context = {"title": f"History: {obj}", **(extra_context or {})}
