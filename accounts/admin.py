@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
-from . import api_tokens
+from . import api_tokens, history_log  # noqa: F401  history_log: the site-wide record's console page
 from .models import ApiToken
 
 

@@ -19,6 +19,9 @@ class AccountsConfig(AppConfig):
         from . import signals
 
         signals.connect()  # console access follows the roles (accounts.services)
+        from .history_log import quiet_sign_ins
+
+        quiet_sign_ins()  # a sign-in is not a change in the record
         # The users' and roles' console pages replace django.contrib.auth's, which the
         # admin's autodiscovery (an earlier app) has registered by now.
         from . import user_admin  # noqa: F401

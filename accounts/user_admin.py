@@ -8,6 +8,8 @@ from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.utils.translation import gettext_lazy as _
 
+from kit.history_admin import HistoryAdminMixin
+
 from .roles import ROLES, role_descriptions
 
 ROLES_HELP = ("A role is all a person needs: every role opens the console (/admin/), which shows each member only "
@@ -38,7 +40,7 @@ admin.site.unregister(Group)
 
 
 @admin.register(User)
-class RoleUserAdmin(UserAdmin):
+class RoleUserAdmin(HistoryAdminMixin, UserAdmin):
     fieldsets = (
         (None, {"fields": ("username", "password")}),
         (_("Personal info"), {"fields": ("first_name", "last_name", "email")}),

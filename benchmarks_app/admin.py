@@ -8,6 +8,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from kit.admin_tools import ReadOnlyAdminMixin
+from kit.history_admin import HistoryAdminMixin
 
 from . import families
 from .models import Actor, Benchmark, Condition, Question
@@ -89,7 +90,7 @@ class QuestionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Condition)
-class ConditionAdmin(FamilyChoice, admin.ModelAdmin):
+class ConditionAdmin(HistoryAdminMixin, FamilyChoice, admin.ModelAdmin):
     list_display = ["name", "label", "kind", "family_label", "temperature", "position"]
     list_filter = ["kind", FamilyFilter]
     search_fields = ["name", "label"]

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "axes",  # sign-in throttling (see AXES_* below)
+    "auditlog",  # the history of every change (AUDITLOG_* below; docs/architecture.md, "The record")
     "accounts",
     "benchmarks_app",
     "scenarios_app",
@@ -76,6 +77,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "auditlog.middleware.AuditlogMiddleware",  # the signed-in person is the author of what a request changes
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "cfpd_site.error_pages.ErrorPages",  # with DEBUG on, the product's 404 page, not Django's technical one
@@ -90,6 +92,30 @@ CSRF_FAILURE_VIEW = "cfpd_site.error_pages.csrf_failure"
 # Sign-in throttling (django-axes): AXES_FAILURE_LIMIT failed sign-ins for one username
 # from one address pause that pair for AXES_COOLOFF_MINUTES, with a page that says so.
 AUTHENTICATION_BACKENDS = ["accounts.signin.SignInThrottle", "django.contrib.auth.backends.ModelBackend"]
+# The record (issue 43): django-auditlog writes one entry per create, change and delete of
+# these models (who, when, what field by field), read in the console only (History button
+# of each object; /admin/auditlog/logentry/ filtered by person, kind and date, as CSV).
+# Secrets and bookkeeping fields are left out. A management command names its author with
+# its own option (import_scenarios --author); otherwise the OS user is recorded.
+AUDITLOG_INCLUDE_TRACKING_MODELS = (
+    "scenarios_app.Scenario",
+    "scenarios_app.ResponseOption",
+    "scenarios_app.ScenarioDyad",
+    "territories_app.Territory",
+    "territories_app.Claimant",
+    "territories_app.TermTranslation",
+    "crisis_app.Simulation",
+    "crisis_app.Continuation",
+    "crisis_app.Variant",
+    "benchmarks_app.Condition",
+    "runs_app.LLMModel",
+    "encoding_app.Code",
+    {"model": "auth.User", "m2m_fields": {"groups"},
+     "exclude_fields": ["password", "last_login"]},
+)
+AUDITLOG_DISABLE_REMOTE_ADDR = True  # who and when, not from where
+AUDITLOG_INCLUDE_ALL_MODELS = False
+
 AXES_FAILURE_LIMIT = envint("AXES_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("AXES_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]

@@ -13,6 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
+from kit.history_admin import HistoryAdminMixin
 
 from . import preview, services
 from .models import TEXT_FIELDS, Continuation, GroupScore, Scorer, Simulation, Variant
@@ -89,7 +90,7 @@ class VariantInline(admin.StackedInline):
 
 
 @admin.register(Simulation)
-class SimulationAdmin(GuardedIdsMixin, admin.ModelAdmin):
+class SimulationAdmin(HistoryAdminMixin, GuardedIdsMixin, admin.ModelAdmin):
     form = SimulationForm
     list_display = ["key", "title", "benchmark", "variant_count", "continuation_count", "preview_link"]
     list_filter = ["benchmark"]

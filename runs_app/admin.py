@@ -2,12 +2,14 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from kit.history_admin import HistoryAdminMixin
+
 from . import connection
 from .models import LLMModel
 
 
 @admin.register(LLMModel)
-class LLMModelAdmin(admin.ModelAdmin):
+class LLMModelAdmin(HistoryAdminMixin, admin.ModelAdmin):
     list_display = ["name", "litellm_model", "answer_mode", "choice_strategy", "temperature", "max_concurrency",
                     "requests_per_minute", "is_bundled", "is_external", "connection_tested"]
     list_filter = ["answer_mode", "is_bundled", "is_external"]

@@ -12,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import ngettext
 
 from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
+from kit.history_admin import HistoryAdminMixin
 
 from . import services
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
@@ -107,7 +108,7 @@ class ActorFilter(admin.SimpleListFilter):
 
 
 @admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
+class ScenarioAdmin(HistoryAdminMixin, admin.ModelAdmin):
     form = ScenarioAdminForm
     inlines = [OptionInline, DyadInline, ReviewInline]
     list_display = ["key", "version", "domain", "comparison", "choices", "qualified_actor", "status",

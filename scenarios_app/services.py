@@ -7,6 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from auditlog.models import LogEntry
 from django.db import models, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -102,6 +103,7 @@ def _write_spec(scenario: Scenario, spec: ScenarioSpec):
     scenario.qualified_actor = spec.qualified_actor
     scenario.notes = spec.notes
     scenario.save()
+    before = _parts(scenario)
     scenario.options.all().delete()
     ResponseOption.objects.bulk_create([
         ResponseOption(scenario=scenario, position=n, text=o.text, category=categories[o.category])
@@ -112,7 +114,25 @@ def _write_spec(scenario: Scenario, spec: ScenarioSpec):
         ScenarioDyad(scenario=scenario, actor_a=actors[a], actor_b=actors[b], position=n)
         for n, (a, b) in enumerate(spec.dyads, start=1)
     ])
+    _record_parts(scenario, before)
     after_content_change(scenario)
+
+
+def _parts(scenario: Scenario) -> dict[str, str]:
+    """The scenario's options and dyads as its history shows them (one line each)."""
+    options = scenario.options.select_related("category").order_by("position")
+    dyads = scenario.dyads.select_related("actor_a", "actor_b").order_by("position")
+    return {"options": "\n".join(f"{o.position}. {o.text} [{o.category.slug}]" for o in options),
+            "dyads": ", ".join(f"({d.actor_a.code},{d.actor_b.code})" for d in dyads)}
+
+
+def _record_parts(scenario: Scenario, before: dict[str, str]):
+    """One entry in the scenario's own history for options and dyads rewritten in bulk
+    (bulk_create sends no signal to django-auditlog): old and new, field by field."""
+    after = _parts(scenario)
+    changes = {name: [before[name], after[name]] for name in after if before[name] != after[name]}
+    if changes:
+        LogEntry.objects.log_create(scenario, action=LogEntry.Action.UPDATE, changes=changes)
 
 
 def after_content_change(scenario: Scenario):

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from kit.admin_tools import GuardedIdsMixin
+from kit.history_admin import HistoryAdminMixin
 
 from . import services
 from .models import BorderlinesTable, Claimant, Country, Language, TermTranslation, Territory, TerritoryQuestion
@@ -46,7 +47,7 @@ class ClaimantInline(admin.TabularInline):
 
 
 @admin.register(Territory)
-class TerritoryAdmin(GuardedIdsMixin, admin.ModelAdmin):
+class TerritoryAdmin(HistoryAdminMixin, GuardedIdsMixin, admin.ModelAdmin):
     list_display = ["name", "benchmark", "region", "controller_name", "claimant_names"]
     list_filter = ["benchmark", "region"]
     search_fields = ["name"]

@@ -1,5 +1,8 @@
 """`import_scenarios PATH [--benchmark NAME] [--dry-run]`: Table 3 CSV or JSON, atomic."""
 
+import getpass
+
+from auditlog.context import set_extra_data
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
@@ -22,7 +25,9 @@ class Command(BaseCommand):
                                  "and _.")
         parser.add_argument("--dry-run", action="store_true", help="Check and show every inference; write nothing.")
         parser.add_argument("--format", choices=["csv", "json"], help="Default: from the file name or content.")
-        parser.add_argument("--author", help="Username recorded as the author of new scenarios (default: first admin).")
+        parser.add_argument("--author", help="Username recorded as the author of new scenarios and, in the history, of "
+                                             "every change (default: first admin as the scenarios' author; the "
+                                             "history then records the OS user who ran the command).")
 
     def handle(self, *args, path, benchmark, dry_run, format, author, **options):
         for problem in check_benchmark_name(benchmark):
@@ -33,6 +38,14 @@ class Command(BaseCommand):
                 raise CommandError(f"--author {author!r}: no such user")
         else:
             user = default_author()
+        # The history's author (docs/architecture.md, "The record"): the --author user, and always
+        # the command and the OS user who ran it.
+        record = {"actor": user if author else None,
+                  "additional_data": {"command": "import_scenarios", "os_user": _os_user()}}
+        with set_extra_data(record):
+            self._import(path, benchmark, dry_run, format, user)
+
+    def _import(self, path, benchmark, dry_run, format, user):
         progress = file_progress(self.stderr, "scenarios")
         try:
             if (format or detect_format(path, _opening(path))) == "csv":
@@ -55,6 +68,13 @@ class Command(BaseCommand):
         if not report.ok:
             raise CommandError(report.summary())
         self.stdout.write(self.style.SUCCESS(report.summary()))
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid (a container's)
+        return "unknown"
 
 
 def _opening(path: str) -> str:
