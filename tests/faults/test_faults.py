@@ -29,6 +29,7 @@ WORKERS = 2
 MODELS = 2
 CONCURRENCY = 8
 FAULT_SECONDS = 6
+FAULT_LATENCY = 0.15  # seconds an answer takes until a quarter of the run is answered
 BOUND = 150  # seconds from the fault's end to the run's end
 PROVIDER_SLOTS = 16  # each fake model's max_concurrency (Stack.setup_models)
 LEASE_SECONDS = 5 + 3  # its timeout_seconds + WORKER_ENV's CFPD_LEASE_MARGIN
@@ -68,12 +69,21 @@ def run_through(stack, fake, inject, restore, seed):
     """Launch a run, inject the fault once a quarter is answered, restore it after
     FAULT_SECONDS; what was seen (notices, duplicate calls, seconds to the end)."""
     fake.reset_stats()
-    run_id = stack.launch(UNITS, models=MODELS, seed=seed)
-    deadline = time.monotonic() + 120
-    while stack.counts(run_id).get("done", 0) < UNITS // 4:
-        assert time.monotonic() < deadline, f"no quarter of the run answered: {stack.counts(run_id)}"
-        time.sleep(0.2)
-    in_flight = stack.counts(run_id).get("running", 0)
+    # Answers slow enough that the fault lands mid-run: with warm workers and the engine's
+    # batched writes (issue 45) a run of 200 units at 50 ms an answer could end between two
+    # looks at its counts, and the fault then tested nothing.
+    fake.configure(latency=FAULT_LATENCY)
+    try:
+        run_id = stack.launch(UNITS, models=MODELS, seed=seed)
+        deadline = time.monotonic() + 120
+        while stack.counts(run_id).get("done", 0) < UNITS // 4:
+            assert time.monotonic() < deadline, f"no quarter of the run answered: {stack.counts(run_id)}"
+            time.sleep(0.1)
+    finally:
+        fake.configure(latency=0.05)
+    counts = stack.counts(run_id)
+    assert counts.get("done", 0) < UNITS, f"the run ended before the fault: {counts}"
+    in_flight = counts.get("running", 0)
     notices = set()
     inject()
     ended = time.monotonic() + FAULT_SECONDS
