@@ -23,7 +23,7 @@ import asyncio
 
 from . import event_loop, lessons, llm, local_provider
 from .adaptive import RATE_LIMITED, TIMEOUT, calls_per_minute
-from .async_slots import aslot
+from .async_slots import aslot, holding
 from .limits import LimitBusy, get_limiter, slot
 from .llm import LLMError, LLMRequest, LLMResult, classify, warm_up
 from .probing import STEPS as PROBE_STEPS
@@ -32,7 +32,8 @@ from .redaction import redact
 
 __all__ = ["LLMError", "LLMRequest", "LLMResult", "LimitBusy", "PROBE_STEPS", "RATE_LIMITED", "TIMEOUT", "Target",
            "ask", "ask_async", "ask_batch", "aslot", "calls_per_minute", "classify", "configure_local", "get_limiter",
-           "key_check", "learn", "model_info", "probe", "redact", "slot", "warm_up"]
+           "holding", "key_check", "learn", "learn_successes", "model_info", "plain_success", "probe", "redact", "slot",
+           "warm_up"]
 
 
 def ask(request: LLMRequest) -> LLMResult:
@@ -62,6 +63,16 @@ def learn(limiter, key: str, ceiling: int, result: LLMResult | None, error: LLME
           run_id: int | None = None):
     """Give a call's outcome to its model's adaptive limit and pacing (`lessons.learn`)."""
     lessons.learn(limiter, key, ceiling, result, error, run_id)
+
+
+def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None):
+    """A batch's plain successes told at once (`lessons.learn_successes`)."""
+    lessons.learn_successes(limiter, key, ceiling, here, here_now, run_id)
+
+
+def plain_success(limiter, key: str, result: LLMResult | None, error: LLMError | None) -> bool:
+    """Whether the call's lesson may wait for its batch's (`lessons.plain_success`)."""
+    return lessons.plain_success(limiter, key, result, error)
 
 
 def configure_local(models_dir, threads: int):

@@ -8,7 +8,7 @@ import asyncio
 import collections
 import random
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 
 from .limits import LimitBusy, _check_pause, _now, _pace_wait, _spend_a_minute_call
 
@@ -20,6 +20,22 @@ from .limits import LimitBusy, _check_pause, _now, _pace_wait, _spend_a_minute_c
 # so often, where the waiting calls of other processes can take it.
 HANDOVER_SECONDS = 1.0
 _waiting: dict[tuple[int, str], collections.deque] = {}
+# Calls of this process holding each model's slot now (their lessons' calls in flight, `holding`).
+_holding: collections.Counter = collections.Counter()
+
+
+def holding(model: str) -> int:
+    """Calls of this process on an event loop that hold one of the model's slots now."""
+    return _holding[model]
+
+
+@contextmanager
+def _counted(model: str):
+    _holding[model] += 1
+    try:
+        yield
+    finally:
+        _holding[model] -= 1
 
 
 class _Waiter:
@@ -115,7 +131,8 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
         # of the run's calls (bench/adaptive_limits.py --no-headers).
         _check_pause(limiter, model)
         _spend_a_minute_call(limiter, model, per_minute)
-        yield
+        with _counted(model):
+            yield
     finally:
         # Not handed over when the adaptive limit went down meanwhile (the slot goes back,
         # so that the calls in flight come down to the new limit at once), nor while the

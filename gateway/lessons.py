@@ -35,3 +35,27 @@ def pace_outcome(result: LLMResult | None, error: LLMError | None) -> pacing.Out
     headers = result.rate_headers
     remaining, budget = adaptive.rate_headers(headers)
     return pacing.Outcome(False, remaining=remaining, budget=budget, reset=pacing.reset_header(headers, time.time()))
+
+
+def plain_success(limiter, key: str, result: LLMResult | None, error: LLMError | None) -> bool:
+    """An answer that says nothing of the provider's limits (no rate-limit header) while
+    the model's starts are not paced: its lesson may wait for its batch's
+    (`learn_successes`). Anything else (a 429, a timeout, headers) is learnt at once."""
+    if result is None or error is not None or not limiter.unpaced(key):
+        return False
+    remaining, budget = adaptive.rate_headers(result.rate_headers)
+    return remaining is None and budget is None and pacing.reset_header(result.rate_headers) is None
+
+
+def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None):
+    """Plain successes of one batch (`plain_success`) told to the model's controller and
+    pacing at once: a few round trips per batch, not per answer. `here`: for each, the
+    calls of this process that held the model's slots when it answered (`async_slots.
+    holding`); `here_now`: as many now. Each success's calls in flight are its `here`
+    and the calls of other processes in flight now (the model's, less `here_now`)."""
+    if not here:
+        return
+    others = max(0, limiter.in_flight(key) - here_now)
+    events = [adaptive.Event(adaptive.SUCCESS, in_flight=n + others) for n in here]
+    limiter.adaptive_observe_many(key, ceiling, events, run_id=run_id)
+    limiter.pace_observe_many(key, [pacing.Outcome(False)] * len(here))

@@ -57,18 +57,18 @@ return 1
 
 # KEYS[1] = pace hash, KEYS[2] = next start; ARGV = now, max wait. Reserves the model's
 # next start: at least the hash's `interval` after the one before (no wait when unpaced).
-# Returns {1, wait} when reserved, {0, wait} when the wait passes `max wait` (nothing
-# reserved: the unit goes back to the queue instead of holding its worker).
+# Returns {1, wait, interval} when reserved, {0, wait, interval} when the wait passes
+# `max wait` (nothing reserved: the unit goes back to the queue instead of holding its worker).
 _PACE = """
 local interval = tonumber(redis.call('HGET', KEYS[1], 'interval') or '0') or 0
-if interval <= 0 then return {1, '0'} end
+if interval <= 0 then return {1, '0', '0'} end
 local now = tonumber(ARGV[1])
 local at = now
 local nxt = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
 if nxt > at then at = nxt end
-if at - now > tonumber(ARGV[2]) then return {0, tostring(at - now)} end
+if at - now > tonumber(ARGV[2]) then return {0, tostring(at - now), tostring(interval)} end
 redis.call('SET', KEYS[2], tostring(at + interval), 'PX', math.ceil((at + interval - now) * 1000) + 1000)
-return {1, tostring(at - now)}
+return {1, tostring(at - now), tostring(interval)}
 """
 
 
@@ -92,6 +92,7 @@ class RedisLimiter:
         self._per_minute: dict[str, int | None] = {}
         self._paused: dict[str, tuple[float, float]] = {}
         self._limits: dict[str, tuple[float, int | None]] = {}
+        self._spacing: dict[str, tuple[float, float]] = {}  # model -> (when seen, interval between starts)
 
     def try_acquire(self, model: str, limit: int, lease: float) -> str | None:
         return next(iter(self.try_acquire_many(model, limit, lease, 1)), None)
@@ -168,22 +169,33 @@ class RedisLimiter:
 
     def adaptive_observe(self, model: str, ceiling: int, event: adaptive.Event, run_id: int | None = None,
                          policy: adaptive.Policy = adaptive.Policy()) -> adaptive.State:
-        """Apply one call's event to the model's shared state (optimistically: the hash is
-        watched, and the step done again if another worker changed it meanwhile), count
-        the call for its run, and pause every worker's calls for a Retry-After."""
+        """Apply one call's event to the model's shared state (`adaptive_observe_many`)."""
+        return self.adaptive_observe_many(model, ceiling, [event], run_id, policy)
+
+    def adaptive_observe_many(self, model: str, ceiling: int, events: list[adaptive.Event],
+                              run_id: int | None = None, policy: adaptive.Policy = adaptive.Policy()) -> adaptive.State:
+        """Apply calls' events, in order, to the model's shared state in one step
+        (optimistically: the hash is watched, and the step done again if another worker
+        changed it meanwhile), count the calls for their run, and pause every worker's
+        calls for a Retry-After. A batch's answers are told together (issue 45: one
+        round trip of each kind per batch, not per answer); a success whose calls in
+        flight are not known is given the model's calls in flight now."""
         key = f"{self.prefix}:{model}:adaptive"
         import redis
 
-        if event.kind == adaptive.SUCCESS and event.in_flight is None:
-            event = replace(event, in_flight=self.redis.zcard(f"{self.prefix}:{model}:inflight"))
+        if any(e.kind == adaptive.SUCCESS and e.in_flight is None for e in events):
+            now_in_flight = self.redis.zcard(f"{self.prefix}:{model}:inflight")
+            events = [replace(e, in_flight=now_in_flight) if e.kind == adaptive.SUCCESS and e.in_flight is None
+                      else e for e in events]
 
         with self.redis.pipeline() as pipe:
             for _ in range(8):
                 try:
                     pipe.watch(key)
-                    state = _state_of(pipe.hgetall(key), ceiling, policy)
+                    state = new = _state_of(pipe.hgetall(key), ceiling, policy)
                     now = time.time()
-                    new = adaptive.step(state, event, ceiling, now, policy)
+                    for event in events:
+                        new = adaptive.step(new, event, ceiling, now, policy)
                     pipe.multi()
                     pipe.hset(key, mapping={"limit": new.limit, "successes": new.successes,
                                             "last_decrease": new.last_decrease, "paused_until": new.paused_until,
@@ -197,16 +209,17 @@ class RedisLimiter:
                 except redis.WatchError:
                     continue
             else:
-                new = state  # eight workers changed it in between: this one event is dropped
+                new = state  # eight workers changed it in between: these events are dropped
         self._limits[model] = (time.monotonic(), new.limit)
         if new.paused_until > time.time():
             self._paused[model] = (time.monotonic(), new.paused_until)
-        if run_id is not None:
+        if run_id is not None and events:
             counts = f"{self.prefix}:run:{run_id}:calls"
             pipe = self.redis.pipeline(transaction=False)
-            pipe.hincrby(counts, f"{model}:calls", 1)
-            if event.kind in (adaptive.RATE_LIMITED, adaptive.TIMEOUT):
-                pipe.hincrby(counts, f"{model}:{event.kind}", 1)
+            pipe.hincrby(counts, f"{model}:calls", len(events))
+            for kind in (adaptive.RATE_LIMITED, adaptive.TIMEOUT):
+                if n := sum(1 for e in events if e.kind == kind):
+                    pipe.hincrby(counts, f"{model}:{kind}", n)
             pipe.expire(counts, 7 * 86400)
             pipe.execute()
         return new
@@ -217,8 +230,9 @@ class RedisLimiter:
         """Reserve the model's next call start, shared by every worker: (reserved, seconds
         to wait before starting). Not reserved when the wait passes `max_wait`."""
         self._per_minute[model] = per_minute
-        reserved, wait = self._pace(keys=[f"{self.prefix}:{model}:pace", f"{self.prefix}:{model}:next_start"],
-                                    args=[time.time(), max_wait])
+        reserved, wait, spacing = self._pace(keys=[f"{self.prefix}:{model}:pace",
+                                                   f"{self.prefix}:{model}:next_start"], args=[time.time(), max_wait])
+        self._spacing[model] = (time.monotonic(), float(spacing))
         return bool(int(reserved)), max(0.0, float(wait))
 
     def answered_last_minute(self, model: str) -> int:
@@ -228,20 +242,25 @@ class RedisLimiter:
 
     def pace_observe(self, model: str, outcome: pacing.Outcome,
                      policy: pacing.PacePolicy = pacing.PacePolicy()) -> float:
-        """Apply one call's outcome to the model's pacing; the interval between starts now.
-        Read, step, write without a transaction: a lost update is one call's lesson, and
-        the next answers bring the same."""
+        return self.pace_observe_many(model, [outcome], policy)
+
+    def pace_observe_many(self, model: str, outcomes: list[pacing.Outcome],
+                          policy: pacing.PacePolicy = pacing.PacePolicy()) -> float:
+        """Apply calls' outcomes, in order, to the model's pacing; the interval between
+        starts now. Read, step, write without a transaction: a lost update is a batch's
+        lesson, and the next answers bring the same."""
         now = time.time()
         key = f"{self.prefix}:{model}:pace"
         pipe = self.redis.pipeline(transaction=False)
-        if not outcome.rate_limited:
-            answered = f"{self.prefix}:{model}:answered:{int(now)}"
-            pipe.incr(answered)
-            pipe.expire(answered, 70)
+        if answered := sum(1 for o in outcomes if not o.rate_limited):
+            answered_key = f"{self.prefix}:{model}:answered:{int(now)}"
+            pipe.incrby(answered_key, answered)
+            pipe.expire(answered_key, 70)
         pipe.hgetall(key)
-        pace = _pace_of(pipe.execute()[-1])
-        answered = self.answered_last_minute(model) if outcome.rate_limited else 0
-        new = pacing.step(pace, outcome, now, answered, policy)
+        new = _pace_of(pipe.execute()[-1])
+        answered = self.answered_last_minute(model) if any(o.rate_limited for o in outcomes) else 0
+        for outcome in outcomes:
+            new = pacing.step(new, outcome, now, answered, policy)
         spacing = pacing.interval(new, now, self._per_minute.get(model), policy)
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(key, mapping={"header_interval": new.header_interval, "headers_at": new.headers_at,
@@ -249,7 +268,14 @@ class RedisLimiter:
                                 "recent": new.recent, "interval": spacing})
         pipe.expire(key, 7 * 86400)
         pipe.execute()
+        self._spacing[model] = (time.monotonic(), spacing)
         return spacing
+
+    def unpaced(self, model: str) -> bool:
+        """Whether the model's starts were unpaced when this process last looked (its
+        pacing written or read within ADAPTIVE_READ seconds)."""
+        checked, spacing = self._spacing.get(model, (-1.0, 1.0))
+        return spacing <= 0 and time.monotonic() - checked < ADAPTIVE_READ
 
     def forget_adaptive(self):
         """Drop every model's adaptive state, pacing, pause and run counts (tests: ids repeat)."""
@@ -259,6 +285,7 @@ class RedisLimiter:
                 self.redis.delete(key)
         self._limits.clear()
         self._paused.clear()
+        self._spacing.clear()
 
     def run_calls(self, run_id: int) -> dict[str, dict[str, int]]:
         """Per model key: the run's calls, and of them rate-limited and timed out."""
@@ -355,6 +382,22 @@ class LocalLimiter:
                 if event.kind in (adaptive.RATE_LIMITED, adaptive.TIMEOUT):
                     counts[f"{model}:{event.kind}"] = counts.get(f"{model}:{event.kind}", 0) + 1
         return new
+
+    def adaptive_observe_many(self, model: str, ceiling: int, events: list[adaptive.Event],
+                              run_id: int | None = None, policy: adaptive.Policy = adaptive.Policy()):
+        """The events in order, as `RedisLimiter`'s."""
+        return [self.adaptive_observe(model, ceiling, event, run_id, policy) for event in events][-1]
+
+    def pace_observe_many(self, model: str, outcomes: list[pacing.Outcome],
+                          policy: pacing.PacePolicy = pacing.PacePolicy()) -> float:
+        spacing = 0.0
+        for outcome in outcomes:
+            spacing = self.pace_observe(model, outcome, policy)
+        return spacing
+
+    def unpaced(self, model: str) -> bool:
+        with self.lock:
+            return self.paces.get(model, (None, 0.0))[1] <= 0
 
     def reserve_start(self, model: str, per_minute: int | None, max_wait: float) -> tuple[bool, float]:
         now = time.time()

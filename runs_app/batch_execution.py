@@ -12,15 +12,19 @@ not awaited) and in rank mode.
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 
 from django.conf import settings
 
+from benchmarks_app.models import Condition
+
 import gateway
-from gateway import LimitBusy, aslot, get_limiter
+from gateway import LimitBusy, aslot, get_limiter, holding
 
 from . import batching
-from .execution import UNIT_FIELDS, Outcome, Unit, ask_units, call_lease, execute, model_limit, observe, set_infra
+from .execution import (Outcome, Unit, adaptive_on, ask_units, call_lease, execute, model_limit, observe,
+                        set_infra)
 from .models import LLMModel, Response, Run
 
 
@@ -32,7 +36,7 @@ def asked_alone(model: LLMModel, run: Run) -> bool:
 def execute_batch(response_ids: list[int], token: str | None = None) -> list[tuple[int, Outcome]]:
     """Ask the units; what the task should do next for each (retry and requeue with a
     countdown; anything else is finished). `token`: see `execution.claim`."""
-    responses = list(Response.objects.select_related(*UNIT_FIELDS).filter(pk__in=response_ids).order_by("pk"))
+    responses = load_units(response_ids)
     outcomes: dict[int, Outcome] = {pk: Outcome("skipped") for pk in response_ids}
     together = []
     for response in responses:
@@ -47,13 +51,45 @@ def execute_batch(response_ids: list[int], token: str | None = None) -> list[tup
     return list(outcomes.items())
 
 
+def load_units(response_ids: list[int]) -> list[Response]:
+    """The units with their question and benchmark; their run, model and condition read
+    once for the batch and shared by its units (issue 45: a join of the five tables made a
+    run's, model's and condition's objects, JSON fields decoded, for every unit: a quarter of
+    the worker's database CPU)."""
+    responses = list(Response.objects.select_related("question__benchmark").filter(pk__in=response_ids)
+                     .order_by("pk"))
+    runs = Run.objects.in_bulk({r.run_id for r in responses})
+    models = LLMModel.objects.in_bulk({r.model_id for r in responses})
+    conditions = Condition.objects.in_bulk({r.condition_id for r in responses if r.condition_id is not None})
+    shared = []
+    for response in responses:
+        run, llm, condition = (runs.get(response.run_id), models.get(response.model_id),
+                               conditions.get(response.condition_id))
+        if run is None or llm is None or (response.condition_id is not None and condition is None):
+            continue  # gone meanwhile (the condition has no constraint): left out, as the join left it out
+        response.run, response.model = run, llm
+        if condition is not None:
+            response.condition = condition
+        shared.append(response)
+    return shared
+
+
 def ask_together(units: list[Unit]):
-    """The units asked together on the process's event loop (`gateway.ask_batch`)."""
+    """The units asked together on the process's event loop (`gateway.ask_batch`); then
+    the lessons of their plain answers, per model and run, in one telling (issue 45)."""
     limiter = get_limiter(settings.REDIS_URL)
-    gateway.ask_batch([_ask_one(limiter, unit) for unit in units])
+    plain: dict[tuple[int, int], list[int]] = {}
+    gateway.ask_batch([_ask_one(limiter, unit, plain) for unit in units])
+    models = {unit.response.model.pk: unit.response.model for unit in units}
+    for (model_id, run_id), here in plain.items():
+        model, key = models[model_id], f"model-{model_id}"
+        try:
+            gateway.learn_successes(limiter, key, model.max_concurrency, here, holding(key), run_id)
+        except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answers stand; only the lessons are lost
+            logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
 
 
-async def _ask_one(limiter, unit: Unit):
+async def _ask_one(limiter, unit: Unit, plain: dict[tuple[int, int], list[int]]):
     model = unit.response.model
     try:
         async with aslot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
@@ -69,4 +105,19 @@ async def _ask_one(limiter, unit: Unit):
         # for it (it had gone through classify as a permanent error, issue 32).
         if unit.result is None and not set_infra(unit, exc):
             unit.error = gateway.classify(exc)
-    observe(limiter, unit)
+    if _plain(limiter, unit):
+        # Its lesson waits for the batch's, with the calls of this process in flight now.
+        plain.setdefault((model.pk, unit.response.run_id), []).append(holding(f"model-{model.pk}"))
+    else:
+        observe(limiter, unit)
+
+
+def _plain(limiter, unit: Unit) -> bool:
+    """A plain answer (`gateway.plain_success`) of a model under its adaptive controller:
+    its lesson is told with its batch's."""
+    model = unit.response.model
+    try:
+        return (adaptive_on(model) and unit.busy is None and unit.infra is None
+                and gateway.plain_success(limiter, f"model-{model.pk}", unit.result, unit.error))
+    except Exception:  # noqa: BLE001 — the limiter's state unreadable: learnt at once, as before
+        return False

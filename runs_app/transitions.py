@@ -214,7 +214,14 @@ def finish_run_if_complete(run_id: int):
     run running again), and the run was marked done over its pending units, whose
     messages then found a finished run and were dropped: the run stalled for good
     (tests/runs_app/test_finish_race.py). On SQLite the transaction's IMMEDIATE
-    start is the lock."""
+    start is the lock.
+
+    Units still open, seen without the lock, end the look at once (issue 45: a worker's
+    batch paid a transaction, a row lock and three statements for it): nothing is written
+    then, and the worker that ends the last of them looks again after its own write
+    commits."""
+    if Response.objects.filter(run_id=run_id, status__in=[U.PENDING, U.RUNNING]).exists():
+        return
     finished = False
     with transaction.atomic():
         run = Run.objects.select_for_update().filter(pk=run_id).values("status", "finished_at").first()

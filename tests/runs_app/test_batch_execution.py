@@ -271,3 +271,23 @@ def test_a_nul_character_from_a_provider_is_stored_as_the_replacement_character(
     row.status = Response.Status.DONE
     answer_rows._update_rows([row])
     assert Response.objects.values_list("raw_output", flat=True).get(pk=row.pk) == "B\ufffd) act"
+
+
+def test_a_batch_reads_its_run_model_and_condition_once_and_its_units_share_them(benchmark, fake, monkeypatch):
+    # Issue 45: the units, with question and benchmark joined (1 statement), then the run,
+    # the model and the condition once each (3): 4 statements for the batch, and nothing
+    # more when a unit's run, model, condition or benchmark is read.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
+    ids = unit_ids(run)
+    with CaptureQueriesContext(connection) as loading:
+        units = batch_execution.load_units(ids)
+    assert len(loading.captured_queries) == 4
+    assert [u.pk for u in units] == sorted(ids) and len(units) == 4
+    with CaptureQueriesContext(connection) as reading:
+        assert {u.run.pk for u in units} == {run.pk} and len({id(u.run) for u in units}) == 1
+        assert len({id(u.model) for u in units}) == 1 and len({id(u.condition) for u in units}) == 1
+        assert all(u.question.benchmark.pk == benchmark.pk for u in units)
+    assert reading.captured_queries == []
