@@ -30,6 +30,10 @@ MODELS = 2
 CONCURRENCY = 8
 FAULT_SECONDS = 6
 FAULT_LATENCY = 0.15  # seconds an answer takes until a quarter of the run is answered
+# Seconds an answer takes while the fault lasts: the run cannot end inside it (150 units
+# left over 2 models x 16 slots are 5 rounds, 10 s > FAULT_SECONDS), so every fault meets
+# open work and the watchers' looks while it lasts; below the models' 5-s timeout.
+OUTAGE_LATENCY = 2.0
 BOUND = 150  # seconds from the fault's end to the run's end
 PROVIDER_SLOTS = 16  # each fake model's max_concurrency (Stack.setup_models)
 LEASE_SECONDS = 5 + 3  # its timeout_seconds + WORKER_ENV's CFPD_LEASE_MARGIN
@@ -85,14 +89,21 @@ def run_through(stack, fake, inject, restore, seed):
     assert counts.get("done", 0) < UNITS, f"the run ended before the fault: {counts}"
     in_flight = counts.get("running", 0)
     notices = set()
+    # A run that ended inside the fault would have met nothing of it (the engine's calls in
+    # flight need neither the broker nor the limiter's Redis until they end): the answers
+    # are slow while it lasts, and the run must still be open when it is restored.
+    fake.configure(latency=OUTAGE_LATENCY)
     inject()
     ended = time.monotonic() + FAULT_SECONDS
     while time.monotonic() < ended:
-        wait = (stack.counts(run_id).get("service_wait") or {}).get("waiting")
+        counts = stack.counts(run_id)
+        wait = (counts.get("service_wait") or {}).get("waiting")
         if wait:
             notices.add(wait["service"])
         time.sleep(0.5)
+    assert counts.get("run") != "done", f"the run ended inside the fault: {counts}"
     restore()
+    fake.configure(latency=0.05)
     restored = time.monotonic()
     while True:
         counts = stack.counts(run_id)
