@@ -13,6 +13,7 @@ not awaited) and in rank mode.
 from __future__ import annotations
 
 import logging
+import time
 from functools import partial
 
 from django.conf import settings
@@ -74,22 +75,51 @@ def load_units(response_ids: list[int]) -> list[Response]:
     return shared
 
 
+# Seconds between two tellings of a batch's plain answers (`Lessons`): told once per batch,
+# the adaptive limit climbed once per batch (64 units under a limit of 4 are 16 round trips
+# between two lessons: 0.33 of LiteLLM at concurrency 128); told per answer, they cost 14
+# Redis commands an answer (bench/round_trips.py).
+LESSON_EVERY = 0.05
+
+
+class Lessons:
+    """A batch's plain successes (`_plain`), per model and run, told to the models'
+    controllers together (`gateway.learn_successes`) every LESSON_EVERY seconds and at
+    the batch's end. Lives on the batch's event loop: no lock."""
+
+    def __init__(self, limiter, units: list[Unit], every: float = LESSON_EVERY):
+        self.limiter, self.every = limiter, every
+        self.models = {unit.response.model.pk: unit.response.model for unit in units}
+        self.waiting: dict[tuple[int, int], list[int]] = {}
+        self.told_at = time.monotonic()
+
+    def add(self, unit: Unit):
+        """One plain success, with the calls of this process holding its model's slots now."""
+        model_id = unit.response.model.pk
+        self.waiting.setdefault((model_id, unit.response.run_id), []).append(holding(f"model-{model_id}"))
+        if time.monotonic() - self.told_at >= self.every:
+            self.tell()
+
+    def tell(self):
+        waiting, self.waiting, self.told_at = self.waiting, {}, time.monotonic()
+        for (model_id, run_id), here in waiting.items():
+            model, key = self.models[model_id], f"model-{model_id}"
+            try:
+                gateway.learn_successes(self.limiter, key, model.max_concurrency, here, holding(key), run_id)
+            except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answers stand; only the lessons are lost
+                logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
+
+
 def ask_together(units: list[Unit]):
-    """The units asked together on the process's event loop (`gateway.ask_batch`); then
-    the lessons of their plain answers, per model and run, in one telling (issue 45)."""
+    """The units asked together on the process's event loop (`gateway.ask_batch`); the
+    lessons of their plain answers told a few at a time (`Lessons`, issue 45)."""
     limiter = get_limiter(settings.REDIS_URL)
-    plain: dict[tuple[int, int], list[int]] = {}
-    gateway.ask_batch([_ask_one(limiter, unit, plain) for unit in units])
-    models = {unit.response.model.pk: unit.response.model for unit in units}
-    for (model_id, run_id), here in plain.items():
-        model, key = models[model_id], f"model-{model_id}"
-        try:
-            gateway.learn_successes(limiter, key, model.max_concurrency, here, holding(key), run_id)
-        except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answers stand; only the lessons are lost
-            logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
+    lessons = Lessons(limiter, units)
+    gateway.ask_batch([_ask_one(limiter, unit, lessons) for unit in units])
+    lessons.tell()
 
 
-async def _ask_one(limiter, unit: Unit, plain: dict[tuple[int, int], list[int]]):
+async def _ask_one(limiter, unit: Unit, lessons: Lessons):
     model = unit.response.model
     try:
         async with aslot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
@@ -106,8 +136,7 @@ async def _ask_one(limiter, unit: Unit, plain: dict[tuple[int, int], list[int]])
         if unit.result is None and not set_infra(unit, exc):
             unit.error = gateway.classify(exc)
     if _plain(limiter, unit):
-        # Its lesson waits for the batch's, with the calls of this process in flight now.
-        plain.setdefault((model.pk, unit.response.run_id), []).append(holding(f"model-{model.pk}"))
+        lessons.add(unit)  # told with the others' of the next LESSON_EVERY seconds
     else:
         observe(limiter, unit)
 

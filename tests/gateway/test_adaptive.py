@@ -9,9 +9,14 @@ from gateway.adaptive import RATE_LIMITED, SUCCESS, TIMEOUT, Event, Policy, Stat
 OK = Event(SUCCESS)
 
 
-def run(events, ceiling=100, start=None, every=1.0):
-    """The limit after each event, the events `every` seconds apart (from t=0)."""
-    state = State(limit=start) if start else adaptive.initial(ceiling)
+CUT = -100.0  # a state whose limit was cut long ago: past the slow start
+
+
+def run(events, ceiling=100, start=None, every=1.0, cut=CUT):
+    """The limit after each event, the events `every` seconds apart (from t=0); a `start`
+    limit is taken as cut at `cut` (None: never cut, in slow start)."""
+    state = (State(limit=start, last_decrease=float("-inf") if cut is None else cut) if start
+             else adaptive.initial(ceiling))
     limits = []
     for i, event in enumerate(events):
         state = step(state, event, ceiling, now=i * every)
@@ -25,16 +30,34 @@ def test_it_starts_at_four_or_the_ceiling_if_lower():
     assert adaptive.initial(0).limit == 1  # a ceiling of 0 still lets one call through
 
 
-def test_it_adds_one_call_after_a_limit_of_successes_in_a_row():
-    # From 4: 4 successes -> 5; then 5 more -> 6; then 6 more -> 7 (4 + 5 + 6 = 15 calls).
-    _, limits = run([OK] * 15)
+def test_until_its_first_cut_it_adds_one_call_per_success():
+    # Slow start from 4: 5, 6, 7, ... one more per success (4 + 6 = 10 after 6).
+    _, limits = run([OK] * 6)
+    assert limits == [5, 6, 7, 8, 9, 10]
+    # The same with the slow start turned off: 4 successes -> 5, then 5 more -> 6.
+    state, limits = adaptive.initial(100), []
+    for i in range(9):
+        state = step(state, OK, 100, now=i, policy=Policy(slow_start=False))
+        limits.append(state.limit)
+    assert limits == [4, 4, 4, 5, 5, 5, 5, 5, 6]
+
+
+def test_after_a_cut_it_adds_one_call_after_a_limit_of_successes_in_a_row():
+    # From 4, cut before: 4 successes -> 5; then 5 more -> 6; then 6 more -> 7 (4 + 5 + 6 = 15 calls).
+    _, limits = run([OK] * 15, start=4)
     assert limits == [4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 7]
+
+
+def test_the_slow_start_ends_at_the_first_overload():
+    # Slow start 4 -> 8 in 4 successes; a 429 at t=4: floor(8 / 2) = 4; then 4 successes for 5.
+    _, limits = run([OK] * 4 + [Event(RATE_LIMITED)] + [OK] * 4)
+    assert limits == [5, 6, 7, 8, 4, 4, 4, 4, 5]
 
 
 def test_it_halves_on_a_429_and_pauses_for_its_retry_after():
     state, limits = run([OK] * 15 + [Event(RATE_LIMITED, retry_after=3.0)])
-    # 7 after 15 successes (above); floor(7 * 0.5) = 3 at t=15, paused until 15 + 3 = 18.
-    assert limits[-1] == 3
+    # Slow start: 4 + 15 = 19 after 15 successes; floor(19 * 0.5) = 9 at t=15, paused until 15 + 3 = 18.
+    assert limits[-1] == 9
     assert state.paused_until == 18.0
     assert state.last_decrease == 15.0 and state.successes == 0
 
@@ -145,17 +168,20 @@ def test_the_limit_stays_between_one_and_the_ceiling(steps, start):
 def test_a_success_grows_the_limit_only_while_the_calls_in_flight_fill_it():
     # Limit 4: answers with 1 other call in flight (2 of 4 used: paced, or no more units)
     # never grow it; with 3 others in flight (4 of 4) four in a row take it to 5.
-    state, limits = run([Event(SUCCESS, in_flight=1)] * 12)
+    state, limits = run([Event(SUCCESS, in_flight=1)] * 12, start=4)
     assert limits == [4] * 12 and state.successes == 0
-    state, limits = run([Event(SUCCESS, in_flight=3)] * 4)
+    state, limits = run([Event(SUCCESS, in_flight=3)] * 4, start=4)
     assert limits == [4, 4, 4, 5]
     # Unknown (None): grown as before.
-    assert run([OK] * 4)[1][-1] == 5
+    assert run([OK] * 4, start=4)[1][-1] == 5
+    # In slow start too: 3 others + 1 fill 4 -> 5; then 4 of 5 do not fill it.
+    assert run([Event(SUCCESS, in_flight=3)] * 3)[1] == [5, 5, 5]
+    assert run([Event(SUCCESS, in_flight=1)] * 3)[1] == [4, 4, 4]
 
 
 def test_headers_almost_spent_ease_the_limit_only_when_the_starts_are_not_paced():
     # 20 of 600 left (under 5 %): eased 7 -> floor(7 * 0.9) = 6; with the starts paced by
     # the headers (gateway.pacing) the limit stays.
-    state = State(limit=7)
+    state = State(limit=7, last_decrease=CUT)
     assert step(state, Event(SUCCESS, remaining=20, budget=600), 100, now=0).limit == 6
     assert step(state, Event(SUCCESS, remaining=20, budget=600, paced=True), 100, now=0).limit == 7

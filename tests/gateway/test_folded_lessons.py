@@ -17,8 +17,8 @@ PLAIN = LLMResult(text="A", resolved_model="fake")
 
 def test_four_plain_answers_at_the_limit_raise_it_by_one_and_count_four_calls():
     limiter = LocalLimiter()
-    # Start 4; each success with 3 other calls in flight fills the limit (3 + 1 = 4), and
-    # 4 successes in a row (the limit) add one: 4 -> 5.
+    # Start 4, in slow start (one more per success that fills the limit): the first, with
+    # 3 other calls in flight, fills it (3 + 1 = 4): 4 -> 5; the next three (3 + 1 < 5) do not.
     lessons.learn_successes(limiter, "m", 50, here=[3, 3, 3, 3], here_now=0, run_id=7)
     assert limiter.adaptive_limit("m", 50) == 5
     assert limiter.run_calls(7)["m"]["calls"] == 4
@@ -63,8 +63,8 @@ def test_redis_folds_a_batch_as_it_tells_one_answer_at_a_time():
     lessons.learn_successes(folded, "m", 50, here=[4] * 9, here_now=0, run_id=3)
     for _ in range(9):
         in_turn.adaptive_observe("m", 50, adaptive.Event(adaptive.SUCCESS, in_flight=4), run_id=3)
-    # 4 other calls in flight fill a limit of 4 and of 5 (4 + 1 >= 5): 4 successes raise
-    # 4 -> 5, then 5 more raise 5 -> 6.
+    # Slow start: 4 other calls in flight fill a limit of 4 and of 5 (4 + 1 >= 5): 4 -> 5 -> 6;
+    # the seven after do not fill 6 (4 + 1 < 6).
     assert folded.adaptive_limit("m", 50) == in_turn.adaptive_limit("m", 50) == 6
     assert folded.run_calls(3)["m"]["calls"] == 9
     assert folded.unpaced("m")
