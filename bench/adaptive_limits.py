@@ -111,6 +111,9 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
         back: asyncio.Queue = asyncio.Queue()  # units whose countdown ran out
 
         waiting = [0] * len(base_urls)  # units of each model counting down
+        # The asking loops share one event loop, as a worker's batch does: their plain
+        # answers told together every LESSON_EVERY seconds, as the batch's are.
+        lessons = batch_execution.Lessons(limiter)
 
         def next_unit():
             if not back.empty():
@@ -136,7 +139,7 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
                                          messages=[{"role": "user", "content": f"Question {i}. What should be done?"}],
                                          params={"max_tokens": 8})
                 unit = Unit(types.SimpleNamespace(model=models[n], run_id=None, pk=i), request=request)
-                await batch_execution._ask_one(limiter, unit)
+                await batch_execution._ask_one(limiter, unit, lessons)
                 if unit.result is not None:
                     answered[n].append(time.monotonic())
                     continue
@@ -157,6 +160,7 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
                 await asyncio.sleep(5)
 
         await asyncio.gather(watch(), *(worker() for _ in range(workers)))
+        lessons.tell()
         return time.monotonic()
 
     os.environ.setdefault("CFPD_LOCAL_API_KEY", "no-key-needed")

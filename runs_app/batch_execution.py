@@ -87,15 +87,16 @@ class Lessons:
     controllers together (`gateway.learn_successes`) every LESSON_EVERY seconds and at
     the batch's end. Lives on the batch's event loop: no lock."""
 
-    def __init__(self, limiter, units: list[Unit], every: float = LESSON_EVERY):
+    def __init__(self, limiter, every: float = LESSON_EVERY):
         self.limiter, self.every = limiter, every
-        self.models = {unit.response.model.pk: unit.response.model for unit in units}
+        self.models = {}
         self.waiting: dict[tuple[int, int], list[int]] = {}
         self.told_at = time.monotonic()
 
     def add(self, unit: Unit):
         """One plain success, with the calls of this process holding its model's slots now."""
         model_id = unit.response.model.pk
+        self.models[model_id] = unit.response.model
         self.waiting.setdefault((model_id, unit.response.run_id), []).append(holding(f"model-{model_id}"))
         if time.monotonic() - self.told_at >= self.every:
             self.tell()
@@ -114,7 +115,7 @@ def ask_together(units: list[Unit]):
     """The units asked together on the process's event loop (`gateway.ask_batch`); the
     lessons of their plain answers told a few at a time (`Lessons`, issue 45)."""
     limiter = get_limiter(settings.REDIS_URL)
-    lessons = Lessons(limiter, units)
+    lessons = Lessons(limiter)
     gateway.ask_batch([_ask_one(limiter, unit, lessons) for unit in units])
     lessons.tell()
 

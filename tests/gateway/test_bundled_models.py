@@ -95,3 +95,36 @@ def test_sampled_text_is_reproducible_with_a_seed_and_stops_at_the_token_limit(s
     greedy = model.generate(messages, max_tokens=5, temperature=0)
     assert greedy["completion_tokens"] <= 5 and greedy == model.generate(messages, max_tokens=5, temperature=0)
     assert greedy["finish_reason"] in ("stop", "length")
+
+
+def test_a_prompts_head_is_computed_once_and_changes_no_answer(settings):
+    """Issue 45: the head a benchmark's prompts share (the chat template's opening and the
+    system prompt) is computed once and its keys and values kept; the logits after a
+    prompt are those of the whole prompt computed at once, whatever was asked before."""
+    import torch
+
+    local_provider.configure(settings.CFPD_MODELS_DIR, 1)
+    model = local_provider.runtime().model("smollm2")
+    system = {"role": "system", "content": "Answer with a single letter."}
+    asks = [[system, {"role": "user", "content": f"Question {n}: should Actor A act? A: yes B: no\nAnswer:"}]
+            for n in range(3)]
+    other = [{"role": "system", "content": "You advise a government."}, asks[0][1]]
+    ids = [model.prompt_ids(messages) for messages in asks]
+    heads = {model.head_length(messages, i) for messages, i in zip(asks, ids)}
+    assert len(heads) == 1 and 5 < heads.pop() < len(ids[0])  # one head, shorter than a prompt
+    # It ends where the question's text begins: the head decodes to no part of it.
+    head = model.head_length(asks[0], ids[0])
+    assert "Question" not in model.tokenizer.decode(ids[0][:head])
+    assert "Question" in model.tokenizer.decode(ids[0][head:head + 3])
+    model._heads.clear()
+    in_order = [model.choice(messages, ["A", "B"]) for messages in asks]
+    assert len(model._heads) == 1  # three prompts, one head kept
+    model.choice(other, ["A", "B"])
+    assert len(model._heads) == 2  # another system prompt: a head of its own
+    model._heads.clear()
+    reversed_order = [model.choice(messages, ["A", "B"]) for messages in reversed(asks)][::-1]
+    assert in_order == reversed_order  # exactly the same numbers, cold or warm
+    with torch.inference_mode():
+        whole = model.model(torch.tensor([ids[1]]), logits_to_keep=1).logits[0, -1]
+    split = model.last_logits(asks[1], ids[1])
+    assert torch.allclose(whole, split, atol=1e-3)  # the same prompt computed at once (float32 sums in another order)

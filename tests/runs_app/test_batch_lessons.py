@@ -17,7 +17,7 @@ def test_answers_are_told_once_the_period_has_passed(monkeypatch):
     clock = [100.0]
     monkeypatch.setattr(batch_execution.time, "monotonic", lambda: clock[0])
     limiter = LocalLimiter()
-    lessons = Lessons(limiter, [unit()], every=0.05)
+    lessons = Lessons(limiter, every=0.05)
     lessons.add(unit())
     lessons.add(unit())
     assert limiter.run_calls(7) == {}  # within 0.05 s of the batch's start: waiting
@@ -35,7 +35,7 @@ def test_a_telling_grows_the_limit_within_the_batch(monkeypatch):
     # after it.
     limiter = LocalLimiter()
     monkeypatch.setattr(batch_execution, "holding", lambda key: 3)  # 3 of this process's calls hold slots
-    lessons = Lessons(limiter, [unit()], every=0.0)
+    lessons = Lessons(limiter, every=0.0)
     lessons.add(unit())
     # here = 3 (+ 0 others): 3 + 1 fills 4 -> 5, told at once.
     assert limiter.adaptive_limit("model-1", 50) == 5
