@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "analysis_app",
     "explorer_app",
     "formats_app",
+    "panels_app",
     "kit",  # its table holds the files between processes when no object storage is set (kit.file_store)
 ]
 
