@@ -48,6 +48,9 @@ class ProfileQuestionInline(admin.TabularInline):
 
 
 class PanelForm(forms.ModelForm):
+    completion_url = forms.URLField(required=False, assume_scheme="https", max_length=200,
+                                    help_text=Panel._meta.get_field("completion_url").help_text)
+
     class Meta:
         model = Panel
         fields = ["name", "stands_for", "benchmark", "selection", "seed", "items_per_respondent", "ask_reason",
