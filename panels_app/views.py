@@ -92,7 +92,8 @@ def answer(request, token, position):
         respondent.refresh_from_db()
         return _item(request, respondent, token, problem=str(exc), status=400,
                      sent_reason=str(request.POST.get("reason", ""))[:services.MAX_REASON])
-    return redirect("panels_app:respond", token=token)
+    respondent.refresh_from_db(fields=["finished_at"])
+    return redirect("panels_app:done" if respondent.finished_at else "panels_app:respond", token=token)
 
 
 @login_not_required
