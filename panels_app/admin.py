@@ -105,11 +105,12 @@ class PanelAdmin(admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         panel = form.instance
-        try:
-            found = services.pick_questions(panel)
-            messages.info(request, f"{len(found)} question(s) picked for {panel.name}.")
-        except services.PanelError as exc:
-            messages.warning(request, str(exc))
+        if not change or {"benchmark", "selection", "seed"} & set(form.changed_data):
+            try:
+                found = services.pick_questions(panel)
+                messages.info(request, f"{len(found)} question(s) picked for {panel.name}.")
+            except services.PanelError as exc:
+                messages.warning(request, str(exc))
         if panel.open_cap:
             services.open_link(panel, panel.open_cap)
 

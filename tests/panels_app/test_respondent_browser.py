@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 
 from panels_app import results, services
 from panels_app.models import PanelAnswer, Respondent
+from runs_app.models import LLMModel, Response, Run
+from tests.journeys.test_author_browser import log_in
 from tests.panels_app.support import make_benchmark, make_panel
 
 pytestmark = [
@@ -112,7 +114,7 @@ def test_a_respondent_answers_with_the_keyboard_on_a_phone(page, live_server):
     assert page.problems == []
 
 
-def test_a_respondent_failing_the_check_is_excluded_and_counted(page, live_server):
+def test_a_respondent_failing_the_check_is_excluded_and_counted(page, live_server, analyst):
     panel = make_panel(make_benchmark()[0], per_respondent=2, checks=1, profile=False)
     token = services.create_invitations(panel, 1)[0].token
     page.goto(f"{live_server.url}/p/{token}/")
@@ -123,4 +125,22 @@ def test_a_respondent_failing_the_check_is_excluded_and_counted(page, live_serve
     expect(page.locator("h1")).to_have_text("Thank you")
     found = results.panel_results(panel)
     assert (found.finished, found.excluded, found.kept_answers) == (1, 1, 0)
+
+    # a second respondent passes; a model answered the same questions: the analysts' page
+    kept = services.create_invitations(panel, 1)[0]
+    services.consent(kept)
+    while (item := services.current_page(kept)) is not None:
+        services.answer_item(kept, item.position, "B")
+    model = LLMModel.objects.create(name="hawk", litellm_model="openai/hawk")
+    run = Run.objects.create(benchmark=panel.benchmark, status="done")
+    for link in panel.panel_questions.all():
+        for repeat, code in enumerate("AAB"):
+            Response.objects.create(run=run, question_id=link.question_id, model=model, repeat=repeat,
+                                    status="done", code=code)
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/panels/{panel.pk}/")
+    expect(page.locator('[data-count="excluded"]')).to_have_text("1")
+    expect(page.locator('[data-count="kept"]')).to_have_text("2")
+    expect(page.locator("#panel-alignment tr[data-model=hawk] td").nth(3)).to_have_text("2")
+    page.screenshot(path=str(SHOTS / "h40-panel-page.png"), full_page=True)
     assert page.problems == []

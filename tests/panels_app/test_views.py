@@ -162,3 +162,14 @@ def test_the_panel_page_is_for_analysts(client, panel, analyst, outsider):
     assert re.search(r'data-count="kept">0<', html)
     assert panel.name in client.get("/panels/").content.decode()
     assert 'href="/panels/"' in client.get("/").content.decode()  # in the bar
+
+
+def test_an_item_is_shown_in_its_questions_language_and_direction(client):
+    benchmark, questions = make_benchmark(questions=1)
+    Question = type(questions[0])
+    Question.objects.filter(pk=questions[0].pk).update(language="ar", text="هل تتدخل الصين؟")
+    panel = make_panel(benchmark, per_respondent=1, checks=0, profile=False)
+    token = services.create_invitations(panel, 1)[0].token
+    client.post(_url(token, "consent/"))
+    html = client.get(_url(token)).content.decode()
+    assert '<fieldset class="item" lang="ar" dir="rtl">' in html and "هل تتدخل الصين؟" in html
