@@ -111,6 +111,9 @@ AUDITLOG_INCLUDE_TRACKING_MODELS = (
     "benchmarks_app.Condition",
     "runs_app.LLMModel",
     "encoding_app.Code",
+    "panels_app.Panel",  # a panel's design, its checks and profile questions; not the respondents' answers
+    "panels_app.AttentionCheck",
+    "panels_app.ProfileQuestion",
     {"model": "auth.User", "m2m_fields": {"groups"},
      "exclude_fields": ["password", "last_login"]},
 )

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from kit.csv_safety import SafeWriter
+from kit.history_admin import HistoryAdminMixin
 
 from . import services
 from .models import AttentionCheck, Panel, ProfileQuestion, Respondent
@@ -76,7 +77,7 @@ class LinksActionForm(ActionForm):
 
 
 @admin.register(Panel)
-class PanelAdmin(admin.ModelAdmin):
+class PanelAdmin(HistoryAdminMixin, admin.ModelAdmin):
     form = PanelForm
     inlines = [AttentionCheckInline, ProfileQuestionInline]
     list_display = ["name", "stands_for", "benchmark", "question_count", "respondent_count", "results"]

@@ -181,6 +181,9 @@ def consent(respondent: Respondent) -> Respondent:
     _deal(respondent, panel)
     respondent.consented_at = timezone.now()
     Respondent.objects.filter(pk=respondent.pk).update(consented_at=respondent.consented_at)
+    if not respondent.answers.exists():  # a panel left with no question and no check: nothing to ask
+        finish(respondent)
+        respondent.refresh_from_db(fields=["finished_at"])
     return respondent
 
 

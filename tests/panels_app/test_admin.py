@@ -35,6 +35,9 @@ def test_an_author_makes_a_panel_in_the_console(client, author):
     panel = Panel.objects.get(name="Public, DE")
     assert panel.panel_questions.count() == 3 and panel.selection["seed"] == 4
     assert panel.attention_checks.get().expected == 1
+    from auditlog.models import LogEntry  # the record of changes: who made the panel
+    assert LogEntry.objects.get_for_object(panel).get().actor == author
+    assert client.get(f"/admin/panels_app/panel/{panel.pk}/history/").status_code == 200
 
 
 def test_a_bad_selection_or_check_is_named_on_its_field(client, author):

@@ -201,3 +201,10 @@ def test_the_panel_page_sets_each_model_beside_the_panel(benchmark):
     # JSD = (0.021121 + 0.020321) / 2 = 0.020721; distance √0.020721 = 0.143947; similarity 0.856053
     assert row.model == "hawk" and row.n_questions == 1
     assert row.similarity == pytest.approx(0.856053, abs=1e-5)
+
+
+def test_a_respondent_of_a_panel_with_nothing_to_ask_is_finished_at_consent(benchmark):
+    panel = make_panel(benchmark, checks=0, profile=False)
+    respondent = services.create_invitations(panel, 1)[0]
+    panel.panel_questions.all().delete()  # as if the author emptied it after making the links
+    assert services.consent(respondent).finished_at is not None
