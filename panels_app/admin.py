@@ -9,6 +9,7 @@ import io
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.db import models
 from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -48,12 +49,17 @@ class ProfileQuestionInline(admin.TabularInline):
     extra = 0
 
 
-class PanelForm(forms.ModelForm):
-    completion_url = forms.URLField(required=False, assume_scheme="https", max_length=200,
-                                    help_text=Panel._meta.get_field("completion_url").help_text)
+def _https_urls(field, **kwargs):
+    """A platform's completion URL typed without a scheme is read as https (Django 6's default)."""
+    if isinstance(field, models.URLField):
+        kwargs.setdefault("assume_scheme", "https")
+    return field.formfield(**kwargs)
 
+
+class PanelForm(forms.ModelForm):
     class Meta:
         model = Panel
+        formfield_callback = _https_urls
         fields = ["name", "stands_for", "benchmark", "selection", "seed", "items_per_respondent", "ask_reason",
                   "consent_text", "closing_text", "completion_url", "completion_code", "open_cap"]
 
@@ -79,6 +85,7 @@ class LinksActionForm(ActionForm):
 @admin.register(Panel)
 class PanelAdmin(HistoryAdminMixin, admin.ModelAdmin):
     form = PanelForm
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}  # a platform's URL typed without one
     inlines = [AttentionCheckInline, ProfileQuestionInline]
     list_display = ["name", "stands_for", "benchmark", "question_count", "respondent_count", "results"]
     readonly_fields = ["open_link", "question_count"]
