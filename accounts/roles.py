@@ -34,10 +34,16 @@ def _perms(app, models, actions):
 _RUN_MODELS = ["llmmodel", "run", "response"]
 _RUN_READ = _perms("runs_app", _RUN_MODELS, ["view"])
 
+# Panels of people (panels_app): authors design panels and make, open and withdraw their links;
+# analysts read the panels' pages.
+_PANEL_AUTHORING = (_perms("panels_app", ["panel", "attentioncheck", "profilequestion"], ["add", "change", "delete", "view"])
+                    + _perms("panels_app", ["respondent"], ["change", "view"]))
+_PANEL_READING = ["panels_app.view_panel_results"]
+
 # The core's permissions per role; each family adds its own models' (its registration's
 # `role_permissions`: CFPD's scenarios, the territorial tables, the crisis simulations).
 CORE_PERMISSIONS = {
-    AUTHORS: _AUTHORING_SHARED,
+    AUTHORS: _AUTHORING_SHARED + _PANEL_AUTHORING,
     # Reviewers code answers, second-code, adjudicate (never their own disagreements) and
     # read agreement and the encoder's audit.
     REVIEWERS: _READING_SHARED + ["benchmarks_app.view_actor"] + _RUN_READ
@@ -45,7 +51,7 @@ CORE_PERMISSIONS = {
     # Not the codes' history (encoding_app.view_code): in the console it would show a
     # blind second coder the first coder's code.
     + _perms("encoding_app", ["reviewtask", "codingpolicy"], ["view"]),
-    ANALYSTS: _READING_SHARED + ["benchmarks_app.view_actor"] + _RUN_READ + ["analysis_app.view_dashboard"],
+    ANALYSTS: _READING_SHARED + ["benchmarks_app.view_actor"] + _RUN_READ + ["analysis_app.view_dashboard"] + _PANEL_READING,
     # Operators launch, cancel and resume runs and register models.
     OPERATORS: list(_READING_SHARED)
     + _perms("runs_app", ["llmmodel"], ["add", "change", "view"]) + _perms("runs_app", ["run"], ["add", "change", "view"])

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "analysis_app",
     "explorer_app",
     "formats_app",
+    "panels_app",
     "kit",  # its table holds the files between processes when no object storage is set (kit.file_store)
 ]
 
@@ -110,6 +111,9 @@ AUDITLOG_INCLUDE_TRACKING_MODELS = (
     "benchmarks_app.Condition",
     "runs_app.LLMModel",
     "encoding_app.Code",
+    "panels_app.Panel",  # a panel's design, its checks and profile questions; not the respondents' answers
+    "panels_app.AttentionCheck",
+    "panels_app.ProfileQuestion",
     {"model": "auth.User", "m2m_fields": {"groups"},
      "exclude_fields": ["password", "last_login"]},
 )

@@ -31,6 +31,7 @@ urlpatterns = [
     path("models/", include("analysis_app.profile_urls")),
     path("answers/", include("explorer_app.urls")),
     path("reports/", include("formats_app.urls")),
+    path("", include("panels_app.urls")),  # /p/… (respondents, no account) and /panels/… (analysts)
     path("admin/", admin.site.urls),
 ]
 

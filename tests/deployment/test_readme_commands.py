@@ -25,6 +25,7 @@ SKIPPED = {
     "prepare_local_models": "converts the bundled models' weights (1-2 minutes on 2 cores; scripts/demo does it)",
     "score_inconsistency": "scores with the BERTScore encoder, a model run in-process (minutes on 2 cores)",
     "validate_inconsistency": "scores the validation texts with the BERTScore encoder, a model run in-process",
+    "invite_panel": "needs a panel, which the demo does not make (tests/panels_app/test_invite_panel.py runs it)",
 }
 # Arguments added to the README's form, with the reason.
 EXTRA = {

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ROOMS = ("accounts", "analysis_app", "benchmarks_app", "cfpd_site", "crisis_app", "encoding_app", "explorer_app",
-         "formats_app", "gateway", "kit", "runs_app", "scenarios_app", "territories_app")
+         "formats_app", "gateway", "kit", "panels_app", "runs_app", "scenarios_app", "territories_app")
 # file -> why its uses of VAR_DIR stay on one host
 ON_ONE_HOST = {
     "cfpd_site/settings.py": "where VAR_DIR is read; SQLite, the file broker and static files: the one-machine default",

@@ -6,7 +6,7 @@ scenarios_app 0008), not by pinning the old name with `db_table`."""
 from django.apps import apps
 
 OURS = {"accounts", "analysis_app", "benchmarks_app", "crisis_app", "encoding_app", "explorer_app", "formats_app",
-        "runs_app", "scenarios_app", "territories_app"}
+        "panels_app", "runs_app", "scenarios_app", "territories_app"}
 
 
 def misnamed() -> list[str]:
