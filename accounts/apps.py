@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core import checks
 from django.db.models.signals import post_migrate
 
 
@@ -25,3 +26,16 @@ class AccountsConfig(AppConfig):
         # The users' and roles' console pages replace django.contrib.auth's, which the
         # admin's autodiscovery (an earlier app) has registered by now.
         from . import user_admin  # noqa: F401
+
+        checks.register(_sign_on_settings, checks.Tags.security)
+
+
+def _sign_on_settings(app_configs=None, **kwargs):
+    """CFPD_OIDC_ROLE_MAP names only the product's roles."""
+    from django.conf import settings
+
+    from .roles import ROLES
+
+    return [checks.Error(f"CFPD_OIDC_ROLE_MAP: {group!r}={role!r} does not name a role",
+                         hint=f"provider-group=role, a role among {', '.join(ROLES)}", id="accounts.E001")
+            for group, role in settings.CFPD_OIDC_ROLE_MAP.items() if role not in ROLES or not group]

@@ -80,3 +80,21 @@ def create_user_with_role(username, password, role=None, email="", superuser=Fal
     sync_console_access([user.pk])
     user.refresh_from_db(fields=["is_staff"])
     return user, created
+
+
+@transaction.atomic
+def set_roles_from_provider(user, roles: set[str]):
+    """A person signed on (accounts.sso): their roles made exactly `roles` (the roles their
+    provider's groups map to), other groups kept, console access in step. The record of
+    changes (auditlog) shows each role given or taken."""
+    unknown = set(roles) - set(ROLES)
+    if unknown:
+        raise RoleError(f"not roles: {', '.join(sorted(unknown))}")
+    if not Group.objects.filter(name__in=ROLES).exists():
+        sync_roles()
+    current = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
+    if current - roles:
+        user.groups.remove(*Group.objects.filter(name__in=current - roles))
+    if roles - current:
+        user.groups.add(*Group.objects.filter(name__in=roles - current))
+    sync_console_access([user.pk])

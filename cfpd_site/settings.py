@@ -93,6 +93,27 @@ CSRF_FAILURE_VIEW = "cfpd_site.error_pages.csrf_failure"
 # Sign-in throttling (django-axes): AXES_FAILURE_LIMIT failed sign-ins for one username
 # from one address pause that pair for AXES_COOLOFF_MINUTES, with a page that says so.
 AUTHENTICATION_BACKENDS = ["accounts.signin.SignInThrottle", "django.contrib.auth.backends.ModelBackend"]
+# Single sign-on with OpenID Connect (issue 43; accounts/sso.py, mozilla-django-oidc), on when
+# CFPD_OIDC_ISSUER is set: the provider's endpoints come from its discovery document.
+CFPD_OIDC_ISSUER = envstr("CFPD_OIDC_ISSUER", "").rstrip("/")
+CFPD_OIDC_NAME = envstr("CFPD_OIDC_NAME", "your organisation's sign-on")  # the sign-in button's words
+OIDC_RP_CLIENT_ID = envstr("CFPD_OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = secret("CFPD_OIDC_CLIENT_SECRET", "")
+OIDC_RP_SCOPES = envstr("CFPD_OIDC_SCOPES", "openid email profile groups")
+OIDC_RP_SIGN_ALGO = envstr("CFPD_OIDC_SIGN_ALGO", "RS256")
+OIDC_USE_PKCE = True
+OIDC_STORE_ID_TOKEN = True  # for the sign-out at the provider (id_token_hint)
+OIDC_CREATE_USER = True
+OIDC_TIMEOUT = 10
+CFPD_OIDC_GROUPS_CLAIM = envstr("CFPD_OIDC_GROUPS_CLAIM", "groups")
+# provider-group=role,... (roles: authors, reviewers, analysts, operators); checked by accounts' system check.
+CFPD_OIDC_ROLE_MAP = {group.strip(): role.strip() for group, _, role in
+                      (entry.rpartition("=") for entry in envstr("CFPD_OIDC_ROLE_MAP", "").split(",") if entry.strip())}
+CFPD_LOCAL_PASSWORDS = envbool("CFPD_LOCAL_PASSWORDS", True)  # off: only superusers sign in with a password
+if CFPD_OIDC_ISSUER:
+    if not (OIDC_RP_CLIENT_ID and OIDC_RP_CLIENT_SECRET):
+        raise ImproperlyConfigured("CFPD_OIDC_ISSUER is set: set CFPD_OIDC_CLIENT_ID and CFPD_OIDC_CLIENT_SECRET too")
+    AUTHENTICATION_BACKENDS.append("accounts.sso.SSOBackend")
 # The record (issue 43): django-auditlog writes one entry per create, change and delete of
 # these models (who, when, what field by field), read in the console only (History button
 # of each object; /admin/auditlog/logentry/ filtered by person, kind and date, as CSV).
@@ -146,6 +167,10 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     },
 }
+if CFPD_OIDC_ISSUER:
+    # Signing out (a form) ends at the provider's end-session page: a redirect after a form
+    # that `form-action 'self'` alone would stop.
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"].append(CFPD_OIDC_ISSUER)
 
 ROOT_URLCONF = "cfpd_site.urls"
 LOGIN_URL = "login"

@@ -1,7 +1,8 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 
+from accounts import sso
 from accounts.views import favicon, home
 from benchmarks_app import families
 
@@ -16,8 +17,12 @@ urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", favicon, name="favicon"),
     path("healthz", healthz, name="healthz"),  # the probes' (cfpd_site.health): open, never redirected
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/login/", sso.SignIn.as_view(), name="login"),
+    path("accounts/logout/", sso.SignOut.as_view(), name="logout"),
+    # Single sign-on (accounts.sso; mozilla-django-oidc's URL names): 404 until CFPD_OIDC_ISSUER is set.
+    path("accounts/sso/start/", login_not_required(sso.SignOnStart.as_view()), name="oidc_authentication_init"),
+    path("accounts/sso/callback/", login_not_required(sso.SignOnCallback.as_view()),
+         name="oidc_authentication_callback"),
     path("benchmarks/", include("benchmarks_app.urls")),
     path("runs/", include("runs_app.urls")),
     path("encoding/", include("encoding_app.urls")),
