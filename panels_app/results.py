@@ -16,6 +16,8 @@ from runs_app.models import Response
 
 from .models import Panel, PanelAnswer, ReferenceShare, Respondent
 
+RESULTS_PERMISSION = "panels_app.view_panel_results"
+
 
 @dataclass(frozen=True)
 class QuestionRow:

@@ -4,7 +4,7 @@ without links; every bad row is named by line and column and nothing is written.
 import pytest
 from django.core.management import CommandError, call_command
 
-from panels_app import results, services
+from panels_app import references, results, services
 from panels_app.models import Panel, PanelAnswer, ReferenceShare, Respondent
 from tests.panels_app.support import make_benchmark, make_panel
 
@@ -119,8 +119,8 @@ Scholars US,people-q3,A,1,0
 
 
 def test_bad_share_rows_are_each_named_and_nothing_is_written(tmp_path, benchmark):
-    with pytest.raises(services.ReferenceInvalid) as raised:
-        services.import_reference(BAD_SHARES)
+    with pytest.raises(references.ReferenceInvalid) as raised:
+        references.import_reference(BAD_SHARES)
     assert raised.value.problems == [
         "line 4, column share: must be from 0 to 1; got '1.5'",
         "line 5, column share: must be a number; got 'half'",
@@ -130,39 +130,39 @@ def test_bad_share_rows_are_each_named_and_nothing_is_written(tmp_path, benchmar
         "line 6, column share: the shares of people-q1 in panel 'Scholars US' sum to 0.5, not 1 (±0.01)",
     ]
     mixed_n = SHARES.replace("people-q1,C,0.5,12", "people-q1,C,0.5,13")
-    with pytest.raises(services.ReferenceInvalid, match=r"line 5, column n: 13 differs from the n of people-q1's "):
-        services.import_reference(mixed_n)
+    with pytest.raises(references.ReferenceInvalid, match=r"line 5, column n: 13 differs from the n of people-q1's "):
+        references.import_reference(mixed_n)
     assert not Panel.objects.exists() and not ReferenceShare.objects.exists()
 
 
 def test_headers_names_and_benchmarks_are_checked(tmp_path, benchmark):
-    with pytest.raises(services.ReferenceInvalid, match="line 1: the columns must be either panel, respondent"):
-        services.import_reference("panel,question,answer\nA,b,c\n")
-    with pytest.raises(services.ReferenceInvalid, match="line 1: the file is empty"):
-        services.import_reference("")
-    with pytest.raises(services.ReferenceInvalid, match="line 2: the file has a header and no rows"):
-        services.import_reference("panel,respondent,question_key,answer\n")
-    with pytest.raises(services.ReferenceInvalid, match="--benchmark: no benchmark named 'other'"):
-        services.import_reference(RESPONDENTS, benchmark="other")
+    with pytest.raises(references.ReferenceInvalid, match="line 1: the columns must be either panel, respondent"):
+        references.import_reference("panel,question,answer\nA,b,c\n")
+    with pytest.raises(references.ReferenceInvalid, match="line 1: the file is empty"):
+        references.import_reference("")
+    with pytest.raises(references.ReferenceInvalid, match="line 2: the file has a header and no rows"):
+        references.import_reference("panel,respondent,question_key,answer\n")
+    with pytest.raises(references.ReferenceInvalid, match="--benchmark: no benchmark named 'other'"):
+        references.import_reference(RESPONDENTS, benchmark="other")
     make_benchmark("elsewhere")
-    with pytest.raises(services.ReferenceInvalid, match="line 2, column question_key: no question of benchmark "
+    with pytest.raises(references.ReferenceInvalid, match="line 2, column question_key: no question of benchmark "
                                                         "'elsewhere' with key 'people-q0'"):
-        services.import_reference(RESPONDENTS, benchmark="elsewhere")
+        references.import_reference(RESPONDENTS, benchmark="elsewhere")
     spanning = RESPONDENTS + "Public DE,r4,elsewhere-q0,A\n"
-    with pytest.raises(services.ReferenceInvalid, match="line 8, column question_key: 'elsewhere-q0' is of benchmark "
+    with pytest.raises(references.ReferenceInvalid, match="line 8, column question_key: 'elsewhere-q0' is of benchmark "
                                                         "'elsewhere'"):
-        services.import_reference(spanning)
+        references.import_reference(spanning)
     make_panel(benchmark, name="Public DE")
-    with pytest.raises(services.ReferenceInvalid, match="line 2, column panel: 'Public DE' is a panel with links"):
-        services.import_reference(RESPONDENTS)
+    with pytest.raises(references.ReferenceInvalid, match="line 2, column panel: 'Public DE' is a panel with links"):
+        references.import_reference(RESPONDENTS)
     with pytest.raises(CommandError, match="cannot read"):
         call_command("import_reference", str(tmp_path / "missing.csv"))
 
 
 def test_a_reference_is_replaced_only_when_asked(benchmark):
-    services.import_reference(RESPONDENTS)
-    with pytest.raises(services.ReferenceInvalid, match="a reference named 'Public DE' exists; import with --replace"):
-        services.import_reference(RESPONDENTS)
-    services.import_reference(RESPONDENTS.replace("Public DE,r3,people-q0,A\n", ""), replace=True)
+    references.import_reference(RESPONDENTS)
+    with pytest.raises(references.ReferenceInvalid, match="a reference named 'Public DE' exists; import with --replace"):
+        references.import_reference(RESPONDENTS)
+    references.import_reference(RESPONDENTS.replace("Public DE,r3,people-q0,A\n", ""), replace=True)
     assert Panel.objects.filter(name="Public DE").count() == 1
     assert PanelAnswer.objects.filter(respondent__panel__name="Public DE").count() == 4

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmarks_app import families
-from panels_app import results, services
+from panels_app import references, results
 from runs_app.models import LLMModel, Response, Run
 from tests.panels_app.support import make_benchmark
 
@@ -39,8 +39,8 @@ EVEN_VS_UNANIMOUS = 0.442077  # 1 − √0.311278: (½, ½) against (1, 0) (test
 def case(monkeypatch):
     benchmark, questions = make_benchmark()
     monkeypatch.setattr(families, "sample_metadata", lambda question, family: {"domain": DOMAINS[question.key]})
-    services.import_reference(PUBLIC)
-    services.import_reference(SCHOLARS)
+    references.import_reference(PUBLIC)
+    references.import_reference(SCHOLARS)
     model = LLMModel.objects.create(name="hawk", litellm_model="openai/hawk")
     run = Run.objects.create(benchmark=benchmark, status="done")
     for question in questions:
@@ -106,3 +106,31 @@ def test_reference_report_names_bad_parameters(case, tmp_path):
         call_command("reference_report", "--benchmark", "people", "--panel", "Nobody", "--model", "dove", "--out", out)
     with pytest.raises(CommandError, match="--out: cannot write"):
         call_command("reference_report", "--benchmark", "people", "--out", str(tmp_path / "no" / "r.csv"))
+
+
+def test_the_api_answers_the_same_rows_and_400_for_bad_parameters(case, client, analyst, outsider):
+    url = "/api/panels/alignment/"
+    client.force_login(analyst)
+    body = client.get(url, {"benchmark": "people", "panel": "Scholars"}).json()
+    assert body["benchmark"] == "people"
+    assert [(r["model"], r["panel"], r["domain"], r["choice_count"], round(r["similarity"], 6), r["n_questions"],
+             r["ceiling"]) for r in body["rows"]] == [
+        ("hawk", "Scholars", "", None, 0.442077, 1, None),
+        ("hawk", "Scholars", "escalation", None, 0.442077, 1, None),
+        ("hawk", "Scholars", "", 2, 0.442077, 1, None)]
+    assert list(body["rows"][0]) == list(results.REPORT_COLUMNS)
+    for params, field, message in [
+        ({}, "benchmark", "required: the benchmark whose panels to compare"),
+        ({"benchmark": "nope"}, "benchmark", "no benchmark named 'nope'"),
+        ({"benchmark": "people", "panel": "Nobody"}, "panel", "no panel named 'Nobody'"),
+        ({"benchmark": "people", "model": "dove"}, "model", "no model named 'dove'"),
+        ({"benchmark": "people", "model": "a\x00b"}, "model", "must be a name of 1 to 200 characters"),
+        ({"benchmark": ["people", "other"]}, "benchmark", "give it once"),
+    ]:
+        answer = client.get(url, params)
+        assert answer.status_code == 400, params
+        assert message in answer.json()[field][0]
+    client.force_login(outsider)
+    assert client.get(url, {"benchmark": "people"}).status_code == 403
+    client.logout()
+    assert client.get(url, {"benchmark": "people"}).status_code == 401
