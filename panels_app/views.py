@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import design, results, services
+from . import design, people_page, results, services
 from .models import Panel
 
 RESULTS_PERMISSION = "panels_app.view_panel_results"
@@ -138,3 +138,24 @@ def panel_list(request):
 def panel_page(request, pk):
     panel = get_object_or_404(Panel.objects.select_related("benchmark"), pk=pk)
     return render(request, "panels_app/panel.html", {"panel": panel, "results": results.panel_results(panel)})
+
+
+@permission_required(RESULTS_PERMISSION, raise_exception=True)
+@require_http_methods(["GET", "HEAD"])
+def models_and_people(request):
+    """Models and people: each model's similarity to each panel of a benchmark (?benchmark=)."""
+    names = request.GET.getlist("benchmark")
+    error, status = "", 200
+    if len(names) > 1:
+        error = "benchmark: give it once"
+    elif names:
+        try:
+            results.read_report_params(names[0])
+        except results.ReportInvalid as exc:
+            error = str(exc)
+    if error:
+        page, status = people_page.Page(None, people_page.benchmarks_with_panels()), 400
+    else:
+        page = people_page.build(names[0] if names else None)
+    return render(request, "panels_app/models_and_people.html", {"page": page, "error": error,
+                                                                  "worst": people_page.WORST}, status=status)
