@@ -16,7 +16,8 @@ from benchmarks_app.models import Benchmark, Question
 from .models import Panel
 from .results import AlignmentRow, alignment_rows, models_by_question, panel_answers
 
-WORST = 5  # disagreements shown per model and panel
+WORST = 5  # disagreements shown per model and panel (questions where the two agree fully are not)
+AGREE = 0.999
 CEILING_COLOUR, MODEL_COLOUR = "#d1495b", PALETTE[0]
 
 
@@ -96,7 +97,7 @@ def heat_figure(model: str, domains: list[str], panels: list[str], cells) -> dic
         return None
     text = [["" if v is None else f"{v:.3f}" for v in row] for row in cells]
     traces = [{"type": "heatmap", "x": panels, "y": domains, "z": cells, "text": text, "texttemplate": "%{text}",
-               "zmin": 0, "zmax": 1, "colorscale": "Blues", "colorbar": {"title": {"text": "similarity"}},
+               "zmin": 0, "zmax": 1, "colorscale": "Blues", "reversescale": True,  # darker: closer "colorbar": {"title": {"text": "similarity"}},
                "hovertemplate": "%{y} · %{x}: %{z:.3f}<extra></extra>"}]
     return chart(traces, layout(f"{model}: similarity by domain and panel", height=max(240, 120 + 40 * len(domains)),
                                 xaxis={"title": {"text": "panel"}}, yaxis={"title": {"text": "domain"}}))
@@ -111,11 +112,12 @@ def _disagreements(benchmark: Benchmark, overall: list[AlignmentRow]) -> list[Di
             by_panel.setdefault(row.panel, []).append(row)
     for name, rows in by_panel.items():
         answered_by_panel, _ = panel_answers(panels[name])
-        worst_ids = {qid for row in rows for qid, _ in sorted(row.per_question.items(), key=lambda kv: kv[1])[:WORST]}
+        worst_ids = {qid for row in rows for qid, value in row.per_question.items() if value < AGREE}
         questions = {q.pk: q for q in Question.objects.filter(pk__in=worst_ids)}
         by_model = models_by_question(list(worst_ids))
         for row in rows:
-            for qid, value in sorted(row.per_question.items(), key=lambda kv: (kv[1], questions[kv[0]].key))[:WORST]:
+            disagreeing = [(qid, value) for qid, value in row.per_question.items() if value < AGREE]
+            for qid, value in sorted(disagreeing, key=lambda kv: (kv[1], questions[kv[0]].key))[:WORST]:
                 question = questions[qid]
                 letters = option_letters(len(question.options))
                 mine, _ = metrics.distribution(by_model[row.model][qid], letters)
