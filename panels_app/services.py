@@ -348,3 +348,37 @@ def check_attention_check(check: AttentionCheck) -> None:
     if not 1 <= check.expected <= len(check.options):
         raise PanelError(f"attention check {check.text[:40]!r}: the expected option must be 1 to {len(check.options)}")
 
+
+
+# --- the operator's side: one respondent's data ------------------------------------------
+
+def respondent_export(respondent: Respondent) -> dict:
+    """Everything kept of one respondent, as plain JSON values: the link's times, the profile
+    and each page's answer (no address is kept, so none is given)."""
+    answers = respondent.answers.select_related("question", "attention_check").order_by("position")
+    return {
+        "panel": respondent.panel.name, "respondent": respondent.pk, "external_id": respondent.external_id,
+        "consented_at": _iso(respondent.consented_at), "finished_at": _iso(respondent.finished_at),
+        "withdrawn_at": _iso(respondent.withdrawn_at), "failed_checks": respondent.failed_checks,
+        "profile": respondent.profile,
+        "answers": [{"position": a.position, "question": a.question.key if a.question_id else None,
+                     "attention_check": a.attention_check.text if a.attention_check_id else None,
+                     "option_order": a.option_order, "chosen_letter": a.chosen_letter, "code": a.code,
+                     "reason": a.reason, "shown_at": _iso(a.shown_at), "answered_at": _iso(a.answered_at),
+                     "seconds": a.seconds} for a in answers]}
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+@transaction.atomic
+def erase_respondent(respondent: Respondent) -> int:
+    """Delete one respondent's answers and profile (on their request) and close the link; the
+    respondent's row stays, counted as a withdrawn link. The panel's figures are computed from
+    the answers kept whenever they are read, so they recompute without them. The answers
+    deleted."""
+    deleted, _ = PanelAnswer.objects.filter(respondent=respondent).delete()
+    Respondent.objects.filter(pk=respondent.pk).update(
+        profile={}, failed_checks=0, withdrawn_at=respondent.withdrawn_at or timezone.now())
+    return deleted
