@@ -147,6 +147,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no "AXES: BEGIN …" banner on every manage.py command
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The respondents' pages of panels (/p/…, panels_app.limits): requests a minute through one
+# link and from one address, counted in the cache; over either, 429 with Retry-After.
+PANEL_RATE_PER_LINK = envint("CFPD_PANEL_RATE_PER_LINK", 60)
+PANEL_RATE_PER_ADDRESS = envint("CFPD_PANEL_RATE_PER_ADDRESS", 300)
 AXES_CLIENT_IP_CALLABLE = "accounts.signin.client_ip"
 
 # Content-Security-Policy (django-csp): scripts and styles only from this site's files.

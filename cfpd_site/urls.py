@@ -32,6 +32,7 @@ urlpatterns = [
     path("analysis/", include("analysis_app.urls")),
     path("api/profiles/", include("analysis_app.profile_api_urls")),
     path("api/answers/", include("explorer_app.api_urls")),
+    path("api/panels/", include("panels_app.api_urls")),
     path("api/", include("runs_app.api_urls")),
     path("models/", include("analysis_app.profile_urls")),
     path("answers/", include("explorer_app.urls")),

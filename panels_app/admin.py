@@ -1,10 +1,12 @@
 """The authors' console for panels: the design (questions picked with the launch's selection
 when saved), attention checks and profile questions inline, single-use links made as a CSV,
-the open link and its cap, links withdrawn."""
+the open link and its cap, links withdrawn; one respondent's answers exported or deleted on
+their request."""
 
 from __future__ import annotations
 
 import io
+import json
 
 from django import forms
 from django.contrib import admin, messages
@@ -146,12 +148,13 @@ class PanelAdmin(HistoryAdminMixin, admin.ModelAdmin):
 
 @admin.register(Respondent)
 class RespondentAdmin(admin.ModelAdmin):
-    list_display = ["id", "panel", "via_open_link", "consented_at", "finished_at", "failed_checks", "withdrawn_at"]
+    list_display = ["id", "panel", "external_id", "via_open_link", "consented_at", "finished_at", "failed_checks",
+                    "withdrawn_at"]
     list_filter = ["panel", "via_open_link"]
     fields = ["panel", "via_open_link", "number", "profile", "consented_at", "finished_at", "failed_checks",
               "withdrawn_at"]
     readonly_fields = fields
-    actions = ["withdraw_links"]
+    actions = ["withdraw_links", "export_answers", "erase_answers"]
 
     def has_add_permission(self, request):
         return False
@@ -160,3 +163,18 @@ class RespondentAdmin(admin.ModelAdmin):
     def withdraw_links(self, request, queryset):
         withdrawn = sum(services.withdraw(respondent) for respondent in queryset)
         self.message_user(request, f"{withdrawn} link(s) withdrawn.")
+
+    @admin.action(description="Export the chosen respondents' answers (JSON)", permissions=["view"])
+    def export_answers(self, request, queryset):
+        found = [services.respondent_export(r) for r in queryset.select_related("panel").order_by("pk")]
+        response = HttpResponse(json.dumps(found, indent=1, ensure_ascii=False), content_type="application/json")
+        response["Content-Disposition"] = 'attachment; filename="respondent-answers.json"'
+        return response
+
+    @admin.action(description="Delete the chosen respondents' answers and profile (on their request)",
+                  permissions=["change"])
+    def erase_answers(self, request, queryset):
+        chosen = list(queryset)
+        deleted = sum(services.erase_respondent(r) for r in chosen)
+        self.message_user(request, f"{deleted} answer(s) of {len(chosen)} respondent(s) deleted; their links are "
+                                   "closed and the panel's figures no longer count them.")

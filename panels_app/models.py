@@ -11,7 +11,14 @@ from benchmarks_app.lettering import MAX_OPTIONS
 
 
 class Panel(models.Model):
+    class Kind(models.TextChoices):
+        INVITED = "invited", "Invited (answers through links)"
+        REFERENCE = "reference", "Published reference (imported)"
+
     name = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.INVITED, editable=False,
+                            help_text="Invited: people answer through links. Reference: a population's published "
+                                      "answers, read by import_reference; it has no links.")
     stands_for = models.CharField(max_length=200, help_text='Whom the panel stands for, e.g. "IR scholars, US".')
     benchmark = models.ForeignKey("benchmarks_app.Benchmark", on_delete=models.PROTECT, related_name="panels")
     selection = models.JSONField(
@@ -99,6 +106,8 @@ class Respondent(models.Model):
 
     panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="respondents")
     token = models.CharField(max_length=64, unique=True)  # secrets.token_urlsafe(16): 128 random bits
+    external_id = models.CharField(max_length=120, blank=True,
+                                   help_text="A reference panel's respondent as its file names them; empty for links.")
     via_open_link = models.BooleanField(default=False)
     number = models.PositiveIntegerField(null=True, blank=True, help_text="Its block's number, dealt at consent.")
     profile = models.JSONField(default=dict, blank=True)
@@ -147,3 +156,19 @@ class PanelAnswer(models.Model):
                                    name="panel_answer_question_or_check"),
         ]
         indexes = [models.Index(fields=["question", "answered_at"], name="panel_answer_question")]
+
+
+class ReferenceShare(models.Model):
+    """A published reference given as shares: of the `n` people of the panel who answered
+    the question, the share who chose the canonical option `code` (import_reference's
+    second shape; the first is stored as respondents and their PanelAnswer rows)."""
+
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="reference_shares")
+    question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="+")
+    code = models.CharField(max_length=1, help_text="The canonical option's letter (as Response.code).")
+    share = models.FloatField(validators=[MinValueValidator(0), MaxValueValidator(1)])
+    n = models.PositiveIntegerField(help_text="How many of the panel answered the question.")
+
+    class Meta:
+        ordering = ["panel", "question", "code"]
+        constraints = [models.UniqueConstraint(fields=["panel", "question", "code"], name="one_reference_share")]

@@ -91,6 +91,8 @@ def create_invitations(panel: Panel, count: int) -> list[Respondent]:
     """`count` single-use links (1–MAX_LINKS), each its own respondent."""
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_LINKS:
         raise PanelError(f"count: must be a whole number from 1 to {MAX_LINKS:,}; got {count!r}")
+    if panel.kind == Panel.Kind.REFERENCE:
+        raise PanelError(f"panel {panel.name!r} is a published reference: it has no links")
     if not panel.panel_questions.exists():
         raise PanelError(f"panel {panel.name!r} has no questions yet: save it with a selection that matches some")
     return Respondent.objects.bulk_create([Respondent(panel=panel, token=new_token()) for _ in range(count)])
@@ -100,6 +102,8 @@ def open_link(panel: Panel, cap: int) -> str:
     """Open (or re-cap) the panel's open link, admitting `cap` respondents in all; its token."""
     if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 1_000_000:
         raise PanelError(f"cap: must be a whole number from 1 to 1,000,000; got {cap!r}")
+    if panel.kind == Panel.Kind.REFERENCE:
+        raise PanelError(f"panel {panel.name!r} is a published reference: it has no links")
     token = panel.open_token or new_token()
     Panel.objects.filter(pk=panel.pk).update(open_token=token, open_cap=cap)
     panel.open_token, panel.open_cap = token, cap
@@ -120,7 +124,8 @@ def respondent_for(token: str) -> Respondent | None:
     The token is looked up by its unique index: guessing one means guessing 128 random bits."""
     if not isinstance(token, str) or not 16 <= len(token) <= 64:
         return None
-    found = Respondent.objects.select_related("panel").filter(token=token).first()
+    found = (Respondent.objects.select_related("panel").filter(token=token, panel__kind=Panel.Kind.INVITED)
+             .first())  # a reference's respondents have tokens but no pages
     return found if found is not None and secrets.compare_digest(found.token, token) else None
 
 
@@ -342,3 +347,38 @@ def check_attention_check(check: AttentionCheck) -> None:
         raise PanelError(f"attention check {check.text[:40]!r}: options must be a list of 2 to {len(LETTERS)} texts")
     if not 1 <= check.expected <= len(check.options):
         raise PanelError(f"attention check {check.text[:40]!r}: the expected option must be 1 to {len(check.options)}")
+
+
+
+# --- the operator's side: one respondent's data ------------------------------------------
+
+def respondent_export(respondent: Respondent) -> dict:
+    """Everything kept of one respondent, as plain JSON values: the link's times, the profile
+    and each page's answer (no address is kept, so none is given)."""
+    answers = respondent.answers.select_related("question", "attention_check").order_by("position")
+    return {
+        "panel": respondent.panel.name, "respondent": respondent.pk, "external_id": respondent.external_id,
+        "consented_at": _iso(respondent.consented_at), "finished_at": _iso(respondent.finished_at),
+        "withdrawn_at": _iso(respondent.withdrawn_at), "failed_checks": respondent.failed_checks,
+        "profile": respondent.profile,
+        "answers": [{"position": a.position, "question": a.question.key if a.question_id else None,
+                     "attention_check": a.attention_check.text if a.attention_check_id else None,
+                     "option_order": a.option_order, "chosen_letter": a.chosen_letter, "code": a.code,
+                     "reason": a.reason, "shown_at": _iso(a.shown_at), "answered_at": _iso(a.answered_at),
+                     "seconds": a.seconds} for a in answers]}
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+@transaction.atomic
+def erase_respondent(respondent: Respondent) -> int:
+    """Delete one respondent's answers and profile (on their request) and close the link; the
+    respondent's row stays, counted as a withdrawn link. The panel's figures are computed from
+    the answers kept whenever they are read, so they recompute without them. The answers
+    deleted."""
+    deleted, _ = PanelAnswer.objects.filter(respondent=respondent).delete()
+    Respondent.objects.filter(pk=respondent.pk).update(
+        profile={}, failed_checks=0, withdrawn_at=respondent.withdrawn_at or timezone.now())
+    return deleted

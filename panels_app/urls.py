@@ -15,5 +15,6 @@ urlpatterns = [
     path("p/<str:token>/answer/<int:position>/", views.answer, name="answer"),
     path("p/<str:token>/done/", views.done, name="done"),
     path("panels/", views.panel_list, name="list"),
+    path("panels/models-and-people/", views.models_and_people, name="models-and-people"),
     path("panels/<int:pk>/", views.panel_page, name="panel"),
 ]

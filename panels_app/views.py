@@ -3,15 +3,31 @@ the site opens without signing in) and the analysts' panel pages."""
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import design, results, services
+from . import design, limits, people_page, results, services
 from .models import Panel
 
 RESULTS_PERMISSION = "panels_app.view_panel_results"
+
+
+def rate_limited(view):
+    """The respondents' pages: 429 with Retry-After once the link or the address is over its
+    limit this minute (panels_app.limits)."""
+    @functools.wraps(view)
+    def limited(request, *args, **kwargs):
+        wait = limits.over_limit(request, str(kwargs.get("token") or kwargs.get("open_token") or ""))
+        if wait is not None:
+            response = render(request, "panels_app/slow_down.html", {"wait": wait}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return view(request, *args, **kwargs)
+    return limited
 
 
 def _respondent(token: str):
@@ -27,6 +43,7 @@ def _closed(request, respondent, status=410):
 
 
 @login_not_required
+@rate_limited
 @require_http_methods(["GET", "HEAD"])
 def respond(request, token):
     """The link's page: consent, the profile, the next item, or why the link opens no more."""
@@ -54,6 +71,7 @@ def _item(request, respondent, token, problem="", status=200, sent_reason=""):
 
 
 @login_not_required
+@rate_limited
 @require_POST
 def agree(request, token):
     respondent = _respondent(token)
@@ -64,6 +82,7 @@ def agree(request, token):
 
 
 @login_not_required
+@rate_limited
 @require_POST
 def profile(request, token):
     respondent = _respondent(token)
@@ -79,6 +98,7 @@ def profile(request, token):
 
 
 @login_not_required
+@rate_limited
 @require_POST
 def answer(request, token, position):
     respondent = _respondent(token)
@@ -97,6 +117,7 @@ def answer(request, token, position):
 
 
 @login_not_required
+@rate_limited
 @require_http_methods(["GET", "HEAD"])
 def done(request, token):
     """The closing page right after the last answer: the author's text, or the recruitment
@@ -111,6 +132,7 @@ def done(request, token):
 
 
 @login_not_required
+@rate_limited
 @require_http_methods(["GET", "HEAD", "POST"])
 def join(request, open_token):
     """The open link: GET shows the start (a link previewer or prefetcher takes no place),
@@ -138,3 +160,24 @@ def panel_list(request):
 def panel_page(request, pk):
     panel = get_object_or_404(Panel.objects.select_related("benchmark"), pk=pk)
     return render(request, "panels_app/panel.html", {"panel": panel, "results": results.panel_results(panel)})
+
+
+@permission_required(RESULTS_PERMISSION, raise_exception=True)
+@require_http_methods(["GET", "HEAD"])
+def models_and_people(request):
+    """Models and people: each model's similarity to each panel of a benchmark (?benchmark=)."""
+    names = request.GET.getlist("benchmark")
+    error, status = "", 200
+    if len(names) > 1:
+        error = "benchmark: give it once"
+    elif names:
+        try:
+            results.read_report_params(names[0])
+        except results.ReportInvalid as exc:
+            error = str(exc)
+    if error:
+        page, status = people_page.Page(None, people_page.benchmarks_with_panels()), 400
+    else:
+        page = people_page.build(names[0] if names else None)
+    return render(request, "panels_app/models_and_people.html", {"page": page, "error": error,
+                                                                  "worst": people_page.WORST}, status=status)

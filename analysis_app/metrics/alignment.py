@@ -27,12 +27,14 @@ SPLITS = 200  # the ceiling's random halves (the issue's least)
 ITERATIONS = 2000  # the cluster bootstrap's resamples
 
 
-def distribution(answers: Iterable[str], options: Sequence[str]) -> tuple[np.ndarray | None, int]:
+def distribution(answers: Iterable[str] | Mapping[str, float], options: Sequence[str]) -> tuple[np.ndarray | None, int]:
     """(shares over `options` in their order, answers left out): None when no answer chose an
-    option. An answer that is no option (a refusal, an invalid code) is left out and counted."""
-    counts = Counter(answers)
+    option. An answer that is no option (a refusal, an invalid code) is left out and counted.
+    `answers` is the answers given, or a mapping of answer → weight (a published reference's
+    shares of its people, `panels_app.ReferenceShare`)."""
+    counts = dict(answers) if isinstance(answers, Mapping) else Counter(answers)
     chosen = np.array([counts.get(option, 0) for option in options], dtype=float)
-    left_out = sum(counts.values()) - int(chosen.sum())
+    left_out = int(round(sum(counts.values()) - chosen.sum()))
     if chosen.sum() == 0:
         return None, left_out
     return chosen / chosen.sum(), left_out
@@ -59,7 +61,8 @@ class Alignment:
     questions_without_choice: int  # asked of both, but one side chose no option
 
 
-def per_question_similarity(model: Mapping[Hashable, Sequence[str]], panel: Mapping[Hashable, Sequence[str]],
+def per_question_similarity(model: Mapping[Hashable, Sequence[str]],
+                            panel: Mapping[Hashable, Sequence[str] | Mapping[str, float]],
                             options: Mapping[Hashable, Sequence[str]]) -> tuple[dict[Hashable, float], int, int, int]:
     """({question: similarity}, model's left out, panel's left out, questions without a choice)
     over the questions both answered."""

@@ -22,6 +22,14 @@ def test_a_distribution_is_over_the_options_with_refusals_left_out_and_counted()
     assert distribution(["R", "X"], AB) == (None, 2)  # nothing chosen: no distribution
 
 
+def test_a_published_references_shares_are_a_distribution_too():
+    shares, left_out = distribution({"A": 0.3, "C": 0.7}, ["A", "B", "C"])
+    assert shares.tolist() == pytest.approx([0.3, 0.0, 0.7]) and left_out == 0  # 0.3 + 0.7 sums to 0.999…
+    # a model answering A, B against a reference of (½, ½): the same distribution
+    found = alignment({"q1": ["A", "B"]}, {"q1": {"A": 0.5, "B": 0.5}}, {"q1": AB})
+    assert found.similarity == pytest.approx(1.0) and found.n_questions == 1
+
+
 def test_similarity_is_one_for_the_same_answers_and_zero_for_disjoint_ones():
     assert similarity([1, 0], [1, 0]) == 1.0
     assert similarity([1, 0], [0, 1]) == 0.0  # JS divergence (base 2) 1, distance 1

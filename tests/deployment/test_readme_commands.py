@@ -26,6 +26,8 @@ SKIPPED = {
     "score_inconsistency": "scores with the BERTScore encoder, a model run in-process (minutes on 2 cores)",
     "validate_inconsistency": "scores the validation texts with the BERTScore encoder, a model run in-process",
     "invite_panel": "needs a panel, which the demo does not make (tests/panels_app/test_invite_panel.py runs it)",
+    "import_reference": "needs a reference of the demo's question keys, which the demo does not have "
+                        "(tests/panels_app/test_import_reference.py runs it)",
 }
 # Arguments added to the README's form, with the reason.
 EXTRA = {
@@ -69,6 +71,7 @@ def values(tmp: Path) -> dict[str, dict[str, str]]:
         "import_free_runs": {"DIR": str(ROOT / "tests/data/free_release")},
         "inconsistency_report": {"PATH": str(tmp / "inconsistency.csv")},
         "contrast_report": {"PATH": str(tmp / "contrasts.csv")},
+        "reference_report": {"B": "demo", "F": str(tmp / "reference.csv")},
         # A run number is known once the data is loaded: resolved then (see `resolved`).
         "export_inspect_log": {"N": first_run, "PATH": str(tmp / "inspect-log.json")},
         "export_hf_dataset": {"B": "demo", "DIR": str(tmp / "hf-dataset")},

@@ -1,0 +1,45 @@
+"""Rate limits of the respondents' pages (issue 40, safety of the only public pages): at most
+PANEL_RATE_PER_LINK requests a minute through one link and PANEL_RATE_PER_ADDRESS from one
+address, counted in Django's cache (fixed one-minute windows; Redis when there is one, so every
+web process counts together). The cache keys hold a keyed hash of the address and of the token,
+never either in clear, and nothing of it is written to the database."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+
+from accounts.signin import client_ip
+
+WINDOW = 60  # seconds
+
+
+def _digest(kind: str, value: str) -> str:
+    return hmac.new(settings.SECRET_KEY.encode(), f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _count(key: str, now: float) -> int:
+    """This window's requests under `key`, this one included."""
+    full = f"panels:rate:{key}:{int(now // WINDOW)}"
+    cache.add(full, 0, WINDOW * 2)
+    try:
+        return cache.incr(full)
+    except ValueError:  # expired between add and incr
+        cache.set(full, 1, WINDOW * 2)
+        return 1
+
+
+def over_limit(request, token: str, now: float | None = None) -> int | None:
+    """Seconds until the window ends when the link or the address has sent more than its
+    limit this minute (the view answers 429 with Retry-After), else None. Both are counted on
+    every request, so a flood through many links from one address is stopped too."""
+    now = time.time() if now is None else now
+    by_link = _count("link:" + _digest("link", token), now)
+    by_address = _count("address:" + _digest("address", client_ip(request)), now)
+    if by_link > settings.PANEL_RATE_PER_LINK or by_address > settings.PANEL_RATE_PER_ADDRESS:
+        return max(1, WINDOW - int(now % WINDOW))
+    return None
