@@ -6,12 +6,14 @@ host killed mid-run (SIGKILL: its claims and the messages it had taken are left 
 loses nothing: its units finish on the other two and the run ends by itself."""
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
 from django.db.models import Count
+from django.urls import reverse
 
 from runs_app import services
 from runs_app.processes import worker_command
@@ -46,7 +48,14 @@ def hosts(tmp_path, clean_broker):  # noqa: F811
                 process.kill()
 
 
-def test_three_hosts_share_a_run_and_a_killed_host_loses_nothing(demo, fake, hosts, tmp_path):  # noqa: F811
+def workers_section(client, run) -> str:
+    page = client.get(reverse("run-detail", args=[run.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    return html[html.index('id="run-workers"'):html.index('id="run-latest"')]
+
+
+def test_three_hosts_share_a_run_and_a_killed_host_loses_nothing(demo, fake, hosts, client, admin_user):  # noqa: F811
     if not settings.REDIS_URL:
         pytest.skip("several hosts share one broker: the services pass (Redis)")
     fake.configure(latency=0.3)
@@ -55,6 +64,10 @@ def test_three_hosts_share_a_run_and_a_killed_host_loses_nothing(demo, fake, hos
     # Every host has answered before one of them is killed.
     wait_for(lambda: run.responses.filter(status="done").values("worker").distinct().count() >= 3, 120,
              "answers from all three hosts")
+    # The run page names the workers serving it while it runs.
+    client.force_login(admin_user)
+    live = workers_section(client, run)
+    assert all(re.search(rf"<code>{name}@[^<]+</code>", live) for name in ("host1", "host2", "host3")), live
     processes["host2"].kill()  # SIGKILL
     processes["host2"].wait()
     done_at_kill = run.responses.filter(status="done").count()
@@ -76,3 +89,8 @@ def test_three_hosts_share_a_run_and_a_killed_host_loses_nothing(demo, fake, hos
     # the kill was answered by host1 or host3.
     host2 = sum(n for name, n in per_worker.items() if name.startswith("host2@"))
     assert host2 <= done_at_kill and sum(per_worker.values()) == 90
+    # And once it is done, with each worker's count of answers.
+    section = workers_section(client, run)
+    for name, n in per_worker.items():
+        assert re.search(rf"<code>{re.escape(name)}</code></td><td class=\"num\">{n}</td><td class=\"num\">0</td>",
+                         section), (name, n, section)
