@@ -112,3 +112,27 @@ def error_breakdown(run: Run) -> list[dict]:
                    .values_list("error_message", flat=True).first())
         result.append({**row, "example": example})
     return result
+
+
+# The run page counts the answers per worker over the run's last this many units (by id),
+# so that the page stays one bounded index read on a run of millions of units.
+WORKERS_WINDOW = 200_000
+
+
+@dataclass
+class RunWorker:
+    name: str  # the Celery node name, "host1@machine"
+    answers: int  # answers it recorded among the run's last WORKERS_WINDOW units
+    holding: int  # units it holds now (running under its claim)
+
+
+def run_workers(run: Run) -> list[RunWorker]:
+    """The workers serving a run: those that recorded its answers (`Response.worker`, the
+    worker whose claim the answer was written under) and those holding its units now.
+    Ordered by name."""
+    responses = run.responses.exclude(worker="")
+    last = run.responses.order_by("-pk").values_list("pk", flat=True).first()
+    recent = responses.filter(pk__gt=last - WORKERS_WINDOW) if last is not None else responses.none()
+    answers = dict(recent.filter(status="done").values_list("worker").annotate(n=Count("pk")).order_by())
+    holding = dict(responses.filter(status="running").values_list("worker").annotate(n=Count("pk")).order_by())
+    return [RunWorker(name, answers.get(name, 0), holding.get(name, 0)) for name in sorted(answers.keys() | holding)]

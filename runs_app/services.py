@@ -17,7 +17,8 @@ from .models import LLMModel, Run
 from .run_control import (
     CANCEL_CHUNK, UNCHANGED, Cancellation, budget_state, cancel_pending_units, cancel_run, read_budget, resume_run,
 )
-from .run_progress import Progress, error_breakdown, progress, progress_by_model, recounted_progress
+from .run_progress import (Progress, RunWorker, error_breakdown, progress, progress_by_model, recounted_progress,
+                           WORKERS_WINDOW, run_workers)
 from .selection import Selection
 from .service_wait import (
     BROKERS, UNCODED_CHUNK, UNCODED_SLACK, UNCODED_WINDOW, WRITE_OUTAGES, code_uncoded_answers, service_notice,

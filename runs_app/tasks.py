@@ -6,14 +6,14 @@ import logging
 import uuid
 
 from celery import shared_task
-from celery.signals import worker_init, worker_ready, worker_shutdown
+from celery.signals import celeryd_init, worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 import gateway
 
 from . import (batch_execution, connection, execution, health, infra, provider_batch, queueing, services, unit_rows,
-               watcher)
+               watcher, worker_identity)
 from .models import LLMModel
 
 
@@ -105,6 +105,12 @@ def sweep(run_id: int):
     """A run's sweep, once (messages sent before the watcher kept every worker's runs:
     the watcher now looks at every active run every CFPD_SWEEP_SECONDS)."""
     services.sweep_run(run_id)
+
+
+@celeryd_init.connect
+def name_this_worker(sender=None, **kwargs):
+    """The worker's node name (`-n host1@%h`), written on each unit it claims."""
+    worker_identity.set_name(str(sender or ""))
 
 
 @worker_init.connect

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Case, F, Q, When
 from django.utils import timezone
 
+from . import worker_identity
 from .answer_rows import _update_rows
 from .models import Response, Run
 from .signals import run_finished
@@ -79,14 +80,15 @@ def of_runs(*statuses: str) -> Q:
 def claim(ids: list[int], token: str, lease_until: datetime, now: datetime):
     """pending, or running under a lease that ran out, or under this `token` → running
     under `token`, in one conditional update whose conditions are all on the unit's row
-    (see `of_runs`); an attempt counted unless the unit was this token's already."""
+    (see `of_runs`); an attempt counted unless the unit was this token's already. The
+    claiming worker's name is written with it (`worker_identity`)."""
     Response.objects.filter(pk__in=ids).filter(
         Q(status=U.PENDING) | Q(status=U.RUNNING, lease_expires_at__lt=now)
         | Q(status=U.RUNNING, claim_token=token)).filter(
         of_runs(R.QUEUED, R.RUNNING)).update(
         status=U.RUNNING, claim_token=token,
         attempts=Case(When(claim_token=token, then=F("attempts")), default=F("attempts") + 1),
-        lease_expires_at=lease_until)
+        lease_expires_at=lease_until, worker=worker_identity.name())
 
 
 def take_for_batch(ids: list[int], batch, token: str) -> None:

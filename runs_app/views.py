@@ -390,6 +390,7 @@ def run_detail(request, pk):
         "can_cancel": payload["can_cancel"], "can_resume": payload["can_resume"],
         "budget": payload["budget"], "temperature_warnings": sampling.temperature_warnings(run),
         "batch_poll_seconds": settings.CFPD_BATCH_POLL_SECONDS,
+        "workers": services.run_workers(run), "workers_window": services.WORKERS_WINDOW,
     }
     return render(request, "runs_app/run_detail.html", context)
 
