@@ -25,3 +25,15 @@ class ApiToken(models.Model):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+class Profile(models.Model):
+    """What a person tells the product about themselves beyond the login: the languages
+    they read, which decide the translations they may approve (issue 41)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    languages = models.JSONField(default=list, blank=True,
+                                 help_text='BCP 47 codes of the languages this person reads, e.g. ["en", "zh"].')
+
+    def __str__(self):
+        return f"{self.user}: {', '.join(self.languages) or 'no languages'}"
