@@ -168,7 +168,9 @@ def read_rows(data: bytes, fmt: str) -> tuple[list[Row], str | None]:
     for number, unit in enumerate(store.getunits(), start=1):
         unit_id = unit.getid() or ""
         key, _, name = unit_id.rpartition("#")
-        segment = unit.xmlelement.find(f"{{{ns}}}segment")
+        # translate-toolkit's XLIFF 2 unit is its <segment> (one per <unit> in what we write).
+        segment = unit.xmlelement if unit.xmlelement.tag == f"{{{ns}}}segment" else unit.xmlelement.find(
+            f"{{{ns}}}segment")
         source = _plain(segment.find(f"{{{ns}}}source"), ns) if segment is not None else ""
         target = _plain(segment.find(f"{{{ns}}}target"), ns) if segment is not None else ""
         rows.append(Row(number, key, name, source, target))
