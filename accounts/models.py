@@ -37,3 +37,14 @@ class Profile(models.Model):
 
     def __str__(self):
         return f"{self.user}: {', '.join(self.languages) or 'no languages'}"
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        from benchmarks_app.language_codes import language_problem
+
+        if not isinstance(self.languages, list):
+            raise ValidationError({"languages": 'a list of BCP 47 codes, e.g. ["en", "zh"]'})
+        problems = [problem for problem in map(language_problem, self.languages) if problem]
+        if problems:
+            raise ValidationError({"languages": problems[0]})
