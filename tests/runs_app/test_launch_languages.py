@@ -68,3 +68,16 @@ def operator_user(db):
     from accounts.services import create_user_with_role
 
     return create_user_with_role("olga", PASSWORD, role="operators")[0]
+
+
+def test_the_api_launches_in_the_languages_named(benchmark, client, operator_user):
+    assert client.login(username=operator_user.username, password=PASSWORD)
+    bad = client.post(reverse("api-run-list"), {"benchmark": "t", "models": BUNDLED, "languages": ["chinese"]},
+                      content_type="application/json")
+    assert bad.status_code == 400 and "languages" in bad.json()
+    made = client.post(reverse("api-run-list"), {"benchmark": "t", "models": BUNDLED, "languages": ["en", "zh"]},
+                       content_type="application/json")
+    assert made.status_code == 201, made.content
+    run = Run.objects.get()
+    assert sorted(Question.objects.filter(responses__run=run).distinct().values_list("language", flat=True)) == [
+        "en", "en", "zh", "zh"]
