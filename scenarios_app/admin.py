@@ -373,14 +373,19 @@ class ScenarioTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["scenario", "language", "status", "out_of_date", "provenance", "translated_at", "approved_by"]
     list_filter = ["language", "status", "out_of_date"]
     search_fields = ["scenario__key", "template"]
-    readonly_fields = ["scenario", "language", "source_text", "template", "options", "status", "out_of_date",
-                       "provenance", "translated_by", "translated_at", "approved_by", "approved_at"]
+    fields = readonly_fields = ["scenario", "language", "source_text", "translation_text", "status", "out_of_date",
+                                "source_hash", "provenance", "translated_by", "translated_at", "approved_by",
+                                "approved_at"]
     actions = ["approve_selected"]
 
     @admin.display(description="Source")
     def source_text(self, obj):
         fields = translations.source_fields(obj.scenario)
         return format_html_join("", "<p><b>{}</b>: {}</p>", fields.items())
+
+    @admin.display(description="Translation")
+    def translation_text(self, obj):
+        return format_html_join("", "<p><b>{}</b>: {}</p>", translations.translated_fields(obj).items())
 
     def has_approve_permission(self, request):
         return request.user.has_perm("scenarios_app.change_scenario")  # authors
