@@ -177,22 +177,8 @@ def read_rows(data: bytes, fmt: str) -> tuple[list[Row], str | None]:
     return rows, store.gettargetlanguage()
 
 
-def import_translations(data: bytes, fmt: str, *, language: str | None = None, approved_by=None,
-                        translated_by=None, provenance: str = "import") -> ImportReport:
-    """Check every row, then write all of them or none. Rows with an empty `text` are left
-    out (not translated yet); a scenario version with some fields translated needs all."""
-    report = ImportReport()
-    rows, named = read_rows(data, fmt)
-    language = language or named
-    if not language:
-        raise TranslationFileError("the language is not in a CSV file: give --language (e.g. zh)")
-    if named and language != named:
-        raise TranslationFileError(f"--language {language} but the file's target language is {named}")
-    problem = language_problem(language) or (
-        f"{language} is the source language" if language == SOURCE_LANGUAGE else None)
-    if problem:
-        raise TranslationFileError(f"language: {problem}")
-    report.language = language
+def _sort_rows(rows: list[Row], report: ImportReport) -> tuple[dict[str, dict[str, Row]], dict[str, Row]]:
+    """The translated rows by scenario version (then field) and by actor; shape problems to `report`."""
     scenarios: dict[str, dict[str, Row]] = {}
     actors: dict[str, Row] = {}
     for row in rows:
@@ -216,6 +202,26 @@ def import_translations(data: bytes, fmt: str, *, language: str | None = None, a
         else:
             report.errors.append(f"{where} ({row.key or 'no key'}, {row.field}): the key names no scenario version "
                                  "(bench/key.vN) or actor (actor:CODE)")
+    return scenarios, actors
+
+
+def import_translations(data: bytes, fmt: str, *, language: str | None = None, approved_by=None,
+                        translated_by=None, provenance: str = "import") -> ImportReport:
+    """Check every row, then write all of them or none. Rows with an empty `text` are left
+    out (not translated yet); a scenario version with some fields translated needs all."""
+    report = ImportReport()
+    rows, named = read_rows(data, fmt)
+    language = language or named
+    if not language:
+        raise TranslationFileError("the language is not in a CSV file: give --language (e.g. zh)")
+    if named and language != named:
+        raise TranslationFileError(f"--language {language} but the file's target language is {named}")
+    problem = language_problem(language) or (
+        f"{language} is the source language" if language == SOURCE_LANGUAGE else None)
+    if problem:
+        raise TranslationFileError(f"language: {problem}")
+    report.language = language
+    scenarios, actors = _sort_rows(rows, report)
     planned_scenarios, planned_actors = [], []
     for key, fields in scenarios.items():
         match = _VERSION_KEY.match(key)
