@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
 from . import api_tokens, history_log  # noqa: F401  history_log: the site-wide record's console page
-from .models import ApiToken
+from .models import ApiToken, Profile
 
 
 @admin.register(ApiToken)
@@ -41,3 +41,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):
         revoked = api_tokens.revoke_tokens(queryset)
         self.message_user(request, f"{revoked} token(s) revoked; they no longer open the API.", messages.SUCCESS)
+
+
+@admin.register(Profile)
+class ProfileAdmin(admin.ModelAdmin):
+    """The languages a person reads (issue 41: an author approves translations into them)."""
+
+    list_display = ["user", "languages"]
+    search_fields = ["user__username"]

@@ -25,3 +25,26 @@ class ApiToken(models.Model):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+class Profile(models.Model):
+    """What a person tells the product about themselves beyond the login: the languages
+    they read, which decide the translations they may approve (issue 41)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    languages = models.JSONField(default=list, blank=True,
+                                 help_text='BCP 47 codes of the languages this person reads, e.g. ["en", "zh"].')
+
+    def __str__(self):
+        return f"{self.user}: {', '.join(self.languages) or 'no languages'}"
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        from benchmarks_app.language_codes import language_problem
+
+        if not isinstance(self.languages, list):
+            raise ValidationError({"languages": 'a list of BCP 47 codes, e.g. ["en", "zh"]'})
+        problems = [problem for problem in map(language_problem, self.languages) if problem]
+        if problems:
+            raise ValidationError({"languages": problems[0]})

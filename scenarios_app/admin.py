@@ -14,12 +14,12 @@ from django.utils.translation import ngettext
 from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 from kit.history_admin import HistoryAdminMixin
 
-from . import services
+from . import services, translations
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
 from .models import (
     ActionCategory, Actor, ActorSet, ActorSetMember, Benchmark, CodifiedAction, CodifiedComparison,
     ComparisonCategory, Domain, ResponseOption, Scenario, ScenarioDyad, ScenarioQuestion, ScenarioReview,
-    SubDimension,
+    SubDimension, ActorNameTranslation, ScenarioTranslation,
 )
 from .prompting import chat_messages, render_transcript
 from .transfer import ImportFileError, decode_upload, detect_format, import_scenarios
@@ -361,3 +361,53 @@ class ScenarioQuestionAdmin(GuardedIdsMixin, ReadOnlyAdminMixin, admin.ModelAdmi
         question = row.question
         text = render_transcript(chat_messages(question.text, question.option_texts(), question.option_order))
         return format_html('<pre class="prompt">{}</pre>', text)
+
+
+# --- translations (issue 41) ------------------------------------------------------------
+
+@admin.register(ScenarioTranslation)
+class ScenarioTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Translations arrive through `import_translations` (checked slot by slot); here an
+    author who reads the language approves them, beside their source."""
+
+    list_display = ["scenario", "language", "status", "out_of_date", "provenance", "translated_at", "approved_by"]
+    list_filter = ["language", "status", "out_of_date"]
+    search_fields = ["scenario__key", "template"]
+    fields = readonly_fields = ["scenario", "language", "source_text", "translation_text", "status", "out_of_date",
+                                "source_hash", "provenance", "translated_by", "translated_at", "approved_by",
+                                "approved_at"]
+    actions = ["approve_selected"]
+
+    @admin.display(description="Source")
+    def source_text(self, obj):
+        fields = translations.source_fields(obj.scenario)
+        return format_html_join("", "<p><b>{}</b>: {}</p>", fields.items())
+
+    @admin.display(description="Translation")
+    def translation_text(self, obj):
+        return format_html_join("", "<p><b>{}</b>: {}</p>", translations.translated_fields(obj).items())
+
+    def has_approve_permission(self, request):
+        return request.user.has_perm("scenarios_app.change_scenario")  # authors
+
+    @admin.action(description="Approve selected translations (your profile must list their language)",
+                  permissions=["approve"])
+    def approve_selected(self, request, queryset):
+        approved = 0
+        for translation in queryset.select_related("scenario"):
+            try:
+                translations.approve_translation(translation, request.user)
+            except translations.TranslationError as exc:
+                messages.error(request, str(exc))
+                continue
+            approved += 1
+        if approved:
+            messages.success(request, ngettext("Approved %(n)d translation.", "Approved %(n)d translations.",
+                                               approved) % {"n": approved})
+
+
+@admin.register(ActorNameTranslation)
+class ActorNameTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ["actor", "language", "name", "provenance", "translated_at"]
+    list_filter = ["language"]
+    search_fields = ["actor__code", "name"]

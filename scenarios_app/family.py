@@ -6,6 +6,7 @@ page's rows), and the reviewers' filter by domain. Registered in ScenariosAppCon
 from __future__ import annotations
 
 from accounts.roles import ANALYSTS, AUTHORS, REVIEWERS
+from benchmarks_app.language_codes import SOURCE_LANGUAGE, language_problem
 from benchmarks_app.families import BenchmarkStats, CodingFilter, Dashboard, Family, plain_messages
 
 from .counts import format_counts
@@ -22,16 +23,22 @@ def render(question, order, condition, system_prompt: str = "") -> list[dict[str
 
 
 NAME = "cfpd"
-SELECTION_KEYS = ("domains", "qualified_actors")  # domain slugs, actor codes
+SELECTION_KEYS = ("domains", "qualified_actors", "languages")  # domain slugs, actor codes, BCP 47 codes
 
 
 def read_selection(values: dict[str, list]) -> dict[str, list[str]]:
-    """Domain slugs as given; actor codes upper-cased, once each."""
-    return {"domains": [str(d) for d in values.get("domains") or []],
+    """Domain slugs as given; actor codes upper-cased, once each; language codes as given."""
+    keys = {"domains": [str(d) for d in values.get("domains") or []],
             "qualified_actors": list(dict.fromkeys(str(a).upper() for a in values.get("qualified_actors") or []))}
+    languages = list(dict.fromkeys(str(code) for code in values.get("languages") or []))
+    if languages:  # stored only when named: a run of the source language stores what runs always stored
+        keys["languages"] = languages
+    return keys
 
 
 def filter_questions(queryset, selection):
+    # No languages named: the source language alone, as every run before translations asked (issue 41).
+    queryset = queryset.filter(language__in=selection.values("languages") or [SOURCE_LANGUAGE])
     if selection.values("domains"):
         queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
     if selection.values("qualified_actors"):
@@ -51,6 +58,9 @@ def check_selection(selection) -> dict[str, list[str]]:
     unknown = [a for a in actors if a not in known]
     if unknown:
         errors["qualified_actors"] = [f"unknown actor code(s): {', '.join(a[:20] for a in unknown[:20])}"]
+    bad = [problem for problem in map(language_problem, selection.values("languages")) if problem]
+    if bad:
+        errors["languages"] = bad[:5]
     return errors
 
 
@@ -72,6 +82,10 @@ def selection_fields() -> dict:
             required=False, label="Qualified actors (CFPD)",
             widget=forms.TextInput(attrs={"placeholder": "US,CN", "autocomplete": "off"}),
             help_text="Comma-separated actor codes; empty: every actor."),
+        "languages": forms.CharField(
+            required=False, label="Languages (CFPD)",
+            widget=forms.TextInput(attrs={"placeholder": "en,zh", "autocomplete": "off"}),
+            help_text="Comma-separated BCP 47 codes of approved translations; empty: the source language (en)."),
     }
 
 
@@ -82,7 +96,8 @@ def describe_selection(stored: dict) -> list[tuple[str, str]]:
     slugs = stored.get("domains") or []
     names = dict(Domain.objects.filter(slug__in=slugs).values_list("slug", "name"))
     return [("Domains", ", ".join(names.get(slug, slug) for slug in slugs) or "all"),
-            ("Qualified actors", ", ".join(stored.get("qualified_actors") or []) or "all")]
+            ("Qualified actors", ", ".join(stored.get("qualified_actors") or []) or "all"),
+            ("Languages", ", ".join(stored.get("languages") or []) or SOURCE_LANGUAGE)]
 
 
 def questions_in_domain(queryset, slug: str):
@@ -154,7 +169,7 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
 
 # The scenarios' models authors write, and those they only read (the codified taxonomy).
 _SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actorset", "actorsetmember"]
-_READ_ONLY_MODELS = ["scenarioquestion", "domain", "actioncategory", "codifiedaction", "subdimension",
+_READ_ONLY_MODELS = ["scenarioquestion", "scenariotranslation", "actornametranslation", "domain", "actioncategory", "codifiedaction", "subdimension",
                      "codifiedcomparison", "comparisoncategory"]
 _READING = tuple(f"scenarios_app.view_{model}" for model in _SCENARIO_MODELS + _READ_ONLY_MODELS)
 ROLE_PERMISSIONS = {

@@ -247,5 +247,64 @@ class ScenarioQuestion(models.Model):
         return f"{self.question_id}: {self.scenario} {self.variant}"
 
 
+class ScenarioTranslation(models.Model):
+    """One scenario version's text in another language: its template and option texts
+    (CFPD's two-option variant of a three-option scenario is made from the same options).
+    It belongs to the version it translates: `source_hash` is that version's content hash
+    when the translation was written, and a translation whose source moved on is out of
+    date (never asked again until translated anew). Only approved, up-to-date translations
+    become questions (`translations.sync_translated_questions`)."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        APPROVED = "approved", "Approved"
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="translations")
+    language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh, zh-Hant, ru.")
+    template = models.TextField()
+    options = models.JSONField(default=list, help_text="Option texts in the source's order (option_a, option_b, …).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    source_hash = models.CharField(max_length=64, help_text="The source version's content hash it translates.")
+    out_of_date = models.BooleanField(default=False, help_text="Its source changed after it was written.")
+    translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+", help_text="The person who wrote or uploaded it.")
+    provenance = models.CharField(max_length=200, help_text="Where it came from: 'person', 'import:FILE', "
+                                                            "or 'model:NAME prompt:ID'.")
+    translated_at = models.DateTimeField()
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["scenario", "language"]
+        constraints = [models.UniqueConstraint(fields=["scenario", "language"], name="one_translation_per_language")]
+
+    def __str__(self):
+        return f"{self.scenario} [{self.language}]"
+
+    @property
+    def usable(self) -> bool:
+        return self.status == self.Status.APPROVED and not self.out_of_date
+
+
+class ActorNameTranslation(models.Model):
+    """An actor's name as prompts in one language write it (中国 for CN in zh)."""
+
+    actor = models.ForeignKey(Actor, on_delete=models.CASCADE, related_name="translated_names")
+    language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh.")
+    name = models.CharField(max_length=120)
+    translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+")
+    provenance = models.CharField(max_length=200, blank=True)
+    translated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["actor", "language"]
+        constraints = [models.UniqueConstraint(fields=["actor", "language"], name="one_actor_name_per_language")]
+
+    def __str__(self):
+        return f"{self.actor.code} [{self.language}]: {self.name}"
+
+
 # CFPD's answer tallies (its dashboard's counts), read by its analysis (scenarios_app.analysis).
 from .tallies import PassTally, QuestionTally  # noqa: E402,F401

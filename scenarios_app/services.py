@@ -12,6 +12,9 @@ from django.db import models, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from benchmarks_app.language_codes import SOURCE_LANGUAGE
+
+from . import translations
 from .counts import pivot_counts
 from .expansion import TemplateOption, expand_scenario
 from .naming import ActorName
@@ -142,6 +145,7 @@ def after_content_change(scenario: Scenario):
     scenario.status = review_status(scenario)
     Scenario.objects.filter(pk=scenario.pk).update(content_hash=scenario.content_hash, status=scenario.status)
     sync_questions(scenario)
+    translations.mark_out_of_date(scenario)
 
 
 @dataclass
@@ -177,6 +181,8 @@ def new_version(scenario: Scenario, author=None) -> Scenario:
         raise AuthoringError(f"Not a new version: {scenario} is not the current version; edit the current one")
     Scenario.objects.filter(pk=scenario.pk).update(is_current=False)
     Question.objects.filter(cfpd__scenario=scenario).update(is_current=False)
+    scenario.is_current = False
+    translations.mark_out_of_date(scenario)  # they translate the old text: never reused for the new version
     latest = Scenario.objects.filter(benchmark=scenario.benchmark, key=scenario.key).order_by("-version").first()
     successor = Scenario.objects.create(
         benchmark=scenario.benchmark, key=scenario.key, version=latest.version + 1, previous_version=scenario,
@@ -252,10 +258,13 @@ def sync_questions(scenario: Scenario) -> dict[str, int]:
         return counts
     questions, actors = _expansion(scenario)
     expected = {q.key: q for q in questions}
-    existing = {q.key: q for q in Question.objects.filter(cfpd__scenario=scenario).select_related("cfpd")}
+    # The source language's questions only: a translation's questions are its own (translations.py).
+    existing = {q.key: q for q in Question.objects.filter(cfpd__scenario=scenario, language=SOURCE_LANGUAGE)
+                .select_related("cfpd")}
     stale = [key for key in existing if key not in expected]
     if stale:
-        counts["deleted"] = Question.objects.filter(cfpd__scenario=scenario, key__in=stale).delete()[0]
+        counts["deleted"] = Question.objects.filter(cfpd__scenario=scenario, language=SOURCE_LANGUAGE,
+                                                    key__in=stale).delete()[0]
     to_create, to_update, details = [], [], []
     for key, q in expected.items():
         fields = dict(

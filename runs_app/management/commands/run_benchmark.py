@@ -23,7 +23,7 @@ OPTIONS = {"choice_counts": "--choices", "permute_options": "--permute", "balanc
            "use_cache": "--no-cache"}
 # Shorter spellings of `--select KEY=…` for the installed families' keys they name (kept from
 # before `--select`, when the command knew CFPD's keys by name); a key no family reads is not offered.
-ALIASES = {"--domain": "domains", "--actors": "qualified_actors"}
+ALIASES = {"--domain": "domains", "--actors": "qualified_actors", "--languages": "languages"}
 
 
 def _option(name: str, o: dict) -> str:
@@ -110,6 +110,9 @@ class Command(BaseCommand):
         parser.add_argument("--domain", action="append", help="Short for --select domains=…")
         parser.add_argument("--choices", action="append", help="Choice counts: 2, 3.")
         parser.add_argument("--actors", action="append", help="Short for --select qualified_actors=… (codes: US,CN,…)")
+        parser.add_argument("--languages", action="append",
+                            help="Short for --select languages=… (BCP 47 codes: en,zh; a family that has translations "
+                                 "asks the source language alone when none is given).")
         parser.add_argument("--conditions", action="append",
                             help="Condition names (prompt strategies, temperatures): every unit once per condition; "
                                  "default: as the benchmark's family writes it.")
