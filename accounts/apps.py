@@ -20,6 +20,9 @@ class AccountsConfig(AppConfig):
         from . import signals
 
         signals.connect()  # console access follows the roles (accounts.services)
+        from . import sign_in_record
+
+        sign_in_record.connect()  # every sign-in and failed sign-in into SignInRecord
         from .history_log import quiet_sign_ins
 
         quiet_sign_ins()  # a sign-in is not a change in the record

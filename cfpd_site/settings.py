@@ -377,6 +377,13 @@ STORAGES = {
 # Security: on unless DEBUG, each switchable for a plain-HTTP local deployment.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+# Idle sessions end (issue 43): a session lasts CFPD_SESSION_IDLE_MINUTES after the last
+# request, each request moving its end on (Django's SESSION_COOKIE_AGE, saved every request).
+CFPD_SESSION_IDLE_MINUTES = envint("CFPD_SESSION_IDLE_MINUTES", 60 * 8)
+SESSION_COOKIE_AGE = CFPD_SESSION_IDLE_MINUTES * 60
+SESSION_SAVE_EVERY_REQUEST = True
+# An API token made without an expiry expires this many days on (0: never; accounts.api_tokens).
+CFPD_API_TOKEN_DAYS = envint("CFPD_API_TOKEN_DAYS", 90)
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
