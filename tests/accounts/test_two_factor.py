@@ -118,3 +118,44 @@ def test_next_never_leads_off_the_site(author):
     client = signed_in(author)
     enrol(client)
     assert client.get("/accounts/2fa/?next=https://evil.example/")["Location"] == "/"
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_enrol_and_sign_in_again_in_a_browser(page, live_server, author, settings, screenshots):
+    from base64 import b32decode
+
+    settings.CFPD_REQUIRE_2FA_ROLES = frozenset({"authors"})
+
+    def sign_in():
+        page.goto(f"{live_server.url}/accounts/login/?next=/benchmarks/")
+        page.fill("input[name=username]", author.username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("form[action='/accounts/login/'] button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/accounts/2fa/**")
+
+    def app_code(later=0):
+        key = b32decode(page_secret.replace(" ", ""))
+        totp = TOTP(key)
+        totp.time = time.time() + later
+        return f"{totp.token():06d}"
+
+    sign_in()
+    assert page.locator("h1").inner_text() == "Set up a second factor"
+    assert page.locator("#qr svg").count() == 1
+    page_secret = page.locator("#totp-secret").inner_text()
+    page.screenshot(path=str(screenshots / "2fa-enrol.png"), full_page=True)
+    page.fill("#id_code", app_code())
+    page.click("form:has(#id_code) button[type=submit]")
+    assert page.locator("#recovery-codes li").count() == 10
+    page.screenshot(path=str(screenshots / "2fa-recovery-codes.png"), full_page=True)
+    page.click("#continue")
+    page.wait_for_url(f"{live_server.url}/benchmarks/")
+
+    page.context.clear_cookies()
+    sign_in()
+    assert page.locator("h1").inner_text() == "Your second factor"
+    page.screenshot(path=str(screenshots / "2fa-sign-in.png"), full_page=True)
+    page.fill("#id_code", app_code(later=30))  # the app's next code: the enrolment's is spent
+    page.click("form:has(#id_code) button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/benchmarks/")
