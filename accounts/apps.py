@@ -28,7 +28,7 @@ class AccountsConfig(AppConfig):
         quiet_sign_ins()  # a sign-in is not a change in the record
         # The users' and roles' console pages replace django.contrib.auth's, which the
         # admin's autodiscovery (an earlier app) has registered by now.
-        from . import user_admin  # noqa: F401
+        from . import two_factor_admin, user_admin  # noqa: F401
 
         checks.register(_sign_on_settings, checks.Tags.security)
 

@@ -159,3 +159,16 @@ def test_enrol_and_sign_in_again_in_a_browser(page, live_server, author, setting
     page.fill("#id_code", app_code(later=30))  # the app's next code: the enrolment's is spent
     page.click("form:has(#id_code) button[type=submit]")
     page.wait_for_url(f"{live_server.url}/benchmarks/")
+
+
+def test_a_superuser_lists_and_deletes_anyones_devices_but_sees_no_key(client, author, admin_user):
+    device = TOTPDevice.objects.create(user=author, name="authenticator app", confirmed=True)
+    client.force_login(admin_user)
+    page = client.get("/admin/otp_totp/totpdevice/")
+    assert page.status_code == 200 and "alice" in page.content.decode()
+    assert device.key not in client.get(f"/admin/otp_totp/totpdevice/{device.pk}/change/").content.decode()
+    assert client.get(f"/admin/otp_totp/totpdevice/{device.pk}/config/").status_code in (302, 404)
+    client.post(f"/admin/otp_totp/totpdevice/{device.pk}/delete/", {"post": "yes"})
+    assert not TOTPDevice.objects.exists()
+    client.force_login(author)
+    assert client.get("/admin/otp_totp/totpdevice/").status_code == 403
