@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
 from . import api_tokens, history_log  # noqa: F401  history_log: the site-wide record's console page
-from .models import ApiToken, Profile
+from .models import ApiToken, Profile, SignInRecord
 
 
 @admin.register(ApiToken)
@@ -10,7 +10,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
     """Tokens are made here for a user and shown once, on the page that follows *Save*;
     afterwards only their prefix is visible. Revoking keeps the row (who had which token)."""
 
-    list_display = ["prefix", "name", "user", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["prefix", "name", "user", "created_at", "expires_at", "last_used_at", "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "prefix", "user__username"]
     actions = ["revoke"]
@@ -18,10 +18,10 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return ["user", "name"]
-        return ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+        return ["user", "name", "prefix", "created_at", "expires_at", "last_used_at", "revoked_at"]
 
     def get_readonly_fields(self, request, obj=None):
-        return [] if obj is None else ["user", "prefix", "created_at", "last_used_at", "revoked_at"]
+        return [] if obj is None else ["user", "prefix", "created_at", "expires_at", "last_used_at", "revoked_at"]
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -49,3 +49,27 @@ class ProfileAdmin(admin.ModelAdmin):
 
     list_display = ["user", "languages"]
     search_fields = ["user__username"]
+
+
+@admin.register(SignInRecord)
+class SignInRecordAdmin(admin.ModelAdmin):
+    """Every sign-in, failed sign-in and API token use (accounts.sign_in_record), for the
+    superusers only; read only, as the record of changes is."""
+
+    list_display = ["at", "kind", "username", "address", "token_prefix", "detail"]
+    list_filter = ["kind", ("at", admin.DateFieldListFilter)]
+    search_fields = ["username", "address", "token_prefix"]
+    date_hierarchy = "at"
+    list_select_related = ["user", "token"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser

@@ -23,9 +23,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             token = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        user = api_tokens.user_for_token(token)
+        user, why = api_tokens.check_token(token, request)
         if user is None:
-            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+            raise exceptions.AuthenticationFailed(why)
         return user, token
 
     def authenticate_header(self, request):

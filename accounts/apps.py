@@ -20,12 +20,15 @@ class AccountsConfig(AppConfig):
         from . import signals
 
         signals.connect()  # console access follows the roles (accounts.services)
+        from . import sign_in_record
+
+        sign_in_record.connect()  # every sign-in and failed sign-in into SignInRecord
         from .history_log import quiet_sign_ins
 
         quiet_sign_ins()  # a sign-in is not a change in the record
         # The users' and roles' console pages replace django.contrib.auth's, which the
         # admin's autodiscovery (an earlier app) has registered by now.
-        from . import user_admin  # noqa: F401
+        from . import two_factor_admin, user_admin  # noqa: F401
 
         checks.register(_sign_on_settings, checks.Tags.security)
 

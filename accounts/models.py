@@ -14,6 +14,8 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                      help_text="After this the token is refused; empty: it never expires.")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -48,3 +50,30 @@ class Profile(models.Model):
         problems = [problem for problem in map(language_problem, self.languages) if problem]
         if problems:
             raise ValidationError({"languages": problems[0]})
+
+
+class SignInRecord(models.Model):
+    """One sign-in, failed sign-in or API token use (a token's use at most once a minute per
+    token, as its last_used_at). Never the password or the token: a token is named by its
+    row and prefix. Written only by accounts.sign_in_record; read only in the console."""
+
+    SIGNED_IN, FAILED, TOKEN_USED, TOKEN_REFUSED = "signed-in", "failed", "token-used", "token-refused"
+    KINDS = [(SIGNED_IN, "signed in"), (FAILED, "failed sign-in"), (TOKEN_USED, "API token used"),
+             (TOKEN_REFUSED, "API token refused (expired or revoked)")]
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    username = models.CharField(max_length=150, blank=True, help_text="As typed, for a failed sign-in.")
+    address = models.CharField(max_length=45, blank=True)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    token_prefix = models.CharField(max_length=13, blank=True)
+    detail = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name = "sign-in record"
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.kind} {self.username}"

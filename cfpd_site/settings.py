@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "axes",  # sign-in throttling (see AXES_* below)
+    "django_otp",  # two factors (issue 43, accounts.two_factor)
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "auditlog",  # the history of every change (AUDITLOG_* below; docs/architecture.md, "The record")
     "accounts",
     "benchmarks_app",
@@ -78,6 +81,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): a second factor given this session
+    "accounts.two_factor.RequireSecondFactor",  # CFPD_REQUIRE_2FA_ROLES: no page before it
     "auditlog.middleware.AuditlogMiddleware",  # the signed-in person is the author of what a request changes
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -381,6 +386,20 @@ STORAGES = {
 # Security: on unless DEBUG, each switchable for a plain-HTTP local deployment.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", not DEBUG)
+# Idle sessions end (issue 43): a session lasts CFPD_SESSION_IDLE_MINUTES after the last
+# request, each request moving its end on (Django's SESSION_COOKIE_AGE, saved every request).
+CFPD_SESSION_IDLE_MINUTES = envint("CFPD_SESSION_IDLE_MINUTES", 60 * 8)
+SESSION_COOKIE_AGE = CFPD_SESSION_IDLE_MINUTES * 60
+SESSION_SAVE_EVERY_REQUEST = True
+# An API token made without an expiry expires this many days on (0: never; accounts.api_tokens).
+CFPD_API_TOKEN_DAYS = envint("CFPD_API_TOKEN_DAYS", 90)
+# Two factors (accounts.two_factor, django-otp): the roles that must give a TOTP code after
+# their password (authors, reviewers, analysts, operators, admin = superusers); empty: none.
+from accounts.two_factor_policy import parse_required as _parse_2fa  # noqa: E402  pure, no Django
+
+CFPD_REQUIRE_2FA_ROLES = _parse_2fa(envstr("CFPD_REQUIRE_2FA_ROLES", ""),
+                                    ("authors", "reviewers", "analysts", "operators"))
+OTP_TOTP_ISSUER = "CFPD Workbench"
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 
-from accounts import sso
+from accounts import sso, two_factor
 from accounts.views import favicon, home
 from benchmarks_app import families
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),  # the probes' (cfpd_site.health): open, never redirected
     path("accounts/login/", sso.SignIn.as_view(), name="login"),
     path("accounts/logout/", sso.SignOut.as_view(), name="logout"),
+    path("accounts/2fa/", two_factor.second_factor, name="second_factor"),
     # Single sign-on (accounts.sso; mozilla-django-oidc's URL names): 404 until CFPD_OIDC_ISSUER is set.
     path("accounts/sso/start/", login_not_required(sso.SignOnStart.as_view()), name="oidc_authentication_init"),
     path("accounts/sso/callback/", login_not_required(sso.SignOnCallback.as_view()),

@@ -34,8 +34,10 @@ class Command(BaseCommand):
             made = api_tokens.create_token(user, name)
         except api_tokens.TokenError as exc:
             raise CommandError(str(exc)) from None
-        self.stderr.write(f"API token {made.record.prefix}… ({made.record.name}) for {user.username}; it is shown "
-                          "only now, copy it:")
+        expiry = (f"expires {made.record.expires_at:%Y-%m-%d %H:%M} UTC" if made.record.expires_at
+                  else "never expires")
+        self.stderr.write(f"API token {made.record.prefix}… ({made.record.name}) for {user.username}, {expiry}; "
+                          "it is shown only now, copy it:")
         self.stdout.write(made.token)  # alone on stdout, so that TOKEN=$(python manage.py api_token create ...) works
 
     def _list(self, username=None, **_):
@@ -44,6 +46,8 @@ class Command(BaseCommand):
             tokens = tokens.filter(user__username=username)
         for token in tokens:
             state = f"revoked {token.revoked_at:%Y-%m-%d %H:%M}" if token.revoked_at else "active"
+            if token.expires_at and not token.revoked_at:
+                state += f", expires {token.expires_at:%Y-%m-%d %H:%M}"
             used = f"{token.last_used_at:%Y-%m-%d %H:%M}" if token.last_used_at else "never"
             self.stdout.write(f"{token.pk}\t{token.prefix}\t{token.user.username}\t{token.name}\t{state}\t"
                               f"last used {used}")
