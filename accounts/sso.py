@@ -20,6 +20,7 @@ import functools
 import logging
 from urllib.parse import urlencode
 
+import jwt
 import requests
 from django.conf import settings
 from django.contrib import messages
@@ -99,6 +100,21 @@ class SSOBackend(OIDCAuthenticationBackend):
             setattr(self, attr, sso_setting(attr))
         self.OIDC_RP_CLIENT_ID, self.OIDC_RP_CLIENT_SECRET = settings.OIDC_RP_CLIENT_ID, settings.OIDC_RP_CLIENT_SECRET
         self.OIDC_RP_SIGN_ALGO, self.OIDC_RP_IDP_SIGN_KEY = settings.OIDC_RP_SIGN_ALGO, None
+
+    def _verify_jws(self, payload, key):
+        """The ID token's signature, and what mozilla-django-oidc leaves unchecked: that it
+        was made for this site (`aud`), by the configured provider (`iss`), and is not
+        expired (`exp`, a minute's leeway for clocks). Any failure is a refused sign-in
+        (SuspiciousOperation: the callback's failure page), never a 500."""
+        try:
+            algorithm = jwt.get_unverified_header(payload).get("alg")
+            if algorithm != self.OIDC_RP_SIGN_ALGO:
+                raise SuspiciousOperation(f"ID token signed with {algorithm!r}, not {self.OIDC_RP_SIGN_ALGO!r}")
+            return jwt.decode(payload, key, algorithms=[algorithm], audience=self.OIDC_RP_CLIENT_ID,
+                              issuer=settings.CFPD_OIDC_ISSUER, leeway=60,
+                              options={"require": ["exp", "iat", "aud", "iss", "sub"]})
+        except jwt.InvalidTokenError as error:
+            raise SuspiciousOperation(f"ID token refused: {error}") from None
 
     def verify_claims(self, claims):
         return bool(username_of(claims))

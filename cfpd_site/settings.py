@@ -128,6 +128,8 @@ AUDITLOG_INCLUDE_TRACKING_MODELS = (
     "scenarios_app.Scenario",
     "scenarios_app.ResponseOption",
     "scenarios_app.ScenarioDyad",
+    "scenarios_app.ScenarioTranslation",  # a translation, its approval and its being out of date
+    "scenarios_app.ActorNameTranslation",
     "territories_app.Territory",
     "territories_app.Claimant",
     "territories_app.TermTranslation",

@@ -253,7 +253,8 @@ class Response(models.Model):
     claim_token = models.CharField(max_length=32, blank=True)
     # The worker (its Celery node name, `-n host1@%h`) that last claimed the unit: the one
     # that answered it once it is done (an answer is written only under its claim).
-    worker = models.CharField(max_length=200, blank=True, default="")
+    # db_default: the rows COPY writes (load_synthetic_answers) name no worker.
+    worker = models.CharField(max_length=200, blank=True, default="", db_default="")
     # Batch delivery: the provider batch the unit was last sent in (runs_app.provider_batch).
     provider_batch = models.ForeignKey("ProviderBatch", null=True, blank=True, on_delete=models.SET_NULL,
                                        related_name="responses", db_index=False, db_constraint=False)

@@ -24,7 +24,7 @@ from accounts.services import create_user_with_role, set_roles_from_provider
 from tests.conftest import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDER_VERSION = "8.8.1"
+PROVIDER_VERSION = "8.8.1"  # as scripts/setup installs it
 MAP = {"cfpd-authors": "authors", "cfpd-ops": "operators", "cfpd-review": "reviewers"}
 
 
@@ -107,7 +107,8 @@ def _free_port() -> int:
 
 
 def _provider_folder() -> Path:
-    """oidc-provider installed once from the npm registry into var/oidc-provider."""
+    """oidc-provider from the npm registry in var/oidc-provider (scripts/setup --test installs
+    it; installed here when set-up could not)."""
     folder = ROOT / "var" / "oidc-provider"
     if not (folder / "node_modules" / "oidc-provider" / "package.json").exists():
         if not shutil.which("npm") or not shutil.which("node"):
@@ -193,3 +194,71 @@ def test_sign_on_through_a_real_provider_roles_follow_its_groups_and_sign_out_re
     assert "/accounts/login/" in page.url  # signed out here
     page.goto(f"{live_server.url}/accounts/sso/start/")
     assert page.locator("input[name=login]").count() == 1  # and there: the provider asks again
+
+
+# -- the ID token's checks ---------------------------------------------------------------------
+
+ISSUER = "https://idp.example.org"
+
+
+@pytest.fixture(scope="module")
+def signing_key():
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = private.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    return private, public
+
+
+def _token(private, **changes):
+    import jwt
+
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": "cfpd", "sub": "ana", "iat": now, "exp": now + 300, "nonce": "n1"} | changes
+    return jwt.encode({k: v for k, v in claims.items() if v is not None}, private, algorithm="RS256")
+
+
+@override_settings(CFPD_OIDC_ISSUER=ISSUER, OIDC_RP_CLIENT_ID="cfpd", OIDC_RP_CLIENT_SECRET="s")
+@pytest.mark.parametrize("changes, refused_for", [
+    ({}, None),
+    ({"aud": "another-site"}, "(?i)audience"),  # a token the provider made for another client
+    ({"aud": ["another-site", "third"]}, "(?i)audience"),
+    ({"exp": int(time.time()) - 120}, "expired"),  # past the minute's leeway
+    ({"iss": "https://evil.example.org"}, "issuer"),
+    ({"exp": None}, "exp"),  # no expiry at all
+    ({"nonce": "another"}, "Nonce"),  # an answer to another sign-in
+])
+def test_an_id_token_for_another_audience_expired_or_from_another_issuer_is_refused(signing_key, changes, refused_for):
+    private, public = signing_key
+    backend = sso.SSOBackend()
+    backend._read_settings = lambda: None
+    backend.OIDC_RP_CLIENT_ID, backend.OIDC_RP_SIGN_ALGO, backend.OIDC_RP_IDP_SIGN_KEY = "cfpd", "RS256", public
+    token = _token(private, **changes)
+    if refused_for is None:
+        assert backend.verify_token(token, nonce="n1")["sub"] == "ana"
+        return
+    with pytest.raises(sso.SuspiciousOperation, match=refused_for):
+        backend.verify_token(token, nonce="n1")
+
+
+@pytest.mark.django_db
+@override_settings(CFPD_OIDC_ISSUER=ISSUER, OIDC_RP_CLIENT_ID="cfpd", OIDC_RP_CLIENT_SECRET="s")
+def test_a_refused_token_at_the_callback_is_a_page_that_says_so_not_a_500(client, monkeypatch):
+    def refused(self, payload):
+        raise sso.SuspiciousOperation("ID token refused: Signature has expired")
+
+    monkeypatch.setattr(sso.SSOBackend, "get_token", lambda self, payload: {"id_token": "x", "access_token": "y"})
+    monkeypatch.setattr(sso.SSOBackend, "verify_token", lambda self, token, **kw: refused(self, token))
+    endpoints = {"token_endpoint": f"{ISSUER}/token", "userinfo_endpoint": f"{ISSUER}/me",
+                 "jwks_uri": f"{ISSUER}/jwks", "authorization_endpoint": f"{ISSUER}/auth"}
+    monkeypatch.setattr(sso, "discovery", lambda issuer: endpoints)
+    session = client.session
+    session["oidc_states"] = {"st": {"code_verifier": "v", "nonce": "n1", "added_on": time.time()}}
+    session.save()
+    with override_settings(AUTHENTICATION_BACKENDS=["django.contrib.auth.backends.ModelBackend",
+                                                    "accounts.sso.SSOBackend"]):
+        page = client.get("/accounts/sso/callback/?code=abc&state=st", follow=True)
+    assert page.status_code == 200 and "did not sign you in" in page.content.decode()
+    assert "_auth_user_id" not in client.session

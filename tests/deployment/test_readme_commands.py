@@ -28,6 +28,8 @@ SKIPPED = {
     "invite_panel": "needs a panel, which the demo does not make (tests/panels_app/test_invite_panel.py runs it)",
     "import_reference": "needs a reference of the demo's question keys, which the demo does not have "
                         "(tests/panels_app/test_import_reference.py runs it)",
+    "import_translations": "needs a translated file, which the demo does not have "
+                           "(tests/scenarios_app/test_translation_files.py runs it)",
 }
 # Arguments added to the README's form, with the reason.
 EXTRA = {
@@ -72,6 +74,7 @@ def values(tmp: Path) -> dict[str, dict[str, str]]:
         "inconsistency_report": {"PATH": str(tmp / "inconsistency.csv")},
         "contrast_report": {"PATH": str(tmp / "contrasts.csv")},
         "reference_report": {"B": "demo", "F": str(tmp / "reference.csv")},
+        "export_translations": {"B": "demo", "L": "zh", "F": str(tmp / "translations.xlf")},
         # A run number is known once the data is loaded: resolved then (see `resolved`).
         "export_inspect_log": {"N": first_run, "PATH": str(tmp / "inspect-log.json")},
         "export_hf_dataset": {"B": "demo", "DIR": str(tmp / "hf-dataset")},

@@ -168,7 +168,9 @@ def test_an_item_is_shown_in_its_questions_language_and_direction(client):
     benchmark, questions = make_benchmark(questions=1)
     Question = type(questions[0])
     Question.objects.filter(pk=questions[0].pk).update(language="ar", text="هل تتدخل الصين؟")
-    panel = make_panel(benchmark, per_respondent=1, checks=0, profile=False)
+    # A panel asked in Arabic names the language in its selection, as a launch does (issue 41:
+    # without languages named, the source language alone).
+    panel = make_panel(benchmark, per_respondent=1, checks=0, profile=False, selection={"languages": ["ar"]})
     token = services.create_invitations(panel, 1)[0].token
     client.post(_url(token, "consent/"))
     html = client.get(_url(token)).content.decode()

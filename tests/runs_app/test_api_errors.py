@@ -115,8 +115,9 @@ def test_every_operation_documents_its_errors(client, operator):
     schema = client.get(reverse("api-schema"), {"format": "json"}).json()
     operations = {f"{method.upper()} {path}": operation for path, item in schema["paths"].items()
                   for method, operation in item.items()}
-    assert len(operations) == 20  # the 12 before the models' profiles, their two, the grid and two runs compared,
-    # the answers list and one answer, a model's connection test (GET its findings, POST to start one)
+    assert len(operations) == 21  # the 12 before the models' profiles, their two, the grid and two runs compared,
+    # the answers list and one answer, a model's connection test (GET its findings, POST to start one), and
+    # the panels' alignment with the models (issue 40)
     for name, operation in operations.items():
         assert {"401", "403"} <= set(operation["responses"]), name
     assert {"400", "404", "409"} <= set(operations["POST /api/runs/{id}/cancel/"]["responses"])
@@ -130,6 +131,7 @@ def test_every_operation_documents_its_errors(client, operator):
     assert "400" in operations["GET /api/profiles/compare/"]["responses"]  # an unknown name there is a 400
     assert "400" in operations["GET /api/answers/grid/"]["responses"]
     assert "400" in operations["GET /api/answers/compare/"]["responses"]
+    assert "400" in operations["GET /api/panels/alignment/"]["responses"]
     assert schema["components"]["securitySchemes"]["tokenAuth"] == {
         "type": "http", "scheme": "bearer", "bearerFormat": "cfpd_ followed by 40 characters",
         "description": "A personal API token (console: API tokens, or `manage.py api_token create`)."}

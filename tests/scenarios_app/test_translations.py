@@ -154,3 +154,18 @@ def test_export_questions_shows_translated_questions_with_their_language(benchma
     assert [(r["question_key"], r["language"]) for r in rows] == [
         ("t/esc-test.v1.CN-RU.full", "en"), ("t/esc-test.v1.CN-RU.full@zh", "zh")]
     assert "中国在与俄罗斯的边境" in rows[1]["prompt"]
+
+
+def test_a_translation_and_its_approval_are_in_the_record_of_changes(scenario, zh_author):
+    # Issue 43: translations are among the objects whose every change is recorded.
+    from auditlog.context import set_actor
+    from auditlog.models import LogEntry
+
+    with set_actor(zh_author):
+        draft = translations.save_translation(scenario, "zh", ZH, translated_by=zh_author)
+        translations.approve_translation(draft, zh_author)
+    entries = list(LogEntry.objects.filter(content_type__model="scenariotranslation", object_pk=str(draft.pk))
+                   .order_by("pk"))
+    assert [e.action for e in entries][:1] == [LogEntry.Action.CREATE]
+    assert any(e.changes_dict.get("status") == ["draft", "approved"] for e in entries), [e.changes_dict for e in entries]
+    assert all(e.actor == zh_author for e in entries)
