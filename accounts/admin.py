@@ -1,6 +1,8 @@
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 
+from kit.admin_tools import ReadOnlyAdminMixin
+
 from . import api_tokens, history_log  # noqa: F401  history_log: the site-wide record's console page
 from .models import ApiToken, Profile, SignInRecord
 
@@ -52,7 +54,7 @@ class ProfileAdmin(admin.ModelAdmin):
 
 
 @admin.register(SignInRecord)
-class SignInRecordAdmin(admin.ModelAdmin):
+class SignInRecordAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Every sign-in, failed sign-in and API token use (accounts.sign_in_record), for the
     superusers only; read only, as the record of changes is."""
 
@@ -61,15 +63,6 @@ class SignInRecordAdmin(admin.ModelAdmin):
     search_fields = ["username", "address", "token_prefix"]
     date_hierarchy = "at"
     list_select_related = ["user", "token"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     def has_view_permission(self, request, obj=None):
         return request.user.is_active and request.user.is_superuser
