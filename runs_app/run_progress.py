@@ -130,9 +130,12 @@ def run_workers(run: Run) -> list[RunWorker]:
     """The workers serving a run: those that recorded its answers (`Response.worker`, the
     worker whose claim the answer was written under) and those holding its units now.
     Ordered by name."""
-    responses = run.responses.exclude(worker="")
     last = run.responses.order_by("-pk").values_list("pk", flat=True).first()
-    recent = responses.filter(pk__gt=last - WORKERS_WINDOW) if last is not None else responses.none()
-    answers = dict(recent.filter(status="done").values_list("worker").annotate(n=Count("pk")).order_by())
-    holding = dict(responses.filter(status="running").values_list("worker").annotate(n=Count("pk")).order_by())
-    return [RunWorker(name, answers.get(name, 0), holding.get(name, 0)) for name in sorted(answers.keys() | holding)]
+    if last is None:
+        return []
+    # One pass over the run's answers: the recent ones done, and every one held now.
+    done = Q(status="done", pk__gt=last - WORKERS_WINDOW)
+    running = Q(status="running")
+    rows = (run.responses.exclude(worker="").filter(done | running).values("worker")
+            .annotate(answers=Count("pk", filter=done), holding=Count("pk", filter=running)).order_by("worker"))
+    return [RunWorker(row["worker"], row["answers"], row["holding"]) for row in rows]
