@@ -197,11 +197,16 @@ class SignOnCallback(_OnlyWhenConfigured, oidc_views.OIDCAuthenticationCallbackV
             return self.login_failure()
 
 
-def provider_logout_url(request) -> str:
-    """The provider's end-session address (`OIDC_OP_LOGOUT_URL_METHOD`), back to the sign-in page after."""
-    end = discovery(settings.CFPD_OIDC_ISSUER).get("end_session_endpoint")
+def provider_logout_url(request) -> str | None:
+    """The provider's end-session address, back to the sign-in page after; None when the
+    provider has none or cannot be reached (the sign-out is then this site's alone)."""
+    try:
+        end = discovery(settings.CFPD_OIDC_ISSUER).get("end_session_endpoint")
+    except ImproperlyConfigured as error:  # the provider down: signed out here, not there
+        log.warning("sign-out at the provider skipped: %s", error)
+        end = None
     if not end:
-        return settings.LOGOUT_REDIRECT_URL
+        return None
     params = {"client_id": settings.OIDC_RP_CLIENT_ID,
               "post_logout_redirect_uri": request.build_absolute_uri(reverse("login"))}
     token = request.session.get("oidc_id_token")

@@ -262,3 +262,18 @@ def test_a_refused_token_at_the_callback_is_a_page_that_says_so_not_a_500(client
         page = client.get("/accounts/sso/callback/?code=abc&state=st", follow=True)
     assert page.status_code == 200 and "did not sign you in" in page.content.decode()
     assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+@override_settings(CFPD_OIDC_ISSUER="http://127.0.0.1:9", OIDC_RP_CLIENT_ID="c", OIDC_RP_CLIENT_SECRET="s")
+def test_signing_out_while_the_provider_is_down_signs_out_here(client):
+    sso.discovery.cache_clear()
+    user, _ = create_user_with_role("ana", PASSWORD, role="analysts")
+    client.force_login(user)
+    session = client.session
+    session["oidc_id_token"] = "a-token"
+    session.save()
+    page = client.post("/accounts/logout/")
+    assert page.status_code == 302 and page["Location"].endswith("/accounts/login/")
+    assert "_auth_user_id" not in client.session
+    sso.discovery.cache_clear()
