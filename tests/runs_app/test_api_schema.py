@@ -48,7 +48,7 @@ def api_schema(db, token):
                                          "GET /api/analysis/territories/", "POST /api/runs/",
                                          "GET /api/profiles/compare/", "GET /api/profiles/{name}/",
                                          "GET /api/answers/grid/", "GET /api/answers/compare/",
-                                         "GET /api/answers/"],
+                                         "GET /api/answers/", "GET /api/panels/alignment/"],
                         "checks": {"positive_data_acceptance": {"expected-statuses": [
                             "2xx", "400", "401", "403", "404", "409"]}}}]})
     # The WSGI app closes the database connection after each request, and with it the
