@@ -64,3 +64,30 @@ def test_a_pace_learned_by_one_worker_spaces_the_starts_of_another():
     assert worker_b.reserve_start("m", None, max_wait=1)[0]
     reserved, wait = worker_a.reserve_start("m", None, max_wait=10)
     assert reserved and 5.0 < wait <= 5.27
+
+
+def test_unpaced_starts_skip_the_reservation_and_a_pace_learned_elsewhere_reaches_them(monkeypatch):
+    import time
+
+    from gateway import limits
+
+    prefix = f"cfpd-test:{uuid.uuid4().hex[:8]}"
+    worker_a, worker_b = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"], prefix)
+    reserved = []
+    real = worker_a.reserve_start
+    monkeypatch.setattr(worker_a, "reserve_start", lambda *args: reserved.append(args) or real(*args))
+    clock = [1000.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: clock[0])
+    assert limits._pace_wait(worker_a, "m", None, 1.0) == 0.0
+    assert limits._pace_wait(worker_a, "m", None, 1.0) == 0.0  # within ADAPTIVE_READ of the look: no reservation
+    assert len(reserved) == 1
+    assert limits._pace_wait(worker_a, "m", 60, 1.0) == 0.0  # a per-minute budget: reserved every time
+    assert len(reserved) == 2
+    for _ in range(12):
+        worker_b.pace_observe("m", pacing.Outcome(False))
+    for _ in range(10):  # b meets 429s and learns a pace of 60 / 11.4 = 5.26 s
+        worker_b.pace_observe("m", pacing.Outcome(True))
+    clock[0] += limits.ADAPTIVE_READ  # a's last look is now as old as ADAPTIVE_READ: it looks again
+    assert limits._pace_wait(worker_a, "m", None, 10.0) == 0.0  # the first start is reserved at once
+    assert 5.0 < limits._pace_wait(worker_a, "m", None, 10.0) <= 5.27  # the next, spaced by b's pace
+    assert len(reserved) == 4
