@@ -58,8 +58,12 @@ registers a fourth). What the core shows of a family comes through these hooks:
   answer arrives, the engine creates one unit per follow-up (same run, model, condition
   and repeat) in the transaction that writes the answer, and asks it with the earlier
   messages and answer before the follow-up's own turn.
-- `mark_asked(question_ids)` (optional) is called in the transaction that creates a
-  run's units or imports answers: CFPD freezes the scenario versions asked.
+- `mark_asked(question_ids, run_id)` (optional) is called in the transaction that creates a
+  run's units or imports answers: CFPD freezes the scenario versions asked and records
+  which versions that run asked.
+- `asked_versions(run)` (optional) returns [(label, url)]: the exact version of each
+  authored item the run asked, each linked to its history (CFPD: "escalation-07 v3"), for
+  the run's page; by default none.
 - `sample_metadata(question)` (optional) returns the family's own fields of a question
   as plain JSON values ({"domain": …, "qualified_actor": …}), carried by the exported
   formats (an Inspect sample's metadata, a dataset's columns); by default none.
@@ -105,7 +109,7 @@ def _no_errors(selection) -> dict[str, list[str]]:
     return {}
 
 
-def _nothing(question_ids) -> None:
+def _nothing(question_ids, run_id=None) -> None:
     return None
 
 
@@ -173,7 +177,8 @@ class Family:
     coding_filters: tuple[CodingFilter, ...] = ()
     filter_questions: Callable[[Any, Any], Any] = _no_filter
     check_selection: Callable[[Any], dict[str, list[str]]] = _no_errors
-    mark_asked: Callable[[list[int]], None] = _nothing
+    mark_asked: Callable[[list[int], int], None] = _nothing
+    asked_versions: Callable[[Any], list[tuple[str, str]]] | None = None
     applies: Callable[[Any, Any], bool] = _always
     permutable: bool = True
     read_answer: Callable[[Any, str], tuple[int | None, str, str] | None] | None = None

@@ -427,7 +427,7 @@ def _write_run(simulation: Simulation, questions: _Questions, release_run: free_
                                  pair_values=values, response_ids=[r.pk for r in by_move[move]],
                                  sections_missing=0))
     GroupScore.objects.bulk_create(scores)
-    families.family(simulation.benchmark.family).mark_asked([q.pk for q in asked.values()])
+    families.family(simulation.benchmark.family).mark_asked([q.pk for q in asked.values()], run.pk)
     # In the same transaction, as import_responses does: a run is whole, whatever receivers add.
     responses_imported.send(sender=Run, run_id=run.pk)
     return ImportedRun(relative=path.relative, model=model.name, continuation=path.continuation,

@@ -380,7 +380,7 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
         written = unit_rows.insert_units(run.pk, units, timezone.now())
     if family.follow_ups is None:  # no unit is added later: the run page reads what was planned
         Run.objects.filter(pk=run.pk).update(planned=_planned(asked, models, request.repeats))
-    family.mark_asked(question_ids)
+    family.mark_asked(question_ids, run.pk)
     # Marked as sent when written: the messages go once the transaction commits.
     queueing.send_launch(run.pk, written)
     queueing.schedule_sweep(run.pk)

@@ -254,7 +254,7 @@ def _write(opened, summary, imported_by, progress: Progress | None, create_run) 
                     if progress:
                         progress(stream.bytes_read or count, stream.size, "writing")
             insert.write(batch)
-        families.family(benchmark.family).mark_asked([pk for pk, _, _ in questions.values()])
+        families.family(benchmark.family).mark_asked([pk for pk, _, _ in questions.values()], run.pk)
         # Coded in the same transaction: an import is whole, codes and review tasks included.
         if progress:
             progress(summary["rows"], None, "coding the answers")

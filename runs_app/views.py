@@ -392,6 +392,13 @@ def run_detail(request, pk):
         "batch_poll_seconds": settings.CFPD_BATCH_POLL_SECONDS,
         "workers": services.run_workers(run), "workers_window": services.WORKERS_WINDOW,
     }
+    try:
+        family = families.family(run.benchmark.family)
+    except families.UnknownFamily:
+        family = None
+    if family is not None and family.asked_versions is not None:
+        context["asked_versions"] = family.asked_versions(run)
+        context["can_see_history"] = request.user.is_staff
     return render(request, "runs_app/run_detail.html", context)
 
 

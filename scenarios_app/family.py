@@ -104,12 +104,27 @@ def questions_in_domain(queryset, slug: str):
     return queryset.filter(cfpd__domain__slug=slug)
 
 
-def mark_asked(question_ids) -> None:
-    """Scenario versions a run asks are frozen: edits from now on make a new version."""
+def mark_asked(question_ids, run_id=None) -> None:
+    """Scenario versions a run asks are frozen (edits from now on make a new version) and
+    recorded as the versions that run asked."""
     from . import services
     from .models import Scenario
 
-    services.freeze(Scenario.objects.filter(cfpd_questions__question_id__in=list(question_ids)).distinct())
+    asked = list(Scenario.objects.filter(cfpd_questions__question_id__in=list(question_ids)).distinct().only("pk"))
+    services.freeze(asked)
+    if run_id is not None:
+        services.record_asked_versions(run_id, asked)
+
+
+def asked_versions(run) -> list[tuple[str, str]]:
+    """The scenario versions the run asked, in the benchmark's order, each linked to its
+    history in the console."""
+    from django.urls import reverse
+
+    from .models import Scenario
+
+    versions = Scenario.objects.filter(asked_by__run=run).order_by("key", "version").only("pk", "key", "version")
+    return [(str(v), reverse("admin:scenarios_app_scenario_history", args=[v.pk])) for v in versions]
 
 
 def sample_metadata(question) -> dict:
@@ -189,7 +204,7 @@ CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYS
               check_selection=check_selection, selection_fields=selection_fields,
               describe_selection=describe_selection,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
-              mark_asked=mark_asked, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
+              mark_asked=mark_asked, asked_versions=asked_versions, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
               balance_groups=balance_groups, power_template="scenarios_app/launch_power.html",
               dashboard=DASHBOARD, authored_as="CFPD scenarios", role_permissions=ROLE_PERMISSIONS,
               # Its own addresses (issue 39: one analysis address space per family), and the ones it

@@ -247,6 +247,21 @@ class ScenarioQuestion(models.Model):
         return f"{self.question_id}: {self.scenario} {self.variant}"
 
 
+class AskedVersion(models.Model):
+    """A scenario version a run asked: written with the run's units (or its imported answers),
+    so that the run's page names the exact version of each scenario, read from here rather
+    than from its answers (millions at paper scale)."""
+
+    run = models.ForeignKey("runs_app.Run", on_delete=models.CASCADE, related_name="+")
+    scenario = models.ForeignKey(Scenario, on_delete=models.PROTECT, related_name="asked_by")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "scenario"], name="one_asked_version_per_run")]
+
+    def __str__(self):
+        return f"run {self.run_id}: {self.scenario}"
+
+
 class ScenarioTranslation(models.Model):
     """One scenario version's text in another language: its template and option texts
     (CFPD's two-option variant of a three-option scenario is made from the same options).

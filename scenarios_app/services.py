@@ -22,7 +22,8 @@ from .notation import ActorSetText
 from .taxonomy import FOCUS_ACTORS, Category, Comparison, Taxonomy
 from .validation import OptionSpec, Problem, ScenarioSpec, check_scenario
 from .models import (
-    ActionCategory, Actor, ActorSet, Benchmark, CodifiedComparison, Domain, Question, ResponseOption, Scenario,
+    ActionCategory, Actor, ActorSet, AskedVersion, Benchmark, CodifiedComparison, Domain, Question, ResponseOption,
+    Scenario,
     ScenarioDyad, ScenarioQuestion, ScenarioReview,
 )
 
@@ -205,6 +206,12 @@ def freeze(scenarios) -> int:
     """Mark scenario versions as asked: from now on they never change. Returns how many froze."""
     ids = [s.pk for s in scenarios]
     return Scenario.objects.filter(pk__in=ids, frozen_at__isnull=True).update(frozen_at=timezone.now())
+
+
+def record_asked_versions(run_id: int, scenarios) -> None:
+    """Record that the run asked these scenario versions (again: nothing twice)."""
+    AskedVersion.objects.bulk_create([AskedVersion(run_id=run_id, scenario_id=s.pk) for s in scenarios],
+                                     ignore_conflicts=True, batch_size=1000)
 
 
 # --- reviews -------------------------------------------------------------------------
