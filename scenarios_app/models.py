@@ -267,9 +267,9 @@ class ScenarioTranslation(models.Model):
     source_hash = models.CharField(max_length=64, help_text="The source version's content hash it translates.")
     out_of_date = models.BooleanField(default=False, help_text="Its source changed after it was written.")
     translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="+", help_text="The person who wrote or uploaded it.")
+                                      related_name="+", help_text="The person who wrote or uploaded it, or asked a model for it.")
     provenance = models.CharField(max_length=200, help_text="Where it came from: 'person', 'import:FILE', "
-                                                            "or 'model:NAME prompt:ID'.")
+                                                            "or 'model:NAME draft:ID' (a model's draft).")
     translated_at = models.DateTimeField()
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+")
@@ -314,7 +314,8 @@ class TranslationDraft(models.Model):
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="translation_drafts")
     language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh.")
     model = models.ForeignKey("runs_app.LLMModel", on_delete=models.PROTECT, related_name="+")
-    back_model = models.ForeignKey("runs_app.LLMModel", on_delete=models.PROTECT, related_name="+")
+    back_model = models.ForeignKey("runs_app.LLMModel", on_delete=models.PROTECT, related_name="+",
+                                   verbose_name="back-translation model")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="+")
     requested_at = models.DateTimeField(auto_now_add=True)

@@ -177,3 +177,64 @@ def test_a_draft_needs_a_language_and_askable_models(scenario, served, back_mode
     with pytest.raises(drafting.DraftRefused, match="imported only holds imported answers"):
         drafting.request_draft(scenario, "zh", external, back_model)
     assert not TranslationDraft.objects.exists()
+
+
+# -- the console's pages -------------------------------------------------------------------------
+
+DRAFT_URL = "/admin/scenarios_app/scenariotranslation/draft/"
+
+
+def signed_in(client, user):
+    from tests.conftest import PASSWORD
+
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def test_only_authors_may_ask_for_a_draft(client, reviewer, scenario):
+    signed_in(client, reviewer)
+    assert client.get(DRAFT_URL).status_code == 403
+    assert client.post(DRAFT_URL, {}).status_code == 403
+    assert not TranslationDraft.objects.exists()
+
+
+def test_the_form_queues_a_draft_and_its_page_follows_it(client, author, scenario, served, back_model, fake, sent,
+                                                         django_capture_on_commit_callbacks):
+    translations.set_languages(author, ["en", "zh"])
+    signed_in(client, author)
+    page = client.get(DRAFT_URL + f"?scenario={scenario.pk}").content.decode()
+    assert 'value="zh"' in page and "Draft with a model" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(DRAFT_URL, {"scenario": scenario.pk, "language": "zh", "model": served.pk,
+                                         "back_model": back_model.pk}, follow=True)
+    draft = TranslationDraft.objects.get()
+    assert answer.redirect_chain[-1][0] == f"/admin/scenarios_app/translationdraft/{draft.pk}/change/"
+    page = answer.content.decode()
+    assert "Waiting for a worker" in page and '<meta http-equiv="refresh"' in page
+    assert fake.stats()["total_requests"] == 0 and sent == [(drafting.TASK, [draft.pk])]
+    fake.configure(replies=replies())
+    run_worker(sent)
+    page = client.get(f"/admin/scenarios_app/translationdraft/{draft.pk}/change/").content.decode()
+    assert "Done: saved as a draft translation" in page and '<meta http-equiv="refresh"' not in page
+    assert page.count('<tr class="drifted">') == 1 and "⚠ drifted" in page
+    listing = client.get("/admin/scenarios_app/scenariotranslation/").content.decode()
+    assert "⚠ option_b" in listing and "Draft with a model" in listing
+
+
+def test_a_bad_language_is_said_on_the_form_not_a_500(client, author, scenario, served, back_model, sent):
+    signed_in(client, author)
+    answer = client.post(DRAFT_URL, {"scenario": scenario.pk, "language": "chinese!", "model": served.pk,
+                                     "back_model": back_model.pk})
+    assert answer.status_code == 200
+    assert "not a BCP 47 language tag" in answer.content.decode()
+    assert not TranslationDraft.objects.exists() and not sent
+
+
+def test_model_output_is_escaped_on_the_page(client, author, scenario, served, back_model, fake, sent,
+                                             django_capture_on_commit_callbacks):
+    fake.configure(replies=replies(back={**BACK, "option_a": "<script>alert(1)</script> [Actor B]"}))
+    draft = request(scenario, served, back_model, author, django_capture_on_commit_callbacks)
+    run_worker(sent)
+    signed_in(client, author)
+    page = client.get(f"/admin/scenarios_app/translationdraft/{draft.pk}/change/").content.decode()
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
