@@ -32,10 +32,12 @@ def test_an_author_drafts_reviews_and_approves_a_chinese_translation(page, live_
     translations.set_actor_name(Actor.objects.get(code="RU"), "zh", "俄罗斯")
 
     log_in(page, live_server, author.username)
-    page.goto(f"{live_server.url}/admin/scenarios_app/scenariotranslation/")
-    page.click("text=Draft with a model")
+    # From the scenario's own page: the form opens with the scenario chosen.
+    page.goto(f"{live_server.url}/admin/scenarios_app/scenario/{scenario.pk}/change/")
+    page.screenshot(path=str(screenshots / "translation-scenario-page.png"))
+    page.click("text=Draft a translation with a model")
+    expect(page.locator("#id_scenario")).to_have_value(str(scenario.pk))
     expect(page.locator("#id_language")).to_have_value("zh")  # the language the author's profile lists
-    page.select_option("#id_scenario", label=str(scenario))
     page.select_option("#id_model", label="drafter")
     page.select_option("#id_back_model", label="back-translator")
     page.screenshot(path=str(screenshots / "translation-draft-form.png"), full_page=True)
