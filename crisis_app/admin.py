@@ -10,13 +10,13 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 from kit.history_admin import HistoryAdminMixin
 
-from . import preview, services
-from .models import TEXT_FIELDS, Continuation, GroupScore, Scorer, Simulation, Variant
+from . import preview, services, translation_texts
+from .models import TEXT_FIELDS, Continuation, GroupScore, Scorer, Simulation, SimulationTranslation, Variant
 
 JSON_WIDGET = forms.Textarea(attrs={"rows": 3, "cols": 48, "class": "vLargeTextField"})
 
@@ -172,3 +172,43 @@ class GroupScoreAdmin(GuardedIdsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ["scorer", "model", "condition"]
     list_select_related = ["question", "model", "condition", "scorer", "run"]
     search_fields = ["question__key"]
+
+
+@admin.register(SimulationTranslation)
+class SimulationTranslationAdmin(GuardedIdsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Simulations' translations (issue 41), arriving through `import_simulation_translations`;
+    an author who reads the language approves them here, beside their source."""
+
+    list_display = ["simulation", "language", "status", "up_to_date", "provenance", "translated_at", "approved_by"]
+    list_filter = ["language", "status"]
+    fields = readonly_fields = ["simulation", "language", "side_by_side", "status", "up_to_date", "provenance",
+                                "translated_by", "translated_at", "approved_by", "approved_at"]
+    actions = ["approve_selected"]
+
+    @admin.display(boolean=True, description="Up to date")
+    def up_to_date(self, obj):
+        return not translation_texts.is_out_of_date(obj)
+
+    @admin.display(description="Source and translation")
+    def side_by_side(self, obj):
+        rows = format_html_join("", "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+                                ((name, text, obj.texts.get(name, "—")) for name, text in obj.simulation.texts().items()))
+        return format_html("<table><thead><tr><th>Text</th><th>Source</th><th>Translation ({})</th></tr></thead>"
+                           "<tbody>{}</tbody></table>", obj.language, rows)
+
+    def has_approve_permission(self, request):
+        return request.user.has_perm("crisis_app.change_simulation")  # authors
+
+    @admin.action(description="Approve selected translations (your profile must list their language)",
+                  permissions=["approve"])
+    def approve_selected(self, request, queryset):
+        approved = 0
+        for translation in queryset.select_related("simulation"):
+            try:
+                translation_texts.approve_translation(translation, request.user)
+            except translation_texts.TranslationError as exc:
+                messages.error(request, str(exc))
+                continue
+            approved += 1
+        if approved:
+            messages.success(request, f"Approved {approved} translation(s).")

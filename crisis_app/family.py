@@ -79,7 +79,8 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
 ROLE_PERMISSIONS = {
     AUTHORS: tuple(f"crisis_app.{action}_{model}" for model in ("simulation", "continuation", "variant")
                    for action in ("add", "change", "delete", "view"))
-    + tuple(f"crisis_app.view_{model}" for model in ("crisisquestion", "scorer", "groupscore")),
+    + tuple(f"crisis_app.view_{model}" for model in ("crisisquestion", "scorer", "groupscore",
+                                                      "simulationtranslation")),
     ANALYSTS: ("crisis_app.view_crisis_dashboard",),
 }
 DASHBOARD = Dashboard("crisis-dashboard", "Crisis", "Crisis inconsistency",

@@ -9,6 +9,7 @@ meaningful). Each variant asks one move-1 question and one move-2 question per
 continuation; move 2 follows the model's own move-1 answer in the same conversation.
 """
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -182,3 +183,37 @@ class GroupScore(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "model", "question", "condition", "scorer"],
                                                name="one_score_per_group_and_scorer")]
+
+
+class SimulationTranslation(models.Model):
+    """A simulation's texts in another language (issue 41): every text a question is made of
+    (`Simulation.texts()`: background, role, answer format, move-1 incident, each
+    continuation), its `{PLAYER}`-style placeholders kept. It belongs to the texts it
+    translates: `source_hash` is their hash when it was written, and it is out of date once
+    the simulation's texts differ (`translation_texts.is_out_of_date`). Approved by an author
+    who reads the language; not yet asked (the family's rendering in other languages is a
+    later part of issue 41)."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        APPROVED = "approved", "Approved"
+
+    simulation = models.ForeignKey(Simulation, on_delete=models.CASCADE, related_name="translations")
+    language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh, zh-Hant, ru.")
+    texts = models.JSONField(default=dict, help_text="Field (background, role, …, continuation:NAME) → its translation.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    source_hash = models.CharField(max_length=64, help_text="The hash of the simulation's texts it translates.")
+    provenance = models.CharField(max_length=200, help_text="Where it came from: 'person' or 'import:FILE'.")
+    translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="+")
+    translated_at = models.DateTimeField()
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["simulation", "language"]
+        constraints = [models.UniqueConstraint(fields=["simulation", "language"],
+                                               name="one_simulation_translation_per_language")]
+
+    def __str__(self):
+        return f"{self.simulation} [{self.language}]"

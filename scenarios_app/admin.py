@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 from kit.admin_tools import GuardedIdsMixin, ReadOnlyAdminMixin
 from kit.history_admin import HistoryAdminMixin
 
-from . import services, translations
+from . import services, translation_admin, translations
 from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, OptionFormSet, ScenarioAdminForm
 from .models import (
     ActionCategory, Actor, ActorSet, ActorSetMember, Benchmark, CodifiedAction, CodifiedComparison,
@@ -370,22 +370,41 @@ class ScenarioTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Translations arrive through `import_translations` (checked slot by slot); here an
     author who reads the language approves them, beside their source."""
 
-    list_display = ["scenario", "language", "status", "out_of_date", "provenance", "translated_at", "approved_by"]
+    list_display = ["scenario", "language", "status", "out_of_date", "drift", "provenance", "translated_at",
+                    "approved_by"]
     list_filter = ["language", "status", "out_of_date"]
     search_fields = ["scenario__key", "template"]
-    fields = readonly_fields = ["scenario", "language", "source_text", "translation_text", "status", "out_of_date",
-                                "source_hash", "provenance", "translated_by", "translated_at", "approved_by",
-                                "approved_at"]
+    fields = readonly_fields = ["scenario", "language", "side_by_side", "status", "out_of_date", "source_hash",
+                                "provenance", "model_name", "back_model_name", "prompt_shown", "translated_by",
+                                "translated_at", "approved_by", "approved_at"]
     actions = ["approve_selected"]
 
-    @admin.display(description="Source")
-    def source_text(self, obj):
-        fields = translations.source_fields(obj.scenario)
-        return format_html_join("", "<p><b>{}</b>: {}</p>", fields.items())
+    class Media:
+        css = {"all": ["css/translations.css"]}
 
-    @admin.display(description="Translation")
-    def translation_text(self, obj):
-        return format_html_join("", "<p><b>{}</b>: {}</p>", translations.translated_fields(obj).items())
+    def get_urls(self):
+        return [path("draft/", self.admin_site.admin_view(lambda request: translation_admin.draft_view(self, request)),
+                     name="scenarios_app_scenariotranslation_draft")] + super().get_urls()
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "may_draft": translation_admin.may_draft(request.user)}
+        return super().changelist_view(request, extra_context)
+
+    @admin.display(description="Source and translation, side by side")
+    def side_by_side(self, obj):
+        return translation_admin.side_by_side(obj.scenario, obj.language, translations.translated_fields(obj),
+                                              obj.back_translation, obj.scores)
+
+    @admin.display(description="Drifted items")
+    def drift(self, obj):
+        if not obj.scores:
+            return "—"
+        drifted = [field for field, score in obj.scores.items() if score.get("drifted")]
+        return f"⚠ {', '.join(drifted)}" if drifted else "none"
+
+    @admin.display(description="Prompt (template)")
+    def prompt_shown(self, obj):
+        return format_html('<pre class="prompt">{}</pre>', obj.prompt) if obj.prompt else "—"
 
     def has_approve_permission(self, request):
         return request.user.has_perm("scenarios_app.change_scenario")  # authors

@@ -184,7 +184,7 @@ def benchmark_stats(benchmark) -> BenchmarkStats:
 
 # The scenarios' models authors write, and those they only read (the codified taxonomy).
 _SCENARIO_MODELS = ["scenario", "responseoption", "scenariodyad", "scenarioreview", "actorset", "actorsetmember"]
-_READ_ONLY_MODELS = ["scenarioquestion", "scenariotranslation", "actornametranslation", "domain", "actioncategory", "codifiedaction", "subdimension",
+_READ_ONLY_MODELS = ["scenarioquestion", "scenariotranslation", "translationdraft", "actornametranslation", "domain", "actioncategory", "codifiedaction", "subdimension",
                      "codifiedcomparison", "comparisoncategory"]
 _READING = tuple(f"scenarios_app.view_{model}" for model in _SCENARIO_MODELS + _READ_ONLY_MODELS)
 ROLE_PERMISSIONS = {

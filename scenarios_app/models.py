@@ -282,13 +282,22 @@ class ScenarioTranslation(models.Model):
     source_hash = models.CharField(max_length=64, help_text="The source version's content hash it translates.")
     out_of_date = models.BooleanField(default=False, help_text="Its source changed after it was written.")
     translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="+", help_text="The person who wrote or uploaded it.")
+                                      related_name="+", help_text="The person who wrote or uploaded it, or asked a model for it.")
     provenance = models.CharField(max_length=200, help_text="Where it came from: 'person', 'import:FILE', "
-                                                            "or 'model:NAME prompt:ID'.")
+                                                            "or 'model:NAME draft:ID' (a model's draft).")
     translated_at = models.DateTimeField()
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
+    # A model's draft (issue 41): which model wrote it and with which prompt (the first
+    # field's prompt; every field is asked alike), and its back-translation's scores.
+    model_name = models.CharField(max_length=200, blank=True, help_text="The registered model that drafted it.")
+    prompt = models.TextField(blank=True, help_text="The prompt the model was asked (the template's).")
+    back_model_name = models.CharField(max_length=200, blank=True,
+                                       help_text="The model that translated it back into the source language.")
+    back_translation = models.JSONField(default=dict, blank=True, help_text="Field → its back-translation.")
+    scores = models.JSONField(default=dict, blank=True,
+                              help_text="Field → {chrf, bertscore_f1, drifted}: the back-translation against the source.")
 
     class Meta:
         ordering = ["scenario", "language"]
@@ -300,6 +309,54 @@ class ScenarioTranslation(models.Model):
     @property
     def usable(self) -> bool:
         return self.status == self.Status.APPROVED and not self.out_of_date
+
+
+class TranslationDraft(models.Model):
+    """An author's request for a model's draft of a scenario version in a language, as a
+    job a worker runs (`drafting.run_draft`): asked field by field through the gateway,
+    slot-checked (a draft that loses or adds a slot or an option is refused here, with
+    the reason, and never saved as a translation), translated back into the source
+    language by the back-translation model and scored per field. A draft that passes is
+    saved as a draft translation, which waits for an author's approval like an upload."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done: saved as a draft translation"
+        REFUSED = "refused", "Refused"
+        FAILED = "failed", "Failed"
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="translation_drafts")
+    language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh.")
+    model = models.ForeignKey("runs_app.LLMModel", on_delete=models.PROTECT, related_name="+")
+    back_model = models.ForeignKey("runs_app.LLMModel", on_delete=models.PROTECT, related_name="+",
+                                   verbose_name="back-translation model")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    step = models.CharField(max_length=200, blank=True)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    prompts = models.JSONField(default=dict, blank=True, help_text="Field → the prompt the model was asked.")
+    fields = models.JSONField(default=dict, blank=True, help_text="Field → the model's draft.")
+    back_translation = models.JSONField(default=dict, blank=True)
+    scores = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True, help_text="Why it was refused or failed: each slot and field.")
+    translation = models.ForeignKey(ScenarioTranslation, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="drafts")
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+
+    def __str__(self):
+        return f"draft of {self.scenario} [{self.language}] by {self.model_id and self.model.name}"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
 
 class ActorNameTranslation(models.Model):

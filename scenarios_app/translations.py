@@ -57,9 +57,12 @@ def problems_of(scenario: Scenario, fields: dict[str, str]) -> list[SlotProblem]
 
 @transaction.atomic
 def save_translation(scenario: Scenario, language: str, fields: dict[str, str], *, translated_by=None,
-                     provenance: str = "person") -> ScenarioTranslation:
+                     provenance: str = "person", model_name: str = "", prompt: str = "", back_model_name: str = "",
+                     back_translation: dict | None = None, scores: dict | None = None) -> ScenarioTranslation:
     """Write (or rewrite) `scenario`'s translation into `language` as a draft. Refused, with
-    each slot and field, when it loses or adds a slot or an option."""
+    each slot and field, when it loses or adds a slot or an option. A model's draft
+    (`drafting`) also records the model, its prompt, the back-translation and its scores;
+    any other writing clears them (they were of another text)."""
     check_language(language)
     problems = problems_of(scenario, fields)
     if problems:
@@ -74,7 +77,9 @@ def save_translation(scenario: Scenario, language: str, fields: dict[str, str], 
         defaults=dict(template=fields["template"], options=options, status=ScenarioTranslation.Status.DRAFT,
                       source_hash=scenario.content_hash, out_of_date=False, translated_by=translated_by,
                       provenance=provenance[:200], translated_at=timezone.now(), approved_by=None,
-                      approved_at=None))
+                      approved_at=None, model_name=model_name[:200], prompt=prompt,
+                      back_model_name=back_model_name[:200], back_translation=back_translation or {},
+                      scores=scores or {}))
     sync_translated_questions(translation)
     return translation
 

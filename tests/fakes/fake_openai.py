@@ -23,6 +23,8 @@ Endpoints:
   is sha1(last user message) mod the number of option lines (``A: ...``, ``B: ...``; 2
   when there are none), so it is the same for the same prompt. ``logprobs: true`` adds
   the first token's top log-probabilities over the option letters (the chosen highest).
+  With ``replies`` set (``[[needle, reply], ...]``), a free-text answer whose last user
+  message contains a needle is that needle's reply (the first found).
 * ``POST /v1/completions`` (also ``/completions``): a ``text_completion`` answer, one
   choice per prompt (``prompt`` a string or a list of strings), for rank classification.
   Tokens are the text's words with their leading whitespace (``fake_tokens``), each
@@ -104,6 +106,9 @@ DEFAULTS = {
     "limit_in_flight": 0,  # requests in flight at once (Retry-After: `retry_after`)
     "limit_per_minute": 0,  # requests answered in any 60 s; answers carry x-ratelimit-*-requests headers
     "no_rate_headers": False,  # ...unless this: the limits stay hidden (a provider that sends none)
+    # chat, free text: [[needle, reply], ...]: the first needle found in the last user message
+    # gives the answer's content (a translation's draft and back-translation, issue 41)
+    "replies": [],
 }
 
 _OPTION_LINE = re.compile(r"^([A-Z]): ", re.MULTILINE)
@@ -243,6 +248,11 @@ def _validate(settings: dict) -> dict:
                 value = {str(word): float(lp) for word, lp in value.items()}
                 if any(lp > 0 or math.isnan(lp) for lp in value.values()):
                     raise ValueError
+            elif name == "replies":
+                if not isinstance(value, list) or not all(isinstance(pair, (list, tuple)) and len(pair) == 2
+                                                          for pair in value):
+                    raise ValueError
+                value = [[str(needle), str(reply)] for needle, reply in value]
         except (TypeError, ValueError):
             raise ValueError(f"bad value for {name}: {value!r}") from None
         clean[name] = value
@@ -342,7 +352,7 @@ def _rate_headers(state: FakeState) -> dict | None:
             "x-ratelimit-reset-requests": f"{max(0.0, state.admitted[0] + 60 - time.monotonic()) if state.admitted else 0.0:.3f}s"}
 
 
-def _completion(body: dict, messages: list) -> dict:
+def _completion(body: dict, messages: list, replies: list | None = None) -> dict:
     user_text = last_user_message(messages)
     guided = body.get("guided_choice")
     if isinstance(guided, list) and guided and all(isinstance(choice, str) for choice in guided):
@@ -352,8 +362,11 @@ def _completion(body: dict, messages: list) -> dict:
     letter = choose_letter(user_text, letters)
     limit = body.get("max_tokens", body.get("max_completion_tokens"))
     choice_mode = limit == 1 or "grammar" in body or "guided_choice" in body
+    canned = next((reply for needle, reply in replies or () if needle in user_text), None)
     if choice_mode:
         content = letter
+    elif canned is not None:
+        content = canned
     elif "RECOMMENDATIONS:" in user_text:  # a free-form crisis prompt: a sampled answer, new each time
         content = _CRISIS_TEXT.format(action=random.choice(_CRISIS_ACTIONS), sample=uuid.uuid4().hex[:8])
     else:
@@ -440,7 +453,7 @@ async def _chat_completions(request: web.Request) -> web.StreamResponse:
     def answer(body, messages, state):
         if state.settings["no_logprobs"]:
             body = {key: value for key, value in body.items() if key not in ("logprobs", "top_logprobs")}
-        return _completion(body, messages)
+        return _completion(body, messages, state.settings["replies"])
 
     return await _answer(request, _read_chat, answer, "the body must be JSON with a 'messages' list")
 
