@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('runs_app', '0022_h42b_response_worker_db_default'),
-        ('scenarios_app', '0011_h41_translations'),
+        ('scenarios_app', '0012_h41c_translation_drafts'),
     ]
 
     operations = [
