@@ -61,14 +61,13 @@ def language_sensitivity(filters, benchmark: str, shown: dict, runs: dict) -> li
     from benchmarks_app.language_codes import SOURCE_LANGUAGE
 
     from .analysis.language_figures import has_translations
-    from .analysis.metrics.contrasts import one_family
-    from .analysis.metrics.language_contrasts import language_contrasts
+    from .analysis.metrics.language_contrasts import language_family
     from .analysis.tidy_query import tidy_with_categories
 
     if not has_translations():
         return []
     counted = tidy_with_categories(filters, by_dyad=True, by_language=True)
-    family = one_family([language_contrasts(counted.table, SOURCE_LANGUAGE, counted.categories, ITERATIONS, SEED)])
+    family = language_family(counted.table, SOURCE_LANGUAGE, counted.categories, ITERATIONS, SEED)
     if family.empty:
         return []
     family = family[[shown.get((d, int(c))) == category for d, c, category in

@@ -28,7 +28,7 @@ from benchmarks_app.language_codes import SOURCE_LANGUAGE
 
 from . import contrast_figures, language_figures, metrics, position_figures, tally
 from .metrics import contrasts as contrast_metrics
-from .metrics.language_contrasts import language_contrasts
+from .metrics.language_contrasts import language_family
 from .metrics import position as position_metrics
 from .tidy_query import AnalysisFilter, Superseded, latest_launches, position_answers, tidy_counts, tidy_with_categories
 
@@ -586,8 +586,7 @@ def _language_panels(add, board: Dashboard, filters: AnalysisFilter, iterations:
         f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
         f"picked above), a row per language. " + language_figures.NOTE_POOLED)
     patterns = max(iterations, 10_000)
-    family = contrast_metrics.one_family(
-        [language_contrasts(table, SOURCE_LANGUAGE, sets, iterations, seed, patterns)], adjust)
+    family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
     drawn = contrast_figures.forest_rows(family, _headlines(family, board.category)) if len(family) else family
     add("language_contrasts", "Language contrasts: the same scenario and dyad in two languages", family,
         lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category), adjust),

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenarios_app.analysis.metrics.contrasts import COLUMNS, contrasts
+from scenarios_app.analysis.metrics.contrasts import COLUMNS
 from scenarios_app.analysis.metrics.language_contrasts import (
-    language_contrasts, language_order, language_pairs, language_sensitivity)
+    language_contrasts, language_family, language_order, language_pairs, language_sensitivity)
 from scenarios_app.analysis.metrics.tidy import from_records
 
 F, N = "Use of force", "No use of force"
@@ -39,7 +39,7 @@ HAND = from_records([
 
 
 def test_language_contrast_exact_on_a_hand_computed_case():
-    frame = contrasts(HAND, "language", iterations=500, seed=1)
+    frame = language_family(HAND, iterations=500, seed=1)
     assert list(frame.columns) == COLUMNS
     force = frame[frame["category"] == F].iloc[0]
     assert (force["kind"], force["model"], force["left"], force["right"]) == ("language", "m", "en", "zh")
@@ -92,7 +92,7 @@ def test_a_table_without_a_language_column_is_refused_with_the_fix():
 
 
 def test_language_sensitivity_names_the_largest_contrast():
-    frame = contrasts(HAND, "language", iterations=100)
+    frame = language_family(HAND, iterations=100)
     summary = language_sensitivity(frame).iloc[0]
     assert (summary["model"], summary["contrasts"], summary["largest"]) == ("m", 2, pytest.approx(50.0))
     assert summary["at"].endswith("· en vs zh")

@@ -182,19 +182,13 @@ def adjust(frame: pd.DataFrame, method: str = "bh", alpha: float = 0.05) -> pd.D
 def contrasts(df: pd.DataFrame, kind: str = "actor", actors: Sequence[str] | None = tuple(FOCUS_ACTORS),
               models: Sequence[str] | None = None, categories: CategorySets | None = None, iterations: int = 2000,
               seed: int = 0, method: str = "bh", alpha: float = 0.05,
-              patterns: int = MONTE_CARLO_PATTERNS, source: str = "en") -> pd.DataFrame:
-    """Actor, model or language contrasts (or "both": actor and model), adjusted as one
-    family; sorted for reading. `patterns`: Monte Carlo sign patterns where enumeration is
-    too long (the page uses fewer). Language contrasts (`language_contrasts`) need a
-    `language` column and pair against `source`."""
-    if kind not in ("actor", "model", "both", "language"):
-        raise ValueError(f"kind must be actor, model, both or language, not {kind!r}")
+              patterns: int = MONTE_CARLO_PATTERNS) -> pd.DataFrame:
+    """Actor or model contrasts (or "both"), adjusted as one family; sorted for reading.
+    `patterns`: Monte Carlo sign patterns where enumeration is too long (the page uses fewer).
+    Language contrasts: `language_contrasts.language_family`."""
+    if kind not in ("actor", "model", "both"):
+        raise ValueError(f"kind must be actor, model or both, not {kind!r}")
     parts = []
-    if kind == "language":
-        from .language_contrasts import language_contrasts
-
-        rows = df if models is None else df[df["model"].isin(list(models))]
-        parts.append(language_contrasts(rows, source, categories, iterations, seed, patterns))
     if kind in ("actor", "both"):
         actor_rows = df if models is None else df[df["model"].isin(list(models))]
         parts.append(actor_contrasts(actor_rows, actors, categories, iterations, seed, patterns))

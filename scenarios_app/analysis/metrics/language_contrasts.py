@@ -27,7 +27,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .contrasts import MONTE_CARLO_PATTERNS, _collect, _frame, paired_figures
+from .contrasts import MONTE_CARLO_PATTERNS, _collect, _frame, one_family, paired_figures
 from .rates import scenario_rates
 from .tidy import CategorySets, category_sets
 
@@ -91,6 +91,16 @@ def language_contrasts(df: pd.DataFrame, source: str = "en", categories: Categor
             _collect(rows, figures, kind="language", model=model, domain=domain, choice_count=int(choice_count),
                      category=list(table.columns), left=left, right=right)
     return _frame(rows)
+
+
+def language_family(df: pd.DataFrame, source: str = "en", categories: CategorySets | None = None,
+                    iterations: int = 2000, seed: int = 0, method: str = "bh", alpha: float = 0.05,
+                    patterns: int = MONTE_CARLO_PATTERNS, models=None) -> pd.DataFrame:
+    """The language contrasts adjusted as one family (BH or Holm) and sorted, as
+    `contrasts.contrasts` gives the actor and model contrasts: what `contrast_report --kind
+    language`, the dashboard and the profile read. `models`: only these (default all)."""
+    rows = df if models is None else df[df["model"].isin(list(models))]
+    return one_family([language_contrasts(rows, source, categories, iterations, seed, patterns)], method, alpha)
 
 
 def language_sensitivity(contrasts: pd.DataFrame) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from benchmarks_app.models import Benchmark
 from kit.csv_safety import neutralise
 from runs_app.services import unknown_runs_and_models
 from scenarios_app.analysis.metrics.contrasts import REPORT_COLUMNS, actor_flips, contrasts, method_note
+from scenarios_app.analysis.metrics.language_contrasts import language_family
 from scenarios_app.analysis.tidy_query import AnalysisFilter, latest_launches, tidy_with_categories
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
@@ -64,8 +65,11 @@ class Command(BaseCommand):
         table = tidy.table
         if benchmark:  # scenario labels are "benchmark/key.vN:variant"; a benchmark's name is a slug
             table = table[table["scenario"].str.startswith(f"{benchmark}/")]
-        frame = contrasts(table, kind, chosen, models or None, tidy.categories, iterations, seed, adjust,
-                          source=SOURCE_LANGUAGE)
+        if kind == "language":
+            frame = language_family(table, SOURCE_LANGUAGE, tidy.categories, iterations, seed, adjust,
+                                    models=models or None)
+        else:
+            frame = contrasts(table, kind, chosen, models or None, tidy.categories, iterations, seed, adjust)
         text = frame[REPORT_COLUMNS].map(neutralise).to_csv(index=False, float_format="%.6f")
         if out == "-":
             self.stdout.write(text, ending="")
