@@ -24,11 +24,8 @@ from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from benchmarks_app.language_codes import SOURCE_LANGUAGE
-
 from . import contrast_figures, language_figures, metrics, position_figures, tally
 from .metrics import contrasts as contrast_metrics
-from .metrics.language_contrasts import language_family
 from .metrics import position as position_metrics
 from .tidy_query import AnalysisFilter, Superseded, latest_launches, position_answers, tidy_counts, tidy_with_categories
 
@@ -448,7 +445,7 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     _robustness_panel(add, wanted, by_actor, pooled, per_scenario, sets, colours)
     # Only where some CFPD question is translated: a database of one language pays one probe.
     if "languages" in wanted and language_figures.has_translations():
-        _language_panels(add, board, filters, iterations, seed, adjust)
+        language_figures.add_panels(add, board, filters, iterations, seed, adjust, _headlines)
     # Last: its count (one model's dyads) is the last to arrive.
     if "heatmap" in wanted:
         dyads = dyad_count()
@@ -567,35 +564,6 @@ def _contrast_panels(add, board: Dashboard, wanted: set, filters: AnalysisFilter
                " No chart: no question pair in this filter differs only in the advised state." if not compared else
                " No chart: no pair flips in this filter (every model's answer keeps a category when only the "
                "advised state changes)."))
-
-
-def _language_panels(add, board: Dashboard, filters: AnalysisFilter, iterations: int, seed: int, adjust: str) -> None:
-    """The rates by language of the question (a language × domain heat map of the heatmap's
-    model) and the language contrasts (the same scenario and dyad in two languages), when
-    the filter holds answers in two languages or more."""
-    counted = tidy_with_categories(filters, by_dyad=True, by_language=True)
-    table, sets = counted.table, counted.categories
-    languages = sorted(set(table.loc[(table["n"] > 0) & (table["outcome"] == "answer"), "language"]))
-    if len(languages) < 2:
-        return
-    rates = language_figures.language_rates(table, sets)
-    shown = _headlines(rates, board.category)
-    add("languages", "Languages: rates by the language of the question", rates,
-        lambda t: language_figures.heatmap_figure(t, shown, board.heatmap_model, SOURCE_LANGUAGE),
-        f"Scenario-normalised rates per language ({', '.join(languages)}), every model in the table; the heat map "
-        f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
-        f"picked above), a row per language. " + language_figures.NOTE_POOLED)
-    patterns = max(iterations, 10_000)
-    family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
-    drawn = contrast_figures.forest_rows(family, _headlines(family, board.category)) if len(family) else family
-    add("language_contrasts", "Language contrasts: the same scenario and dyad in two languages", family,
-        lambda t: contrast_figures.forest_figure(t, _headlines(t, board.category), adjust),
-        contrast_metrics.method_note(adjust, iterations, patterns)
-        + f" Pairs: each language against the source language ({SOURCE_LANGUAGE}, left) and any two others; on each "
-          "scenario the rates are the means over the dyads asked in both languages (contrast_report --kind "
-          "language writes the same table)."
-        + (floor_sentence(drawn["n_scenarios"], "scenarios") if len(drawn)
-           else " No chart: no language contrast in this filter rests on two scenarios or more."))
 
 
 def _robustness_panel(add, wanted: set, by_actor, pooled, per_scenario, sets, colours) -> None:

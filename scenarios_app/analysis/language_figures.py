@@ -1,19 +1,24 @@
 """The CFPD dashboard's language panels (issue 41): each language's scenario-normalised
 rates beside the others', a language × domain heat map per model, and the language
 contrasts (`metrics.language_contrasts`) as a forest plot. Plain plotly JSON through
-`analysis_app.panels.chart`, as every chart of the page; pure (no Django) apart from
-`has_translations`, the cheap probe that keeps a database with one language from paying
-for a second count."""
+`analysis_app.panels.chart`, as every chart of the page. `add_panels` files them on a
+board (the dashboard calls it only where `has_translations`, the cheap probe that keeps a
+database with one language from paying for a second count)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import plotly.colors
 
+from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import chart, layout
+from benchmarks_app.language_codes import SOURCE_LANGUAGE
 
-from .metrics.language_contrasts import language_order
+from . import contrast_figures
+from .metrics.contrasts import method_note
+from .metrics.language_contrasts import language_family, language_order
 from .metrics.rates import domain_rates
+from .tidy_query import tidy_with_categories
 
 NOTE_POOLED = ("The other panels pool every language a question was asked in (a run launched with --languages en,zh "
                "counts both); pick languages in the Languages box to see one alone.")
@@ -52,3 +57,33 @@ def heatmap_figure(rates: pd.DataFrame, shown: dict[str, str], model: str, sourc
                                  "and domain (columns)", height=max(300, 60 * len(grid.index) + 180),
                                  xaxis={"title": {"text": "domain (options) · category"}, "side": "bottom"},
                                  yaxis={"title": {"text": "language"}, "autorange": "reversed", "type": "category"}))
+
+
+def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, headlines) -> None:
+    """The rates by language of the question (a language × domain heat map of the heatmap's
+    model) and the language contrasts (the same scenario and dyad in two languages), when
+    the filter holds answers in two languages or more. `add` files a panel on the board;
+    `headlines(table, category)` is the dashboard's domain → category shown."""
+    counted = tidy_with_categories(filters, by_dyad=True, by_language=True)
+    table, sets = counted.table, counted.categories
+    languages = sorted(set(table.loc[(table["n"] > 0) & (table["outcome"] == "answer"), "language"]))
+    if len(languages) < 2:
+        return
+    rates = language_rates(table, sets)
+    shown = headlines(rates, board.category)
+    add("languages", "Languages: rates by the language of the question", rates,
+        lambda t: heatmap_figure(t, shown, board.heatmap_model, SOURCE_LANGUAGE),
+        f"Scenario-normalised rates per language ({', '.join(languages)}), every model in the table; the heat map "
+        f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
+        f"picked above), a row per language. " + NOTE_POOLED)
+    patterns = max(iterations, 10_000)
+    family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
+    drawn = contrast_figures.forest_rows(family, headlines(family, board.category)) if len(family) else family
+    add("language_contrasts", "Language contrasts: the same scenario and dyad in two languages", family,
+        lambda t: contrast_figures.forest_figure(t, headlines(t, board.category), adjust),
+        method_note(adjust, iterations, patterns)
+        + f" Pairs: each language against the source language ({SOURCE_LANGUAGE}, left) and any two others; on each "
+          "scenario the rates are the means over the dyads asked in both languages (contrast_report --kind "
+          "language writes the same table)."
+        + (floor_sentence(drawn["n_scenarios"], "scenarios") if len(drawn)
+           else " No chart: no language contrast in this filter rests on two scenarios or more."))
