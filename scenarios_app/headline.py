@@ -5,7 +5,7 @@ force", "High intervention", "Cooperative", "Balancing"), with its 95% percentil
 bootstrap over scenarios, as the CFPD dashboard's rates panel shows it with no filter
 (1,000 iterations, seed 0, each launch's newest run, every condition pooled). Where
 questions were asked in several languages (issue 41), the model's **language sensitivity**
-too: per domain form the language contrast of the headline category (left − right, points,
+too: per domain form the language contrast of the headline category (left − right, a difference of rates,
 the same scenario and dyad in two languages: `metrics.language_contrasts`), and per pair of
 languages the mean absolute shift over the domain forms."""
 
@@ -79,15 +79,17 @@ def language_sensitivity(filters, benchmark: str, shown: dict, runs: dict) -> li
             benchmark=benchmark, family=FAMILY, model=row["model"], condition="",
             metric=f"language:{domain}:{count}:{row['category']}:{left}-{right}",
             label=f"Language sensitivity, {domain} ({count} options): “{row['category']}” asked in {left} − in "
-                  f"{right} (points)",
-            estimate=row["estimate"], ci_low=row["ci_low"], ci_high=row["ci_high"], n=int(row["n_scenarios"]),
-            unit="percent", direction="higher", runs=tuple(runs.get(row["model"], ()))))
+                  f"{right}",
+            # A difference of rates, as a share (the profile's chart draws every CFPD figure on one
+            # rate axis: points there read as thousands of percent).
+            estimate=row["estimate"] / 100, ci_low=row["ci_low"] / 100, ci_high=row["ci_high"] / 100,
+            n=int(row["n_scenarios"]), unit="share", direction="higher", runs=tuple(runs.get(row["model"], ()))))
     for (model, left, right), rows in family.groupby(["model", "left", "right"], sort=True):
         figures.append(Figure(
             benchmark=benchmark, family=FAMILY, model=model, condition="", metric=f"language:{left}-{right}",
             label=f"Language sensitivity, {left} vs {right}: mean absolute shift of the headline categories over "
-                  f"{len(rows)} domain form{'s' if len(rows) != 1 else ''} (points)",
-            estimate=float(rows["estimate"].abs().mean()), n=len(rows), unit="percent", direction="lower",
+                  f"{len(rows)} domain form{'s' if len(rows) != 1 else ''}",
+            estimate=float(rows["estimate"].abs().mean()) / 100, n=len(rows), unit="share", direction="lower",
             runs=tuple(runs.get(model, ()))))
     return figures
 

@@ -59,7 +59,7 @@ def test_the_page_offers_languages_and_a_bad_one_is_a_400_naming_it(client, anal
 def test_the_profile_publishes_the_models_language_sensitivity(asked):  # noqa: F811
     figures = {f.metric: f for f in publish() if f.metric.startswith("language:")}
     shift = figures["language:Escalation:2:Use of force:en-zh"]
-    # en − zh on "Use of force": (0 − 1 + 1 − 1) / 2 = −0.5 -> −50 points over 2 scenarios
-    assert (shift.model, shift.estimate, shift.n, shift.unit) == ("hawk", pytest.approx(-50.0), 2, "percent")
+    # en − zh on "Use of force": (0 − 1 + 1 − 1) / 2 = −0.5 (a share: −50 points) over 2 scenarios
+    assert (shift.model, shift.estimate, shift.n, shift.unit) == ("hawk", pytest.approx(-0.5), 2, "share")
     summary = figures["language:en-zh"]
-    assert summary.estimate == pytest.approx(50.0) and summary.label.startswith("Language sensitivity, en vs zh")
+    assert summary.estimate == pytest.approx(0.5) and summary.label.startswith("Language sensitivity, en vs zh")
