@@ -31,3 +31,22 @@ def reads(listed: list[str], code: str) -> bool:
     not what an approval checks)."""
     wanted = primary_language(code)
     return any(primary_language(tag) == wanted for tag in listed if language_problem(tag) is None)
+
+
+# Scripts written right to left (ISO 15924): Arabic, Hebrew, Syriac, Thaana, N'Ko, Adlam,
+# Hanifi Rohingya, Mandaic, Samaritan, Old South Arabian, Imperial Aramaic.
+RTL_SCRIPTS = frozenset({"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm", "Rohg", "Mand", "Samr", "Sarb", "Armi"})
+
+
+def direction(code: str) -> str:
+    """"rtl" for a language written right to left (its script, given or the likely one:
+    `ar` is Arab, `az-Arab` too, `az` is Latn), else "ltr"; an unreadable code is "ltr"."""
+    if language_problem(code) is not None:
+        return "ltr"
+    script = langcodes.Language.get(code).maximize().script
+    return "rtl" if script in RTL_SCRIPTS else "ltr"
+
+
+def reader_first(listed: list[str]) -> list[str]:
+    """The language subtags of `listed` (what `reads` compares), in order, once each."""
+    return list(dict.fromkeys(primary_language(tag) for tag in listed if language_problem(tag) is None))

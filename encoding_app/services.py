@@ -22,11 +22,12 @@ import math
 from datetime import timedelta
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Case, IntegerField, Q, Value, When
 from django.utils import timezone
 
 from benchmarks_app import families
 from benchmarks_app.id_filter import id_filter
+from benchmarks_app.language_codes import reader_first
 from benchmarks_app.models import Question
 from runs_app import infra
 from runs_app.models import Response
@@ -375,8 +376,24 @@ def available(user, queue: str, filters: Filters, now):
     return filters.apply(tasks)
 
 
+def _reader_order(user) -> list:
+    """The items in a language the reviewer reads (their profile's languages, issue 41:
+    `zh` reads `zh`, `zh-Hant`, …) before the others; nothing when they list none. The
+    others stay offered after them: a reviewer's languages steer, they do not hide."""
+    profile = getattr(user, "profile", None)  # accounts.Profile, by its reverse accessor
+    subtags = reader_first(list(profile.languages)) if profile is not None else []
+    if not subtags:
+        return []
+    language = "response__question__language"
+    read = Q()
+    for subtag in subtags:
+        read |= Q(**{language: subtag}) | Q(**{f"{language}__istartswith": f"{subtag}-"})
+    return [Case(When(read, then=Value(0)), default=Value(1), output_field=IntegerField())]
+
+
 def next_task(user, queue: str = "review", filters: Filters = Filters()) -> ReviewTask | None:
-    """The reviewer's current item (the one they hold), or the next free one, leased to them."""
+    """The reviewer's current item (the one they hold), or the next free one, leased to them:
+    first those in a language they read (`_reader_order`), then the oldest."""
     policy = CodingPolicy.current()
     for _ in range(20):  # a lost race on SQLite moves on to the next candidate
         now = timezone.now()
@@ -385,7 +402,7 @@ def next_task(user, queue: str = "review", filters: Filters = Filters()) -> Revi
             held = found.filter(leased_by=user, lease_expires_at__gte=now).order_by("id").first()
             if held is not None:
                 return held
-            candidates = found.order_by("id")
+            candidates = found.order_by(*_reader_order(user), "id")
             if connection.features.has_select_for_update_skip_locked:
                 # Rows another reviewer is leasing right now are skipped, not waited for.
                 candidates = candidates.select_for_update(skip_locked=True, of=("self",))

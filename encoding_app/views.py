@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from benchmarks_app import families
+from benchmarks_app.language_codes import direction
 from kit import params
 from runs_app.models import LLMModel, Run
 
@@ -112,6 +113,8 @@ def item_payload(task: ReviewTask, user) -> dict:
     payload = {
         "task": task.pk, "purpose": task.purpose, "purpose_label": task.get_purpose_display(), "blind": task.blind,
         "response": response.pk, "question_key": question.key, "question": question.text,
+        # The answer is in the question's language (issue 41): the page sets lang and dir from these.
+        "language": question.language, "direction": direction(question.language),
         "model": response.model.name, "run": response.run_id, "repeat": response.repeat,
         "options": options, "letters": letters + REFUSAL + INVALID,
         "answer": [segment.as_dict() for segment in highlight(response.raw_output, [o["text"] for o in options],

@@ -3,7 +3,11 @@ model and domain form (domain and number of options), the scenario-normalised ra
 (3.6) of the domain's headline category (the escalatory or most engaged option: "Use of
 force", "High intervention", "Cooperative", "Balancing"), with its 95% percentile
 bootstrap over scenarios, as the CFPD dashboard's rates panel shows it with no filter
-(1,000 iterations, seed 0, each launch's newest run, every condition pooled)."""
+(1,000 iterations, seed 0, each launch's newest run, every condition pooled). Where
+questions were asked in several languages (issue 41), the model's **language sensitivity**
+too: per domain form the language contrast of the headline category (left − right, a difference of rates,
+the same scenario and dyad in two languages: `metrics.language_contrasts`), and per pair of
+languages the mean absolute shift over the domain forms."""
 
 from __future__ import annotations
 
@@ -49,6 +53,44 @@ def publish(models: Sequence[str] | None = None) -> list[Figure]:
             metric=f"rate:{domain}:{count}:{category}", label=f"{domain} ({count} options): “{category}”",
             estimate=row["rate"], ci_low=row["ci_low"], ci_high=row["ci_high"], n=int(row["n_scenarios"]),
             unit="share", direction="higher", runs=tuple(runs.get(row["model"], ()))))
+    return figures + language_sensitivity(filters, benchmark, shown, runs)
+
+
+def language_sensitivity(filters, benchmark: str, shown: dict, runs: dict) -> list[Figure]:
+    """The language figures of the profile (none where every question is in one language)."""
+    from benchmarks_app.language_codes import SOURCE_LANGUAGE
+
+    from .analysis.language_figures import has_translations
+    from .analysis.metrics.language_contrasts import language_family
+    from .analysis.tidy_query import tidy_with_categories
+
+    if not has_translations():
+        return []
+    counted = tidy_with_categories(filters, by_dyad=True, by_language=True)
+    family = language_family(counted.table, SOURCE_LANGUAGE, counted.categories, ITERATIONS, SEED)
+    if family.empty:
+        return []
+    family = family[[shown.get((d, int(c))) == category for d, c, category in
+                     zip(family["domain"], family["choice_count"], family["category"])]]
+    figures = []
+    for row in family.to_dict(orient="records"):
+        domain, count, left, right = row["domain"], int(row["choice_count"]), row["left"], row["right"]
+        figures.append(Figure(
+            benchmark=benchmark, family=FAMILY, model=row["model"], condition="",
+            metric=f"language:{domain}:{count}:{row['category']}:{left}-{right}",
+            label=f"Language sensitivity, {domain} ({count} options): “{row['category']}” asked in {left} − in "
+                  f"{right}",
+            # A difference of rates, as a share (the profile's chart draws every CFPD figure on one
+            # rate axis: points there read as thousands of percent).
+            estimate=row["estimate"] / 100, ci_low=row["ci_low"] / 100, ci_high=row["ci_high"] / 100,
+            n=int(row["n_scenarios"]), unit="share", direction="higher", runs=tuple(runs.get(row["model"], ()))))
+    for (model, left, right), rows in family.groupby(["model", "left", "right"], sort=True):
+        figures.append(Figure(
+            benchmark=benchmark, family=FAMILY, model=model, condition="", metric=f"language:{left}-{right}",
+            label=f"Language sensitivity, {left} vs {right}: mean absolute shift of the headline categories over "
+                  f"{len(rows)} domain form{'s' if len(rows) != 1 else ''}",
+            estimate=float(rows["estimate"].abs().mean()) / 100, n=len(rows), unit="share", direction="lower",
+            runs=tuple(runs.get(model, ()))))
     return figures
 
 

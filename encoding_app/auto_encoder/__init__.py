@@ -9,6 +9,8 @@ How an answer is read:
 1. empty — nothing to code (the caller counts it as missing, never as R);
 2. markup goes: HTML tags (script and style with their content), code fences, markdown
    emphasis, bullets and headings, dash variants (`B — impose` reads as `B - impose`);
+   full-width letters (`Ｂ`), Cyrillic look-alikes (`вариант В`) and the Arabic abjad letters
+   (`الإجابة: ب`, `ب` alone) become the option's Latin letter where they stand as one;
 3. bare-letter — what is left is one letter (`B`, `**B**`, `<b>B</b>`, ```` ```B``` ````);
 4. the answer's *choices* are collected: a letter opening a line (`B: …`, `Answer: B`,
    `Option C`), a labelled answer anywhere (`Answer: B`, `Respuesta: B`, `الإجابة: B`,
@@ -27,7 +29,9 @@ How an answer is read:
    (final-answer-conflict);
 7. one choice left: leading-letter (it opens the answer), explicit-choice, or
    refusal-then-choice (a disclaimer or refusal first: a clear choice after it is a choice);
-8. option-text — the wording of exactly one option, not under negation;
+8. option-text — the wording of exactly one option, not under negation (in any language the
+   question was asked in: Chinese and Japanese matched character by character, with no word
+   boundaries; Arabic with its proclitics joined to the first word, "بسحب" for "سحب");
 9. refusal — an explicit refusal or a declared inability to choose, and no choice; a letter
    named after the refusal (refusal-then-letter) or two letters named in it out of more
    options ("I cannot choose between A and B" of three: hedge) go to a reviewer.

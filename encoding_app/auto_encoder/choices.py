@@ -84,6 +84,8 @@ _LETTER_THEN_PRAISE = re.compile(
     r"\s+(?:ist|w[äa]re)\s+(?:klar\s+|eindeutig\s+)?(?:die\s+)?(?:beste|richtige|kl[üu]gste|vern[üu]nftigste)|"
     r"\s*(?:-|это|является)\s*(?:сам(?:ый|ым)\s+\w+|наилучш\w+|лучш\w+|оптимальн\w+|правильн\w+|наиболее\s+\w+)|"
     r"\s*(?:是|为)\s*(?:最(?:好|佳|优|明智|合理|稳妥|审慎|恰当)|正确)|"
+    # "选项A比较稳妥" (option A is the safer one): without 是, an adverb of degree must say so.
+    r"\s*(?:最为|更为|最|更|比较)(?:好|佳|优|明智|合理|稳妥|审慎|恰当|可取)|"
     r"\s*(?:هو|هي)?\s*(?:الأفضل|الأنسب|الأصح|الأحكم|الخيار\s+الأفضل|الصحيح))", re.I)
 _LABELLED = re.compile(rf"(?<![A-Za-z])(?P<label>{_LABEL_WORDS})\s*(?:is\s+|est\s+|es\s+|ist\s+|lautet\s+|это\s+|"
                        rf"是\s*|هو\s+|هي\s+)?[:：=\-]\s*(?:{_OPT}\s*[:：]?\s*)?{_LETTER}", re.I)

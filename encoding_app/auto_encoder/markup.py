@@ -1,5 +1,5 @@
 """Cleaning an answer's markup before it is read: HTML, code fences, markdown, dashes, Cyrillic
-look-alike letters. Pure: no Django."""
+look-alike letters, Arabic option letters. Pure: no Django."""
 
 from __future__ import annotations
 
@@ -23,6 +23,21 @@ _CYRILLIC_LOOKALIKES = {"А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H"}
 _CYRILLIC_LETTER = re.compile(r"(?i:((?:вариант|ответ|выбор|пункт)\w*\s*[:：-]?\s*[\"'«(]?))([АВСЕН])(?!\w)"
                               r"|(?<!\w)([АВСЕН])(?=[ \t]*(?:[.):\]]|$))", re.M)
 
+# Arabic answers may letter the options in the Arabic (abjad) order: أ A, ب B, ج C, د D.
+# Read so only where it stands as an option letter: after "الخيار"/"الإجابة"/"الجواب"/
+# "الاختيار", or alone on its line (a bare answer). ب is also a proclitic ("بسحب": "by
+# withdrawing"): joined to a word it is never taken for B (the letter must end there).
+_ARABIC_LETTERS = {"أ": "A", "ا": "A", "ب": "B", "ج": "C", "د": "D"}
+_ARABIC_LETTER = re.compile(
+    r"((?:ال)?(?:خيار|اختيار|إجابة|جواب|بديل)(?:\s+(?:هو|هي|رقم))?\s*[:：-]?\s*[\"'«(]?)([أابجد])(?![\w\u064b-\u0652])"
+    r"|^[ \t]*([أابجد])[ \t]*[.)]?[ \t]*$", re.M)
+
+
+def _arabic_letter(match: re.Match) -> str:
+    if match.group(2):
+        return match.group(1) + _ARABIC_LETTERS[match.group(2)]
+    return _ARABIC_LETTERS[match.group(3)]
+
 
 def _clean(answer: str) -> str:
     text = html.unescape(answer)
@@ -38,6 +53,7 @@ def _clean(answer: str) -> str:
     text = _CYRILLIC_LETTER.sub(
         lambda m: (m.group(1) + _CYRILLIC_LOOKALIKES[m.group(2)]) if m.group(2) else _CYRILLIC_LOOKALIKES[m.group(3)],
         text)
+    text = _ARABIC_LETTER.sub(_arabic_letter, text)
     text = re.sub(r"[ \t\u00a0\u3000]+", " ", text)
     text = _LINE_MARKERS.sub("", text)
     lines = [line.strip() for line in text.split("\n")]

@@ -9,7 +9,9 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 
-MISMATCH_RATIO = 0.6  # how close to another option's wording the text after a letter must be
+MISMATCH_RATIO = 0.6
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_ARABIC = re.compile(r"[\u0600-\u06ff]")  # how close to another option's wording the text after a letter must be
 
 
 def _words(text: str) -> list[str]:
@@ -33,12 +35,22 @@ def _option_patterns(options: tuple[str, ...]) -> list[tuple[int, re.Pattern]]:
     patterns = []
     for index, option in enumerate(options):
         words = _words(option)
+        if _CJK.search(option):
+            # Chinese and Japanese write no spaces: an option is quoted wherever its characters
+            # stand in order (punctuation between them aside); four are already distinctive.
+            chars = [c for c in "".join(words)]
+            if len(chars) >= 4:
+                patterns.append((index, re.compile(r"\W*".join(map(re.escape, chars)), re.I)))
+            continue
         if len(" ".join(words)) < 12:
             continue
         # The opening verb in any form: "launching a full-scale offensive…" quotes "Launch a …".
         head = re.escape(words[0][:-1] if words[0].endswith("e") and len(words[0]) > 3 else words[0]) + r"\w{0,4}"
-        patterns.append((index, re.compile(r"(?<!\w)" + r"\W+".join([head, *map(re.escape, words[1:])]) + r"(?!\w)",
-                                           re.I)))
+        # Arabic joins its proclitics to the next word: "بسحب القوات" ("by withdrawing the
+        # troops") quotes "سحب القوات"; and, so, by, to, like, before the opening word.
+        clitic = r"(?:[وفبلك]{1,2})?" if _ARABIC.match(words[0]) else ""
+        patterns.append((index, re.compile(r"(?<!\w)" + clitic + r"\W+".join([head, *map(re.escape, words[1:])])
+                                           + r"(?!\w)", re.I)))
     return patterns
 
 

@@ -15,7 +15,7 @@ from analysis_app.panels import PALETTE, chart, layout
 
 def contrast_label(row) -> str:
     who = f"{row['left']} − {row['right']}"
-    return (f"{who} · {row['model']} · " if row["kind"] == "actor" else f"{who} · ") + \
+    return (f"{who} · {row['model']} · " if row["kind"] in ("actor", "language") else f"{who} · ") + \
         f"{row['domain']} ({row['choice_count']}) · {row['category']}"
 
 

@@ -24,7 +24,7 @@ from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import contrast_figures, metrics, position_figures, tally
+from . import contrast_figures, language_figures, metrics, position_figures, tally
 from .metrics import contrasts as contrast_metrics
 from .metrics import position as position_metrics
 from .tidy_query import AnalysisFilter, Superseded, latest_launches, position_answers, tidy_counts, tidy_with_categories
@@ -314,9 +314,10 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
 # What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
 # order the page shows the panels in.
 PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "contrasts",
-          "flips", "position", "robustness")
+          "flips", "position", "robustness", "languages")
 ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
-         "refusals_by_country", "differences", "contrasts", "flips", "position", "position_rates", "robustness")
+         "refusals_by_country", "differences", "contrasts", "flips", "languages", "language_contrasts", "position",
+         "position_rates", "robustness")
 
 
 POSITION_METHOD = (
@@ -442,6 +443,9 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     if "position" in wanted:
         add_position(board, filters, iterations, seed, sets, by_actor)
     _robustness_panel(add, wanted, by_actor, pooled, per_scenario, sets, colours)
+    # Only where some CFPD question is translated: a database of one language pays one probe.
+    if "languages" in wanted and language_figures.has_translations():
+        language_figures.add_panels(add, board, filters, iterations, seed, adjust, _headlines)
     # Last: its count (one model's dyads) is the last to arrive.
     if "heatmap" in wanted:
         dyads = dyad_count()

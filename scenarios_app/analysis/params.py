@@ -9,6 +9,7 @@ from __future__ import annotations
 from analysis_app.params import adjustment, check_known
 from kit import params
 from kit.params import BadParameter
+from benchmarks_app.models import Question
 from runs_app.models import LLMModel
 
 from ..models import ActionCategory, Actor, Domain
@@ -28,6 +29,7 @@ def parse(query) -> tuple[AnalysisFilter, dict]:
         choice_counts=params.integers(query, "choices", minimum=2, maximum=3),
         actors=tuple(sorted({a.upper() for a in params.texts(query, "actor")})),
         focus_complete=params.flag(query, "focus"),
+        languages=tuple(sorted(set(params.texts(query, "language")))),
     )
     options = {
         "iterations": params.integer(query, "iterations", default=1000, minimum=100, maximum=MAX_ITERATIONS),
@@ -42,10 +44,17 @@ def parse(query) -> tuple[AnalysisFilter, dict]:
         raise BadParameter("heatmap_model", f"{heatmap_model!r} is not registered")
     _check_named(filters.domains, Domain.objects.values_list("slug", flat=True), "domain")
     _check_named(filters.actors, Actor.objects.values_list("code", flat=True), "actor", "qualified actor")
+    _check_named(filters.languages, question_languages(), "language", "language of a CFPD question")
     if options["category"]:
         _check_named((options["category"],), ActionCategory.objects.values_list("name", flat=True).distinct(),
                      "category")
     return filters, options
+
+
+def question_languages():
+    """The languages CFPD's questions are written in (BCP 47 codes)."""
+    return (Question.objects.filter(cfpd__isnull=False).values_list("language", flat=True).distinct()
+            .order_by("language"))
 
 
 def _check_named(values, known, field: str, what: str = "") -> None:

@@ -235,11 +235,13 @@ PASS_FIELDS = {"question__cfpd__scenario_id": "scenario_id", "question__cfpd__va
 
 def grouped(filters, keys: list[str]) -> pd.DataFrame | None:
     """`tidy_query._grouped`'s frame (the `keys` and n) from the tallies, or None when they
-    cannot give it: per-repeat counts narrowed to actors or split by them."""
+    cannot give it: per-repeat counts narrowed to actors or languages, or split by them."""
     if not available():
         return None
     if "repeat" in keys:
-        if filters.actors or any(key.startswith("question__cfpd__") and key not in PASS_FIELDS for key in keys):
+        # The pass tally has no question: a question's actor or language is counted directly.
+        if filters.actors or filters.languages or any(key.startswith("question__") and key not in PASS_FIELDS
+                                                      for key in keys):
             return None
         rows = filters.narrow(PassTally.objects.filter(n__gt=0), question="", scenario="")
         fields = [PASS_FIELDS.get(key, key) for key in keys]

@@ -41,6 +41,7 @@ class AnalysisFilter:
     choice_counts: tuple[int, ...] = ()
     actors: tuple[str, ...] = ()  # qualified actors, ISO codes; also the per-country panel's actors
     conditions: tuple[str, ...] = ()  # condition names; empty: every condition
+    languages: tuple[str, ...] = ()  # the questions' BCP 47 codes (issue 41); empty: every language
     focus_complete: bool = False  # only scenarios asked for all five focus actors (robustness, 4.3)
     # (run id, model id) pairs left out: earlier launches of a selection (`latest_launches`).
     superseded: tuple[tuple[int, int], ...] = ()
@@ -74,6 +75,8 @@ class AnalysisFilter:
             rows = rows.filter(condition_id__in=_ids(Condition.objects.filter(name__in=self.conditions)))
         if self.actors:
             rows = rows.filter(**{f"{scenario}qualified_actor_id__in": _ids(Actor.objects.filter(code__in=self.actors))})
+        if self.languages:
+            rows = rows.filter(**{f"{question}language__in": self.languages})
         return rows
 
 
@@ -245,6 +248,8 @@ def _tidy_frame(frame: pd.DataFrame, look: dict) -> pd.DataFrame:
         "opposing_actor": "",
         "repeat": column("repeat", pooled),
     })
+    if "question__language" in frame:
+        out["language"] = frame["question__language"].fillna("")
     if "question__cfpd__actor_a_id" in frame:
         a, b = frame["question__cfpd__actor_a_id"], frame["question__cfpd__actor_b_id"]
         out["opposing_actor"] = b.where(a == qualified, a).map(look["actors"]).fillna("")
@@ -307,22 +312,27 @@ def _empty_table() -> pd.DataFrame:
 
 
 def tidy_with_categories(filters: AnalysisFilter = AnalysisFilter(), *, by_repeat: bool = False,
-                         by_dyad: bool = False, by_actor: bool = True) -> Tidy:
+                         by_dyad: bool = False, by_actor: bool = True, by_language: bool = False) -> Tidy:
     """`tidy_counts` with the `offered_categories` of its scenarios and its `coverage`.
     `by_actor=False` leaves qualified_actor empty and pools over it: fewer rows, for the
-    panels that do not look at countries."""
+    panels that do not look at countries. `by_language` adds a `language` column (the
+    question's BCP 47 code) and keeps languages apart: without it a run asked in several
+    languages is pooled over them (narrow with `AnalysisFilter.languages` to see one)."""
     actor = ["question__cfpd__qualified_actor_id"] if by_actor or by_dyad else []
     extra = actor + (["run_id", "repeat"] if by_repeat else []) + (
-        ["question__cfpd__actor_a_id", "question__cfpd__actor_b_id"] if by_dyad else [])
+        ["question__cfpd__actor_a_id", "question__cfpd__actor_b_id"] if by_dyad else []) + (
+        ["question__language"] if by_language else [])
     frame = _grouped(filters, extra)
     cover = coverage_of(frame)
     frame = frame[~frame["status"].isin(NOT_ANSWERED)].reset_index(drop=True)
     if frame.empty:
-        return Tidy(_empty_table(), {}, cover)
+        empty = _empty_table()
+        return Tidy(empty.assign(language=pd.Series(dtype=object)) if by_language else empty, {}, cover)
     look = _lookups(frame["question__cfpd__scenario_id"].unique().tolist())
     out = _tidy_frame(frame, look)
     out["n"] = frame["n"].astype("int64")
-    tidy = out.groupby(list(COLUMNS), dropna=False, sort=False, as_index=False)["n"].sum()
+    keys = list(COLUMNS) + (["language"] if by_language else [])
+    tidy = out.groupby(keys, dropna=False, sort=False, as_index=False)["n"].sum()
     return Tidy(tidy, offered_categories(look), cover)
 
 

@@ -33,13 +33,14 @@ def _choices(filters):
         .values_list("name", flat=True),
         "domains": Domain.objects.order_by("position").values_list("slug", "name"),
         "actors": actors,
+        "languages": list(params.question_languages()),
     }
 
 
 # The filter form's labels, so that the page names the box the analyst changed.
 LABELS = {"run": "Runs", "model": "Models", "domain": "Domains", "choices": "Choices", "actor": "Qualified actors",
           "category": "Category shown", "heatmap_model": "Heatmap model", "iterations": "Bootstrap iterations",
-          "seed": "Seed", "adjust": "Correction"}
+          "seed": "Seed", "adjust": "Correction", "language": "Languages"}
 
 
 def _bad_page(request, error):
@@ -102,7 +103,7 @@ def _selected(filters, options):
     """The form's state, from the parsed filters (the template compares strings)."""
     return {"run": [str(r) for r in filters.runs], "model": list(filters.models), "domain": list(filters.domains),
             "choices": [str(c) for c in filters.choice_counts], "actor": list(filters.actors),
-            "focus": filters.focus_complete, "iterations": options["iterations"],
+            "focus": filters.focus_complete, "iterations": options["iterations"], "language": list(filters.languages),
             "adjust": options["adjust"]}
 
 

@@ -97,6 +97,13 @@
     text($("run"), item.run);
     text($("repeat"), item.repeat);
     text($("question-key"), item.question_key);
+    text($("question-language"), "asked in " + item.language + (item.direction === "rtl" ? " · right to left" : ""));
+    // The question, its options and the answer are in the question's language: lang picks
+    // the font (CJK, Arabic) and dir the writing direction (Arabic, Hebrew right to left).
+    for (const id of ["question", "options", "answer"]) {
+      $(id).lang = item.language;
+      $(id).dir = item.direction;
+    }
     text($("question"), item.question);
     const options = $("options");
     options.replaceChildren();

@@ -184,7 +184,8 @@ def contrasts(df: pd.DataFrame, kind: str = "actor", actors: Sequence[str] | Non
               seed: int = 0, method: str = "bh", alpha: float = 0.05,
               patterns: int = MONTE_CARLO_PATTERNS) -> pd.DataFrame:
     """Actor or model contrasts (or "both"), adjusted as one family; sorted for reading.
-    `patterns`: Monte Carlo sign patterns where enumeration is too long (the page uses fewer)."""
+    `patterns`: Monte Carlo sign patterns where enumeration is too long (the page uses fewer).
+    Language contrasts: `language_contrasts.language_family`."""
     if kind not in ("actor", "model", "both"):
         raise ValueError(f"kind must be actor, model or both, not {kind!r}")
     parts = []

@@ -1,0 +1,89 @@
+"""The CFPD dashboard's language panels (issue 41): each language's scenario-normalised
+rates beside the others', a language × domain heat map per model, and the language
+contrasts (`metrics.language_contrasts`) as a forest plot. Plain plotly JSON through
+`analysis_app.panels.chart`, as every chart of the page. `add_panels` files them on a
+board (the dashboard calls it only where `has_translations`, the cheap probe that keeps a
+database with one language from paying for a second count)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.colors
+
+from analysis_app.metrics.cluster_contrast import floor_sentence
+from analysis_app.panels import chart, layout
+from benchmarks_app.language_codes import SOURCE_LANGUAGE
+
+from . import contrast_figures
+from .metrics.contrasts import method_note
+from .metrics.language_contrasts import language_family, language_order
+from .metrics.rates import domain_rates
+from .tidy_query import tidy_with_categories
+
+NOTE_POOLED = ("The other panels pool every language a question was asked in (a run launched with --languages en,zh "
+               "counts both); pick languages in the Languages box to see one alone.")
+
+
+def has_translations() -> bool:
+    """Whether any CFPD question is in another language than the source (one indexed probe)."""
+    from benchmarks_app.language_codes import SOURCE_LANGUAGE
+    from benchmarks_app.models import Question
+
+    return Question.objects.filter(cfpd__isnull=False).exclude(language=SOURCE_LANGUAGE).exists()
+
+
+def language_rates(table: pd.DataFrame, sets) -> pd.DataFrame:
+    """Per (model, domain, choice_count, language, category): the normalised rate, its
+    scenarios and answers (`rates.domain_rates` split by language)."""
+    return domain_rates(table, sets, by=["language"])
+
+
+def heatmap_figure(rates: pd.DataFrame, shown: dict[str, str], model: str, source: str = "en") -> dict | None:
+    """One model's rates: a row per language (the source first), a column per domain form,
+    each cell the rate of the domain's shown category (`shown`: domain → category), printed
+    in the cell; a cell the language was not asked there is empty."""
+    rows = rates[(rates["model"] == model) & (rates["category"] == rates["domain"].map(shown))]
+    if rows.empty:
+        return None
+    rows = rows.assign(form=[f"{d} ({c}) · {cat}" for d, c, cat in
+                             zip(rows["domain"], rows["choice_count"], rows["category"])])
+    grid = rows.pivot_table(index="language", columns="form", values="rate", aggfunc="mean")
+    grid = grid.reindex(language_order(list(grid.index), source))
+    trace = {"type": "heatmap", "z": grid.to_numpy(), "x": list(grid.columns), "y": list(grid.index),
+             "zmin": 0.0, "zmax": 1.0, "colorscale": plotly.colors.get_colorscale("Viridis"),
+             "texttemplate": "%{z:.0%}", "textfont": {"size": 11}, "colorbar": {"tickformat": ".0%"},
+             "xgap": 1, "ygap": 1, "hovertemplate": "%{y} · %{x}: %{z:.1%}<extra></extra>"}
+    return chart([trace], layout(f"{model}: each domain's shown category by language of the question (rows) "
+                                 "and domain (columns)", height=max(300, 60 * len(grid.index) + 180),
+                                 xaxis={"title": {"text": "domain (options) · category"}, "side": "bottom"},
+                                 yaxis={"title": {"text": "language"}, "autorange": "reversed", "type": "category"}))
+
+
+def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, headlines) -> None:
+    """The rates by language of the question (a language × domain heat map of the heatmap's
+    model) and the language contrasts (the same scenario and dyad in two languages), when
+    the filter holds answers in two languages or more. `add` files a panel on the board;
+    `headlines(table, category)` is the dashboard's domain → category shown."""
+    counted = tidy_with_categories(filters, by_dyad=True, by_language=True)
+    table, sets = counted.table, counted.categories
+    languages = sorted(set(table.loc[(table["n"] > 0) & (table["outcome"] == "answer"), "language"]))
+    if len(languages) < 2:
+        return
+    rates = language_rates(table, sets)
+    shown = headlines(rates, board.category)
+    add("languages", "Languages: rates by the language of the question", rates,
+        lambda t: heatmap_figure(t, shown, board.heatmap_model, SOURCE_LANGUAGE),
+        f"Scenario-normalised rates per language ({', '.join(languages)}), every model in the table; the heat map "
+        f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
+        f"picked above), a row per language. " + NOTE_POOLED)
+    patterns = max(iterations, 10_000)
+    family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
+    drawn = contrast_figures.forest_rows(family, headlines(family, board.category)) if len(family) else family
+    add("language_contrasts", "Language contrasts: the same scenario and dyad in two languages", family,
+        lambda t: contrast_figures.forest_figure(t, headlines(t, board.category), adjust),
+        method_note(adjust, iterations, patterns)
+        + f" Pairs: each language against the source language ({SOURCE_LANGUAGE}, left) and any two others; on each "
+          "scenario the rates are the means over the dyads asked in both languages (contrast_report --kind "
+          "language writes the same table)."
+        + (floor_sentence(drawn["n_scenarios"], "scenarios") if len(drawn)
+           else " No chart: no language contrast in this filter rests on two scenarios or more."))
