@@ -49,7 +49,26 @@ class PersonAnswer(NamedTuple):
     code: str  # the canonical option's letter, as a model's Response.code
 
 
+@dataclass(frozen=True)
+class ClosePanel:
+    """How close a model stands to a panel of people over the questions both answered
+    (1 − Jensen–Shannon distance, the source's own measure), for a model's profile."""
+
+    group: PeopleGroup
+    benchmark: str
+    model: str  # the model row the figure is of
+    similarity: float
+    ci_low: float | None
+    ci_high: float | None
+    n_questions: int
+    url: str = ""  # the source's page for it
+
+
 class PeopleSource(Protocol):
+    results_permission: str  # who may read `closest`
+
+    def closest(self, model_names: Iterable[str]) -> list[ClosePanel]: ...
+
     def groups(self, benchmark_ids: Iterable[int] | None = None) -> list[PeopleGroup]: ...
 
     def answers(self, question_ids: Iterable[int] | None = None,
@@ -83,6 +102,15 @@ def answers(question_ids: Iterable[int] | None = None, group_keys: Iterable[str]
     ids = None if question_ids is None else list(question_ids)
     keys = None if group_keys is None else list(group_keys)
     return [row for source in _SOURCES for row in source.answers(ids, keys)]
+
+
+def closest(user, model_names: Iterable[str], limit: int = 5) -> list[ClosePanel]:
+    """The panels these models' answers are most similar to, most similar first (at most
+    `limit`), from the sources whose results the user may read."""
+    names = list(model_names)
+    found = [row for source in _SOURCES if user.has_perm(source.results_permission)
+             for row in source.closest(names)]
+    return sorted(found, key=lambda row: (-row.similarity, row.group.label, row.model))[:limit]
 
 
 def version() -> tuple:

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, Q, Sum
 
-from analysis_app.people import PeopleGroup, PersonAnswer
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from analysis_app.people import ClosePanel, PeopleGroup, PersonAnswer
+from runs_app.models import Response
 
 from .models import Panel, PanelAnswer, Respondent
+from .results import RESULTS_PERMISSION, alignment_rows
 
 PREFIX = "panel:"
 
@@ -23,6 +29,28 @@ def _ids(keys) -> list[int]:
 
 
 class PanelsSource:
+    results_permission = RESULTS_PERMISSION
+
+    def closest(self, model_names) -> list[ClosePanel]:
+        """Each panel's overall similarity to each of these model rows (`results.alignment_rows`),
+        over the benchmarks where both answered."""
+        names = list(model_names)
+        benchmarks = {p.benchmark for p in Panel.objects.select_related("benchmark")}
+        answered = set(Response.objects.filter(model__name__in=names, question__benchmark__in=benchmarks,
+                                               status=Response.Status.DONE).exclude(code="")
+                       .values_list("question__benchmark_id", flat=True).distinct().order_by())
+        groups = {g.name: g for g in self.groups([b.pk for b in benchmarks if b.pk in answered])}
+        found = []
+        for benchmark in sorted((b for b in benchmarks if b.pk in answered), key=lambda b: b.name):
+            for name in names:
+                for row in alignment_rows(benchmark, model=name):
+                    group = groups.get(row.panel)
+                    if row.domain or row.choice_count is not None or row.similarity is None or group is None:
+                        continue
+                    found.append(ClosePanel(group, benchmark.name, name, row.similarity, row.ci_low, row.ci_high,
+                                            row.n_questions, reverse("panels_app:models-and-people") + "?" + urlencode({"benchmark": benchmark.name})))
+        return found
+
     def groups(self, benchmark_ids=None) -> list[PeopleGroup]:
         panels = Panel.objects.all()
         if benchmark_ids is not None:
