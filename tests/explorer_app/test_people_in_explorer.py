@@ -82,3 +82,46 @@ def test_the_grid_api_gives_people_apart_from_the_models(client, two_runs, panel
                                       "share": pytest.approx(2 / 3), "counts": {"A": 2, "B": 1}}]
     assert all(cell["model"] in ("m1", "m2") for row in data["rows"] for cell in row["cells"])
     assert client.get("/api/answers/grid/", {"run": run1.pk, "people": "hide"}).json()["people"] == []
+
+
+def test_the_answers_list_shows_people_apart_and_hides_them_on_request(client, two_runs, panel):  # noqa: F811
+    run1, _, questions = two_runs
+    _login(client)
+    response = client.get("/answers/", {"run": run1.pk})
+    html = response.content.decode()
+    rows = {(p.question, p.label): p.cell for p in response.context["people_rows"]}
+    # q0: A, A, B -> 3 answers, A 2 (the failed respondent's A left out); q1: B, B
+    assert rows[("hand-q0", "People: IR scholars (3 respondents)")].sorted_counts() == [("A", 2), ("B", 1)]
+    assert rows[("hand-q1", "People: IR scholars (3 respondents)")].n == 2 and len(rows) == 2
+    assert 'id="people-answers"' in html and "People's answers to these questions" in html
+    assert all(not r["model"].startswith("People") for r in response.context["rows"])  # not among the models'
+    hidden = client.get("/answers/", {"run": run1.pk, "people": "hide"})
+    assert hidden.context["people_rows"] == [] and 'id="people-answers"' not in hidden.content.decode()
+    assert client.get("/answers/", {"people": "everyone"}).status_code == 400
+
+
+def test_the_answers_csv_includes_people_with_a_source_column_on_request(client, two_runs, panel):  # noqa: F811
+    import csv
+    import io
+
+    run1, _, _ = two_runs
+    _login(client)
+
+    def read(**query):
+        response = client.get("/answers/", {"run": run1.pk, "format": "csv", **query})
+        return list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+    plain = read()
+    assert "source" not in plain[0] and len(plain) == 7  # run 1's seven answers, as before
+    rows = read(with_people="1")
+    assert [r["source"] for r in rows] == ["model"] * 7 + ["people"] * 5
+    theirs = rows[7:]
+    # q0: three people (A, A, B), q1: two (B, B); the failed respondent's answers left out
+    assert [(r["question"], r["code"]) for r in theirs] == [("hand-q0", "A"), ("hand-q0", "A"), ("hand-q0", "B"),
+                                                            ("hand-q1", "B"), ("hand-q1", "B")]
+    assert {r["model"] for r in theirs} == {"People: IR scholars (3 respondents)"}
+    assert all(r["respondent"] and not r["run"] for r in theirs) and all(not r["respondent"] for r in rows[:7])
+    # a code filter narrows people's rows too, to the questions of the models' answers exported: code B in
+    # run 1 is q1 only (m1, m2) -> people's B to q1: two (q0's B is to a question no exported answer is to)
+    assert [(r["question"], r["code"]) for r in read(with_people="1", code="B") if r["source"] == "people"] == \
+        [("hand-q1", "B"), ("hand-q1", "B")]
