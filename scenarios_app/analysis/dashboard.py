@@ -565,11 +565,13 @@ def _people_panel(add, board: Dashboard, filters: AnalysisFilter, by_actor, pool
         theirs.rename(columns={"people": "who"})[["who"] + keys + ["n_respondents", "n_answers"]]
         .assign(source="people", interval="clustered by respondent and scenario")], ignore_index=True)
     table = table[["source", "who"] + keys + ["interval", "n_respondents", "n_answers"]]
+    for column in ("n_respondents", "n_answers"):  # counts of people; none on a model's row (not 0, not 3.000)
+        table[column] = pd.Series([None if pd.isna(v) else int(v) for v in table[column]], dtype=object)
     excluded = sum(group.excluded for group in found.groups)
     add("people", "People beside the models", table, lambda t: people_figure(t, colours),
         PEOPLE_METHOD.format(iterations=iterations, seed=seed,
-                             excluded=f" ({excluded} of the panels shown)" if excluded else " (none of the panels "
-                                                                                           "shown failed one)"))
+                             excluded=(f" ({excluded} respondent{'s' if excluded != 1 else ''} of the panels shown)"
+                                       if excluded else " (no respondent of the panels shown failed one)")))
 
 
 def _country_panels(add, board: Dashboard, wanted: set, by_actor, shown_actors: list[str], sets, colours) -> None:

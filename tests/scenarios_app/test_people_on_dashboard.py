@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from encoding_app.models import CodingPolicy
-from panels_app.models import Panel, PanelAnswer, Respondent
+from panels_app.models import Panel, PanelAnswer, PanelQuestion, Respondent
 from runs_app.models import LLMModel, Run
 from scenarios_app import services as authoring
 from scenarios_app.analysis import dashboard
@@ -56,6 +56,7 @@ def people():
     questions = list(benchmark.questions.order_by("cfpd__scenario__key"))
     panel = Panel.objects.create(name="IR scholars", stands_for="IR scholars, US", benchmark=benchmark,
                                  consent_text="You agree.")
+    PanelQuestion.objects.bulk_create(PanelQuestion(panel=panel, question=q) for q in questions)
     for letter in ("B", "B", "A"):
         _respond(panel, {q: letter for q in questions})
     _respond(panel, {q: "A" for q in questions}, failed_checks=1)
@@ -78,6 +79,7 @@ def test_the_panels_rates_are_a_hand_count_with_intervals_clustered_by_responden
     # -> mean over scenarios 2/3; 9 answers, 3 respondents, 3 scenarios.
     assert force["rate"] == pytest.approx(2 / 3)
     assert (force["n_answers"], force["n_respondents"], force["n_scenarios"]) == (9, 3, 3)
+    assert hawk_row_has_no_people_counts(table)
     # Two-way clustered SE (tests/analysis_app/test_stats_two_way.py, the same case): 2/9.
     # ci_low = 2/3 - 1.96 · 2/9 = 0.2311; the answers taken as independent (SE sqrt(2/81)) give
     # 2/3 - 1.96 · 0.1571 = 0.3587, clustered by scenario alone (SE 0) 2/3: both would fail here.
@@ -90,7 +92,7 @@ def test_the_panels_rates_are_a_hand_count_with_intervals_clustered_by_responden
     # The model beside them, as the rates panel has it: hawk, Use of force 2 of 3 scenarios.
     hawk = _one(table, source="model", who="hawk", category=F)
     assert hawk["rate"] == pytest.approx(2 / 3) and hawk["interval"] == "bootstrap over scenarios"
-    assert "1 of the panels shown" in board.panels["people"].note
+    assert "left out (1 respondent of the panels shown)" in board.panels["people"].note
 
 
 def test_people_are_never_in_a_models_figures(people):
@@ -123,3 +125,9 @@ def test_the_page_shows_the_panel_labelled_as_people_and_a_new_answer_moves_it(c
     assert "People: IR scholars (4 respondents)" in html  # the data version moved with people's answers
     csv = client.get(reverse("analysis-panel-csv", args=["people"]), {"run": people.pk, "iterations": 200})
     assert csv.status_code == 200 and "People: IR scholars (4 respondents)" in csv.content.decode()
+
+
+def hawk_row_has_no_people_counts(table) -> bool:
+    """A model's row counts no respondents: empty (None), never 0."""
+    models = table[table["source"] == "model"]
+    return models["n_respondents"].isna().all() and models["n_answers"].isna().all()
