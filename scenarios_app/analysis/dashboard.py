@@ -23,12 +23,10 @@ from analysis_app import panels as shared
 from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from analysis_app import people
-from analysis_app.people import LABEL_PREFIX
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import contrast_figures, metrics, position_figures, tally
+from . import contrast_figures, metrics, people_figures, position_figures, tally
 from .metrics import contrasts as contrast_metrics
-from .metrics import people as people_metrics
 from .metrics import position as position_metrics
 from .tidy_query import (AnalysisFilter, Superseded, latest_launches, people_answers, position_answers, tidy_counts,
                          tidy_with_categories)
@@ -92,29 +90,6 @@ def rates_figure(table: pd.DataFrame, colours) -> dict:
                             "arrayminus": rows["rate"] - rows["ci_low"]})
               for model, rows in table.groupby("model", sort=True)]
     return chart(traces, layout("Normalised response rate with 95% bootstrap CI", barmode="group",
-                                  yaxis=RATE_AXIS, height=520))
-
-
-PEOPLE_COLOURS = ["#444444", "#8c6d31", "#7b4173", "#393b79"]
-
-
-def people_figure(table: pd.DataFrame, colours) -> dict:
-    """The models' rates and each panel of people's side by side, one bar each; people's bars
-    grey or brown and hatched, named "People: …" in the legend, their error bars the
-    interval clustered by respondent and scenario."""
-    traces = []
-    panels_shown = sorted(table.loc[table["source"] == "people", "who"].unique())
-    for (source, who), rows in table.groupby(["source", "who"], sort=True):
-        colour = colours.get(who) or PEOPLE_COLOURS[panels_shown.index(who) % len(PEOPLE_COLOURS)]
-        marker = {"color": colour}
-        if source == "people":
-            marker["pattern"] = {"shape": "/", "fgcolor": "#ffffff", "solidity": 0.3}
-        traces.append({"type": "bar", "name": who, "x": _form(rows), "y": rows["rate"], "marker": marker,
-                       "error_y": {"type": "data", "symmetric": False, "array": rows["ci_high"] - rows["rate"],
-                                   "arrayminus": rows["rate"] - rows["ci_low"]}})
-    # models first, then people, as the table lists them
-    traces.sort(key=lambda t: (t["name"].startswith(LABEL_PREFIX), t["name"]))
-    return chart(traces, layout("Models and panels of people by domain (people's bars hatched)", barmode="group",
                                   yaxis=RATE_AXIS, height=520))
 
 
@@ -340,8 +315,8 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
 
 # What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
 # order the page shows the panels in.
-PANELS = ("rates", "people", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "contrasts",
-          "flips", "position", "robustness")
+PANELS = ("rates", "people", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences",
+          "contrasts", "flips", "position", "robustness")
 ORDER = ("rates", "people", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
          "refusals_by_country", "differences", "contrasts", "flips", "position", "position_rates", "robustness")
 
@@ -533,45 +508,20 @@ def _domain_panels(add, board: Dashboard, wanted: set, tidy, pooled, per_scenari
             "per domain form and category; CI from a bootstrap of the paired differences.")
 
 
-PEOPLE_METHOD = (
-    "Panels of people answer the same questions (issue 40); their answers are kept apart from the models' and are "
-    "never counted in a model's figures. A panel's rate is normalised over scenarios as a model's is (its people's "
-    "share within each scenario, then the mean over the scenarios they answered); its 95% interval is rate ± 1.96 "
-    "× the standard error clustered two ways, by respondent and by scenario (Cameron, Gelbach and Miller 2011), "
-    "since one person answers several scenarios. The models' rows are the rates panel's (bootstrap over "
-    "scenarios, {iterations} iterations, seed {seed}). Respondents who failed an attention check are left out"
-    "{excluded}. The filter's domains, choice counts and actors narrow people's answers; its runs, models and "
-    "conditions are the models'.")
-
-
 def _people_panel(add, board: Dashboard, filters: AnalysisFilter, by_actor, pooled, per_scenario, sets,
                   iterations: int, seed: int, colours) -> None:
-    """Each panel of people beside the models: their rates with intervals clustered by respondent
-    and scenario (`metrics.people`), the models' rates as the rates panel has them, every row
-    saying its source. No panel: no panel on the board."""
+    """Each panel of people beside the models (`people_figures`); no panel of people: none on the board."""
     found = people_answers(filters)
     answers = found.answers
     if filters.focus_complete and len(answers):
         answers = answers[answers["scenario"].isin(by_actor()[0])]
     if answers.empty:
         return
-    theirs = people_metrics.people_rates(answers, sets)
     models = (board.panels["rates"].table if "rates" in board.panels
               else metrics.preference_table(pooled, iterations, seed, sets, per_scenario=per_scenario))
-    keys = ["domain", "choice_count", "category", "rate", "ci_low", "ci_high", "n_scenarios"]
-    table = pd.concat([
-        models[["model"] + keys].rename(columns={"model": "who"}).assign(source="model", interval="bootstrap over "
-                                                                           "scenarios"),
-        theirs.rename(columns={"people": "who"})[["who"] + keys + ["n_respondents", "n_answers"]]
-        .assign(source="people", interval="clustered by respondent and scenario")], ignore_index=True)
-    table = table[["source", "who"] + keys + ["interval", "n_respondents", "n_answers"]]
-    for column in ("n_respondents", "n_answers"):  # counts of people; none on a model's row (not 0, not 3.000)
-        table[column] = pd.Series([None if pd.isna(v) else int(v) for v in table[column]], dtype=object)
-    excluded = sum(group.excluded for group in found.groups)
-    add("people", "People beside the models", table, lambda t: people_figure(t, colours),
-        PEOPLE_METHOD.format(iterations=iterations, seed=seed,
-                             excluded=(f" ({excluded} respondent{'s' if excluded != 1 else ''} of the panels shown)"
-                                       if excluded else " (no respondent of the panels shown failed one)")))
+    add("people", "People beside the models", people_figures.people_table(answers, models, sets),
+        lambda t: people_figures.people_figure(t, colours),
+        people_figures.method_note(found.groups, iterations, seed))
 
 
 def _country_panels(add, board: Dashboard, wanted: set, by_actor, shown_actors: list[str], sets, colours) -> None:
