@@ -25,7 +25,7 @@ from kit.csv_safety import SafeWriter
 from kit.params import flag
 from runs_app.models import LLMModel
 
-from . import computed, headlines, profiles
+from . import computed, headlines, people, profiles
 from .model_groups import ModelGroup, ModelRow, group_of, groups
 from .profile_charts import comparison_chart, profile_chart
 from .results import FIELDS
@@ -133,6 +133,7 @@ def model_profile(request, name):
     with_figures = set(shown.models())
     return render(request, "analysis_app/model_profile.html", {
         "model": group, "shown": shown, "sections": charts, "kinds": [(n, kinds[n]) for n in group.names],
+        "closest_panels": people.closest(request.user, group.names),
         "others": [g.name for g in groups(model_rows()) if g.name != group.name and with_figures & set(g.names)]})
 
 

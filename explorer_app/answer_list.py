@@ -60,13 +60,17 @@ class AnswerFilter:
     search_in: str = SEARCH_IN[0]
     sort: str = answer_query.DEFAULT_SORT
     cursor: str = ""
+    people: str = "show"  # the section of panels of people's answers to the questions shown, or "hide"
+    with_people: bool = False  # the CSV: people's answers to the exported answers' questions, with `source`
 
     def pairs(self, **changed) -> list[tuple[str, object]]:
         values = {"q": self.search, "search_in": "" if self.search_in == SEARCH_IN[0] else self.search_in,
                   "run": self.runs, "model": self.models, "condition": self.conditions,
                   "status": self.statuses, "code": self.codes, "source": self.code_sources,
                   "question": self.questions, **{name: value for name, value in self.family},
-                  "sort": "" if self.sort == answer_query.DEFAULT_SORT else self.sort, "cursor": self.cursor}
+                  "sort": "" if self.sort == answer_query.DEFAULT_SORT else self.sort, "cursor": self.cursor,
+                  "people": "" if self.people == "show" else self.people,
+                  "with_people": "1" if self.with_people else ""}
         values.update(changed)
         return [(key, v) for key, value in values.items()
                 for v in (value if isinstance(value, tuple) else (value,)) if v not in ("", None)]
@@ -94,7 +98,9 @@ def read_filter(query) -> AnswerFilter:
         questions=params.integers(query, "question"), family=tuple(family),
         search=params.text(query, "q", max_length=MAX_SEARCH),
         search_in=params.choice(query, "search_in", SEARCH_IN, default=SEARCH_IN[0]), sort=sort,
-        cursor=params.text(query, "cursor", max_length=answer_query.MAX_CURSOR))
+        cursor=params.text(query, "cursor", max_length=answer_query.MAX_CURSOR),
+        people=params.choice(query, "people", ("show", "hide"), default="show"),
+        with_people=params.flag(query, "with_people"))
     if found.cursor:
         try:
             answer_query.decode_cursor(found.cursor, SORTS[sort])
@@ -297,6 +303,8 @@ def row_values(row) -> dict:
 
 CSV_COLUMNS = ("id", "run", "benchmark", "question", "model", "condition", "repeat", "status", "code", "code_source",
                "chosen_letter", "latency_ms", "cost", "cache_hit", "error_kind", "answered_at", "output")
+# With people's answers (with_people=1): which kind of answerer, and the person's number.
+CSV_WITH_PEOPLE = ("source", *CSV_COLUMNS, "respondent")
 
 
 def csv_rows(f: AnswerFilter, user, limit: int = CSV_LIMIT):
@@ -309,5 +317,10 @@ def csv_rows(f: AnswerFilter, user, limit: int = CSV_LIMIT):
             yield row_values(row)
         sent += len(shown.rows)
         if not shown.next_cursor:
-            return
+            break
         f = replace(f, cursor=shown.next_cursor)
+
+
+def csv_question_ids(f: AnswerFilter, user) -> list[int]:
+    """The questions of the answers the CSV exports (people's answers to them join it)."""
+    return list(filtered(replace(f, cursor=""), user).order_by().values_list("question_id", flat=True).distinct())

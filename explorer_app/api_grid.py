@@ -42,11 +42,23 @@ class GridCellSerializer(serializers.Serializer):
     url = serializers.CharField(allow_blank=True, help_text="The answer's page, or the list of the cell's answers.")
 
 
+class PeopleCellSerializer(serializers.Serializer):
+    people = serializers.CharField(help_text='The panel\'s label: "People: <panel> (<n> respondents)".')
+    n = serializers.IntegerField(help_text="Its people's kept answers to the question (failed attention checks "
+                                           "left out).")
+    top = serializers.CharField(help_text="The code most of them chose.")
+    share = serializers.FloatField()
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="Answers per code.")
+
+
 class AnswerGridRowSerializer(serializers.Serializer):
     question_id = serializers.IntegerField()
     question = serializers.CharField()
     condition = serializers.CharField(allow_blank=True, help_text="Empty when rows are questions.")
     cells = GridCellSerializer(many=True, help_text="The cells that hold answers, in the order of `models`.")
+    people_cells = PeopleCellSerializer(many=True, help_text="The panels of people's cells that hold answers, in "
+                                                             "the order of `people`: people's answers, never a "
+                                                             "model's.")
 
 
 class AnswerGridSerializer(serializers.Serializer):
@@ -54,6 +66,9 @@ class AnswerGridSerializer(serializers.Serializer):
     runs = serializers.ListField(child=serializers.IntegerField())
     rows_by = serializers.ChoiceField(choices=[grid_query.BY_QUESTION, grid_query.BY_CONDITION])
     models = serializers.ListField(child=serializers.CharField(), help_text="This page's models (columns).")
+    people = serializers.ListField(child=serializers.CharField(),
+                                   help_text="The benchmark's panels of people (columns after the models), each "
+                                             "labelled as people; empty with people=hide.")
     rows = AnswerGridRowSerializer(many=True)
     page = serializers.IntegerField()
     pages = serializers.IntegerField()
@@ -65,14 +80,17 @@ class AnswerGridSerializer(serializers.Serializer):
 
 def grid_payload(built) -> dict:
     return {"benchmark": built.benchmark.name, "runs": [r.pk for r in built.runs], "rows_by": built.by,
-            "models": [m.name for m in built.models], "page": built.page, "pages": built.pages,
+            "models": [m.name for m in built.models], "people": [g.label for g in built.people], "page": built.page, "pages": built.pages,
             "total_rows": built.total_rows, "model_page": built.model_page, "model_pages": built.model_pages,
             "total_models": built.total_models,
             "rows": [{"question_id": row.question_id, "question": row.key, "condition": row.condition,
                       "cells": [{"model": model.name, "n": cell.n, "top": cell.top, "share": cell.share,
                                  "category": cell.category, "colour": cell.colour, "counts": dict(cell.counts),
                                  "answer_id": cell.answer_id, "url": url}
-                                for model, cell, url in row.cells if cell is not None]}
+                                for model, cell, url in row.cells if cell is not None],
+                      "people_cells": [{"people": group.label, "n": cell.n, "top": cell.top, "share": cell.share,
+                                        "counts": dict(cell.counts)}
+                                       for group, cell in row.people_cells if cell is not None]}
                      for row in built.rows]}
 
 
@@ -89,6 +107,8 @@ class AnswerGridView(APIView):
             query("code", many=True, description="Only answers with these codes: A … J, R, X, or none (no code)."),
             query("rows", description="question, or condition (question × condition); by default condition when "
                                       "the answers have several conditions."),
+            query("people", description="show (the default): the benchmark's panels of people as columns after the "
+                                        "models, labelled as people; hide: models only."),
             query("page", "integer", maximum=10**6, description=f"Page of {grid_query.ROWS_PER_PAGE} rows."),
             query("model_page", "integer", maximum=10**6,
                   description=f"Page of {grid_query.MODELS_PER_PAGE} models (columns)."),

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from django.db.models import Count, Min
 from django.urls import NoReverseMatch, reverse
 
+from analysis_app import people
 from analysis_app.params import check_known
 from benchmarks_app.models import Condition, Question
 from kit import params
@@ -32,6 +33,7 @@ MODELS_PER_PAGE = 30
 CHANGED_PER_PAGE = 50
 MAX_RUNS = 20
 BY_QUESTION, BY_CONDITION = "question", "condition"
+SHOW, HIDE = "show", "hide"  # people's columns (panels of people, issue 40)
 
 
 def url_or_blank(name: str, *args) -> str:
@@ -69,11 +71,13 @@ class GridFilter:
     rows: str = ""  # "" → by condition when the answers have several conditions
     page: int = 1
     model_page: int = 1
+    people: str = SHOW  # the benchmark's panels of people as columns after the models, or hidden
 
     def query(self, **changed) -> str:
         """The filter as a query string, with `changed` values (for pager links)."""
         values = {"run": self.runs, "model": self.models, "condition": self.conditions, "status": self.statuses,
-                  "code": self.codes, "rows": self.rows, "page": self.page, "model_page": self.model_page}
+                  "code": self.codes, "rows": self.rows, "page": self.page, "model_page": self.model_page,
+                  "people": "" if self.people == SHOW else self.people}
         values.update(changed)
         pairs = [(key, v) for key, value in values.items()
                  for v in (value if isinstance(value, tuple) else (value,)) if v not in ("", None)
@@ -91,7 +95,8 @@ def read_grid_filter(query) -> GridFilter:
         **filter_params.read_shared(query),  # runs, models, conditions, statuses, codes
         rows=params.choice(query, "rows", (BY_QUESTION, BY_CONDITION)),
         page=params.integer(query, "page", default=1, minimum=1, maximum=10**6),
-        model_page=params.integer(query, "model_page", default=1, minimum=1, maximum=10**6))
+        model_page=params.integer(query, "model_page", default=1, minimum=1, maximum=10**6),
+        people=params.choice(query, "people", (SHOW, HIDE), default=SHOW))
     return found
 
 
@@ -123,6 +128,7 @@ class GridRow:
     condition_id: int | None
     condition: str
     cells: list = field(default_factory=list)  # one per model shown: (model, Cell | None, url)
+    people_cells: list = field(default_factory=list)  # one per panel of people shown: (PeopleGroup, Cell | None)
 
 
 @dataclass
@@ -139,10 +145,28 @@ class Grid:
     model_page: int
     model_pages: int
     labels: list = field(default_factory=list)
+    people: list = field(default_factory=list)  # analysis_app.people.PeopleGroup: a column each, after the models
 
     @property
     def legend(self):
         return grid.legend(self.labels)
+
+
+def people_cells(f: GridFilter, benchmark, question_ids) -> tuple[list, dict]:
+    """The benchmark's panels of people ([PeopleGroup]) and their cells {(question id, group
+    key): Cell} over the questions of the page: their kept answers (failed attention checks
+    left out, `analysis_app.people`), counted as a model's repeats are. Hidden (`people=hide`),
+    or when the status filter leaves out answered ones, none. A code filter narrows them as
+    it narrows the models'; they have no condition, so a row of any condition shows them."""
+    if f.people == HIDE or (f.statuses and Response.Status.DONE not in f.statuses):
+        return [], {}
+    groups = people.groups([benchmark.pk])
+    if not groups:
+        return [], {}
+    counted = Counter((a.question_id, a.group, a.code) for a in people.answers(question_ids, [g.key for g in groups])
+                      if not f.codes or a.code in f.codes)
+    return groups, grid.cells(grid.CountRow(question, group, code, Response.Status.DONE, n, 0)
+                              for (question, group, code), n in counted.items())
 
 
 def build_grid(f: GridFilter) -> Grid:
@@ -174,6 +198,7 @@ def build_grid(f: GridFilter) -> Grid:
               .values(*row_fields, "model_id", "code", "status").annotate(n=Count("id"), first=Min("id")).order_by())
     cells = grid.cells(grid.CountRow(tuple(c[k] for k in row_fields), c["model_id"], c["code"], c["status"],
                                      c["n"], c["first"]) for c in counts)
+    groups, theirs = people_cells(f, benchmark, question_ids)
     rows, labels = [], set()
     run_filter = list(f.runs)
     for key in page_rows:
@@ -189,10 +214,15 @@ def build_grid(f: GridFilter) -> Grid:
                     run=run_filter, model=model.name, question=question.pk,
                     condition=condition or list(f.conditions), status=list(f.statuses), code=list(f.codes)))
             row.cells.append((model, cell, url))
+        for group in groups:
+            cell = theirs.get((question.pk, group.key))
+            if cell is not None:
+                labels.update(cell.counts)
+            row.people_cells.append((group, cell))
         rows.append(row)
     return Grid(runs=runs, benchmark=benchmark, by=by, models=models, rows=rows, total_rows=total_rows,
                 total_models=len(all_models), page=page, pages=pages, model_page=model_page,
-                model_pages=model_pages, labels=sorted(labels))
+                model_pages=model_pages, labels=sorted(labels), people=groups)
 
 
 def readable_runs(user, limit: int = 300):

@@ -13,11 +13,12 @@ from kit.csv_safety import SafeWriter
 from kit.params import BadParameter
 from runs_app.models import LLMModel, Response
 
-from . import answer_detail, answer_list, answer_query, readers
+from . import answer_detail, answer_list, answer_query, people_rows, readers
 from .grid_query import readable_runs
 
 LABELS = {"q": "Search", "search_in": "Search in", "run": "Runs", "model": "Models", "condition": "Conditions", "status": "Status",
-          "code": "Code", "source": "Code source", "question": "question", "sort": "Sort", "cursor": "page"}
+          "code": "Code", "source": "Code source", "question": "question", "sort": "Sort", "cursor": "page",
+          "people": "People"}
 
 
 def check_reader(user):
@@ -40,7 +41,7 @@ def _message(error: BadParameter) -> str:
 
 def _choices(request):
     query = request.GET
-    return {"runs": readable_runs(request.user),
+    return {"runs": readable_runs(request.user), "people_choice": query.get("people", ""),
             "model_names": list(LLMModel.objects.order_by("name").values_list("name", flat=True)),
             "condition_names": list(Condition.objects.values_list("name", flat=True)),
             "statuses": Response.Status.choices, "codes": answer_list.CODES,
@@ -61,10 +62,15 @@ class _Echo:
 def _csv(f, user):
     writer = SafeWriter(_Echo())
 
+    columns = answer_list.CSV_WITH_PEOPLE if f.with_people else answer_list.CSV_COLUMNS
+
     def lines():
-        yield writer.writerow(answer_list.CSV_COLUMNS)
+        yield writer.writerow(columns)
         for row in answer_list.csv_rows(f, user):
-            yield writer.writerow([row[column] for column in answer_list.CSV_COLUMNS])
+            yield writer.writerow([row.get(column, "") if column != "source" else "model" for column in columns])
+        if f.with_people:  # after the models' rows, each labelled as people (explorer_app.people_rows)
+            for row in people_rows.csv_rows(answer_list.csv_question_ids(f, user), f.codes):
+                yield writer.writerow([row[column] for column in columns])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="answers.csv"'
@@ -88,6 +94,9 @@ def answers(request):
         previous_page=f.query(cursor=shown.previous_cursor) if shown.previous_cursor else "",
         first_page=f.query(cursor="") if f.cursor else "",
         csv_query=f.query(cursor="", format="csv"), api_query=f.query(),
+        csv_people_query=f.query(cursor="", format="csv", with_people="1"),
+        people_rows=(people_rows.summary({r.question_id for r in shown.rows}, f.codes) if f.people == "show"
+                     else []),
         # An empty search offers the other place to look ("blockade" is a word of questions).
         other_search=f.query(cursor="", search_in="questions" if f.search_in == "answers" else ""),
         sort_links=[(s, f.query(sort=s.key if s.key != answer_query.DEFAULT_SORT else "", cursor=""))

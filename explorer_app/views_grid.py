@@ -12,7 +12,7 @@ from runs_app.models import LLMModel, Response, Run
 from . import comparison, grid, grid_query, readers
 
 GRID_LABELS = {"run": "Runs", "model": "Models", "condition": "Conditions", "status": "Status", "code": "Code",
-               "rows": "Rows", "page": "page", "model_page": "model page"}
+               "rows": "Rows", "people": "People", "page": "page", "model_page": "model page"}
 COMPARE_LABELS = {"a": "Run A", "b": "Run B", "model": "Models", "page": "page"}
 
 
@@ -41,7 +41,7 @@ def _picker(user, query):
             "condition_names": list(Condition.objects.values_list("name", flat=True)),
             "statuses": Response.Status.choices, "codes": grid_query.CODES,
             "chosen": {key: set(query.getlist(key)) for key in ("model", "condition", "status", "code")},
-            "rows_by": query.get("rows", "")}
+            "rows_by": query.get("rows", ""), "people_choice": query.get("people", "")}
 
 
 def answer_grid(request):

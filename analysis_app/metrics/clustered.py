@@ -111,3 +111,21 @@ def unpaired_difference_ci(left, right, iterations: int = 2000, seed: int | np.r
     drawn_left = cluster_bootstrap_means(left, np.arange(len(left)), iterations, rng, estimator="cluster_mean")
     drawn_right = cluster_bootstrap_means(right, np.arange(len(right)), iterations, rng, estimator="cluster_mean")
     return percentile_interval(drawn_left - drawn_right, confidence)
+
+
+def two_way_clustered_se(values, first, second, weights=None) -> float:
+    """Standard error of the weighted mean of `values` clustered two ways at once (people's
+    answers: by respondent and by scenario), after Cameron, Gelbach and Miller, "Robust
+    inference with multiway clustering" (2011): V = V_first + V_second − V_both, each term
+    Miller's clustered variance (`clustered_se` squared) with the clusters of one way, of the
+    other, and of their intersection. Where the difference is not positive (it can be, in
+    small samples) the larger one-way variance stands in, as Cameron, Gelbach and Miller
+    advise. It equals `clustered_se` by one way when the other way's clusters are single
+    observations (V_second = V_both)."""
+    first, second = np.asarray(first), np.asarray(second)
+    both = np.array([f"{a}\x1f{b}" for a, b in zip(first.tolist(), second.tolist())], dtype=object)
+    one, two, joint = (clustered_se(values, clusters, weights) ** 2 for clusters in (first, second, both))
+    variance = one + two - joint
+    if variance <= 0:
+        variance = max(one, two)
+    return float(np.sqrt(variance))

@@ -21,10 +21,11 @@ from django.utils import timezone
 
 from analysis_app import panels as shared
 from analysis_app.metrics.cluster_contrast import floor_sentence
+from analysis_app import people
 from analysis_app.panels import PALETTE, Panel, chart, layout
 from scenarios_app.taxonomy import FOCUS_ACTORS
 
-from . import contrast_figures, language_figures, metrics, position_figures, tally
+from . import contrast_figures, language_figures, metrics, people_figures, position_figures, tally
 from .metrics import contrasts as contrast_metrics
 from .metrics import position as position_metrics
 from .tidy_query import AnalysisFilter, Superseded, latest_launches, position_answers, tidy_counts, tidy_with_categories
@@ -269,7 +270,7 @@ def data_version() -> tuple:
     answer's status or code (`tally.version`: a finished call, an undo, a deleted run), so
     an answer coded while an analyst reads is on the next load; on SQLite changes that add
     no row show within `CACHE_SECONDS`."""
-    return (tally.version(), *shared.data_version())
+    return (tally.version(), *shared.data_version(), people.version())
 
 
 def build_cached(filters: AnalysisFilter, fresh: bool = False, **options) -> Dashboard:
@@ -313,9 +314,9 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
 
 # What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
 # order the page shows the panels in.
-PANELS = ("rates", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences", "contrasts",
-          "flips", "position", "robustness", "languages")
-ORDER = ("rates", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
+PANELS = ("rates", "people", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences",
+          "contrasts", "flips", "position", "robustness", "languages")
+ORDER = ("rates", "people", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
          "refusals_by_country", "differences", "contrasts", "flips", "languages", "language_contrasts", "position",
          "position_rates", "robustness")
 
@@ -434,9 +435,12 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     # Runs and repeats pooled within each scenario, as every panel but the repeats' and the
     # entropy's counts them: the same sums in a fifth of the rows at five repeats.
     pooled = metrics.pooled(tidy)
-    per_scenario = (metrics.scenario_rates(pooled, sets) if wanted & {"rates", "differences", "robustness"}
+    per_scenario = (metrics.scenario_rates(pooled, sets) if wanted & {"rates", "differences", "robustness", "people"}
                     else None)
     _domain_panels(add, board, wanted, tidy, pooled, per_scenario, sets, iterations, seed, colours)
+    if "people" in wanted:
+        people_figures.add_panel(add, board, filters, by_actor, pooled, per_scenario, sets, iterations, seed,
+                                 colours)
     # The panels below read the counts by actor.
     _country_panels(add, board, wanted, by_actor, shown_actors, sets, colours)
     _contrast_panels(add, board, wanted, filters, by_actor, shown_actors, pooled, sets, iterations, seed, adjust)

@@ -22,6 +22,7 @@ import pandas as pd
 from django.db import connection, transaction
 from django.db.models import Count, Min, Q
 
+from analysis_app import people
 from benchmarks_app.lettering import LETTERS
 from benchmarks_app.models import Condition
 from runs_app.models import LLMModel, Response, Run
@@ -382,3 +383,55 @@ def position_answers(filters: AnalysisFilter = AnalysisFilter()) -> tuple[pd.Dat
 def coverage(filters: AnalysisFilter = AnalysisFilter()) -> dict:
     """How many answers are coded, with reviewers, missing or not given yet."""
     return coverage_of(_grouped(filters, []))
+
+
+@dataclass
+class People:
+    """People's kept answers to CFPD questions in the filter, one row per answer (columns
+    people, respondent, scenario, domain, choice_count, category, qualified_actor), and the
+    panels they come from (`analysis_app.people`: failed attention checks already left out)."""
+
+    answers: pd.DataFrame
+    groups: list
+
+
+PEOPLE_COLUMNS = ["people", "respondent", "scenario", "domain", "choice_count", "category", "qualified_actor"]
+
+
+def people_answers(filters: AnalysisFilter = AnalysisFilter()) -> People:
+    """The answers of panels of people, through the neutral hook (this family does not know the
+    room that keeps them). The filter's domains, choice counts and actors narrow them; its runs
+    narrow them to the panels of those runs' benchmarks; models, conditions and launches are
+    the models' and leave people's answers as they are."""
+    empty = People(pd.DataFrame({c: pd.Series(dtype=object) for c in PEOPLE_COLUMNS}), [])
+    benchmarks = (list(Run.objects.filter(pk__in=filters.runs).values_list("benchmark_id", flat=True).distinct())
+                  if filters.runs else None)
+    groups = people.groups(benchmarks)
+    if not groups:
+        return empty
+    answered = people.answers(group_keys=[g.key for g in groups])
+    questions = replace(filters, runs=(), models=(), conditions=(), superseded=()).narrow(
+        ScenarioQuestion.objects.filter(question_id__in={a.question_id for a in answered}, question__choice_count__gt=0),
+        question="question__", scenario="")
+    keys = ["question_id", "scenario_id", "variant", "qualified_actor_id"]
+    known = {row[0]: row[1:] for row in questions.values_list(*keys)}
+    answered = [a for a in answered if a.question_id in known and a.code in LETTERS]
+    if not answered:
+        return empty
+    frame = pd.DataFrame.from_records(
+        [(a.group, a.respondent, *known[a.question_id], a.code) for a in answered],
+        columns=["model_id", "respondent", "question__cfpd__scenario_id", "question__cfpd__variant",
+                 "question__cfpd__qualified_actor_id", "code"]).assign(code_source="", status="done")
+    look = _lookups(frame["question__cfpd__scenario_id"].unique().tolist())
+    labels = {g.key: g.label for g in groups}
+    look["models"] = labels  # the panel's label in the model column: "People: …", never a model's name
+    out = _tidy_frame(frame, look)
+    out = out[out["outcome"] == "answer"]
+    out["people"] = out["model"]
+    out["respondent"] = frame.loc[out.index, "respondent"]
+    # The label counts the respondents whose answers are in the filter.
+    shown = out.groupby("people")["respondent"].nunique().to_dict()
+    relabel = {g.label: replace(g, respondents=shown.get(g.label, 0)) for g in groups}
+    out["people"] = out["people"].map(lambda label: relabel[label].label)
+    return People(out[PEOPLE_COLUMNS].reset_index(drop=True),
+                  [relabel[g.label] for g in groups if shown.get(g.label)])
