@@ -46,6 +46,7 @@ class PanelResults:
     questions: list[QuestionRow]
     models: list[ModelRow]
     ceiling: float | None
+    alpha: float | None = None  # Krippendorff's α (nominal) among the respondents kept
 
 
 def kept_answers(panel: Panel):
@@ -127,6 +128,7 @@ def panel_results(panel: Panel) -> PanelResults:
         questions=rows,
         models=model_rows,
         ceiling=metrics.ceiling(people, options, seed=panel.seed) if people else None,
+        alpha=metrics.respondents_alpha(people) if people else None,
     )
 
 
