@@ -1,7 +1,7 @@
 """Fifty respondents answering a panel at once on PostgreSQL through the product's server
 (issue 40): the latency of each kind of respondent page, p50 / p95 / max.
 
-    .venv/bin/python bench/panel_load.py                  # 50 respondents, 1 s between pages
+    .venv/bin/python bench/panel_load.py                  # 50 respondents, about 5 s a page
     .venv/bin/python bench/panel_load.py --respondents 50 --think 0 --json
 
 Creates (once; --reseed to redo) a PostgreSQL database (BENCH_PANEL_DATABASE_URL, default
@@ -184,7 +184,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--respondents", type=int, default=50)
     parser.add_argument("--questions", type=int, default=200)
-    parser.add_argument("--think", type=float, default=1.0, help="Mean seconds between a page and its answer.")
+    parser.add_argument("--think", type=float, default=5.0, help="Mean seconds between a page and its answer.")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn's workers (the compose file's default: 3).")
     parser.add_argument("--target", type=float, default=0.3, help="The p95 every page kind must stay under (s).")
     parser.add_argument("--seed", type=int, default=40)
