@@ -19,3 +19,41 @@ def render_messages(question: Question, order: list[int], condition: Condition |
 
 def default_condition() -> Condition:
     return Condition.objects.get(pk=DEFAULT_CONDITION_ID)
+
+
+# --- prompted perspective (issue 40: GlobalOpinionQA's cross-national prompting) ------------
+
+PERSPECTIVE_PREFIX = "Answer as someone from {country} would."
+
+
+class PerspectiveInvalid(ValueError):
+    """The country of a perspective cannot be read; the message says why."""
+
+
+def perspective_condition(country: str, family: str = "") -> Condition:
+    """The condition "answer as someone from <country>" (made once, then found): the family's
+    own system prompt (the default family's when none is named) after the sentence, so the
+    family's instructions (answer with a letter) still hold. `country` is an actor's code
+    (its prompt name is used, e.g. "KR" → South Korea) or a name of 2-80 characters. Launch
+    it as any condition (run_benchmark --conditions perspective-…); Models and people shows
+    the model's similarity under it as a row of its own."""
+    from django.utils.text import slugify
+
+    from .models import Actor
+
+    if not isinstance(country, str) or not 2 <= len(country.strip()) <= 80 or any(c in country for c in "{}\n\r\x00"):
+        raise PerspectiveInvalid("country: an actor's code or a country's name of 2 to 80 characters, e.g. DE or Germany")
+    country = country.strip()
+    actor = Actor.objects.filter(code=country.upper()).first() if len(country) <= 3 else None
+    shown = actor.prompt_name if actor is not None and actor.prompt_name else country
+    if family:
+        families.family(family)  # an unknown family raises here, named
+    base = (families.family(family).system_prompt if family else families.default_system_prompt()) or ""
+    name = f"perspective-{slugify(shown)}" + (f"-{family}" if family else "")
+    prompt = PERSPECTIVE_PREFIX.format(country=shown) + ("\n\n" + base if base else "")
+    found, _ = Condition.objects.get_or_create(name=name[:64], defaults={
+        "label": f"Answer as someone from {shown}"[:120], "kind": Condition.Kind.STRATEGY, "family": family,
+        "system_prompt": prompt,
+        "description": "Prompted perspective (GlobalOpinionQA's cross-national prompting): does the model move "
+                       "toward that country's panel?"})
+    return found

@@ -29,6 +29,7 @@ class Ranking:
     rows: list[AlignmentRow]  # the overall rows, the most similar first
     figure: dict | None
     script_id: str = ""
+    alpha: float | None = None  # Krippendorff's α among the panel's respondents (None: a reference of shares)
 
 
 @dataclass(frozen=True)
@@ -158,8 +159,10 @@ def build(benchmark_name: str | None) -> Page:
         if not ranked:
             continue
         ceiling = ceilings.get(panel.name)
+        _, people = panel_answers(panel)
         page.rankings.append(Ranking(panel.name, panel.kind, ceiling, ranked,
-                                     ranking_figure(panel.name, ranked, ceiling), f"ranking-{len(page.rankings) + 1}"))
+                                     ranking_figure(panel.name, ranked, ceiling), f"ranking-{len(page.rankings) + 1}",
+                                     metrics.respondents_alpha(people) if people else None))
     by_domain = [row for row in rows if row.domain]
     domains = sorted({row.domain for row in by_domain})
     panel_names = [p.name for p in panels if any(r.panel == p.name for r in overall)]

@@ -46,6 +46,7 @@ class PanelResults:
     questions: list[QuestionRow]
     models: list[ModelRow]
     ceiling: float | None
+    alpha: float | None = None  # Krippendorff's α (nominal) among the respondents kept
 
 
 def kept_answers(panel: Panel):
@@ -63,13 +64,20 @@ def people_by_question(panel: Panel) -> dict[int, dict[int, str]]:
     return dict(found)
 
 
+def model_label(name: str, condition: str | None) -> str:
+    """A model's row: its name, with the condition it answered under unless the default
+    (a prompted perspective, a strategy, a temperature: each its own row, never pooled)."""
+    return name if not condition or condition == "default" else f"{name} [{condition}]"
+
+
 def models_by_question(question_ids) -> dict[str, dict[int, list[str]]]:
-    """{model name: {question id: codes over its repeats}}: the models' coded answers."""
+    """{model (and condition, model_label): {question id: codes over its repeats}}: the models'
+    coded answers."""
     found: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     rows = (Response.objects.filter(question_id__in=question_ids, status=Response.Status.DONE).exclude(code="")
-            .values_list("model__name", "question_id", "code"))
-    for name, qid, code in rows:
-        found[name][qid].append(code)
+            .values_list("model__name", "condition__name", "question_id", "code"))
+    for name, condition, qid, code in rows:
+        found[model_label(name, condition)][qid].append(code)
     return found
 
 
@@ -127,6 +135,7 @@ def panel_results(panel: Panel) -> PanelResults:
         questions=rows,
         models=model_rows,
         ceiling=metrics.ceiling(people, options, seed=panel.seed) if people else None,
+        alpha=metrics.respondents_alpha(people) if people else None,
     )
 
 
@@ -198,7 +207,8 @@ def alignment_rows(benchmark, panel: str | None = None, model: str | None = None
             ceilings[(domain, count)] = (metrics.ceiling(within, options, seed=found_panel.seed)
                                          if within else None)
         answered_by_models = models_by_question(list(options))
-        names = sorted(answered_by_models) if model is None else [m for m in [model] if m in answered_by_models]
+        names = sorted(answered_by_models) if model is None else \
+            [m for m in sorted(answered_by_models) if m == model or m.startswith(f"{model} [")]
         for name in names:
             answered = answered_by_models[name]
             for domain, count, ids in subsets:

@@ -117,3 +117,12 @@ def test_similarity_is_symmetric_and_within_zero_and_one(data):
                            max_size=len(p)).filter(lambda values: sum(values) > 1e-6))
     assert similarity(p, q) == pytest.approx(similarity(q, p), abs=1e-12)
     assert 0.0 <= similarity(p, q) <= 1.0
+
+
+def test_respondents_alpha_by_hand_with_three_respondents():
+    # q1: r1 A, r2 A, r3 B; q2: B, B, B. Each question's ordered pairs of values weighted
+    # 1 / (m − 1) = ½: q1 gives AA 2·½ = 1, AB 1, BA 1; q2 gives BB 6·½ = 3.
+    # n_A = 1 + 1 = 2, n_B = 1 + 3 = 4, n = 6; D_o = (1 + 1) / 6 = 1/3;
+    # D_e = 2·n_A·n_B / (n(n − 1)) = 16/30 = 8/15; α = 1 − (1/3)/(8/15) = 1 − 15/24 = 0.375
+    answers = {"q1": {"r1": "A", "r2": "A", "r3": "B"}, "q2": {"r1": "B", "r2": "B", "r3": "B"}}
+    assert respondents_alpha(answers) == pytest.approx(0.375)

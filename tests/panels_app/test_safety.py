@@ -86,3 +86,25 @@ def test_the_console_actions_export_and_delete(client, admin_user, panel):
     client.post(url, {"action": "erase_answers", "_selected_action": [respondent.pk]})
     assert not PanelAnswer.objects.filter(respondent=respondent).exists()
     assert Respondent.objects.get(pk=respondent.pk).withdrawn_at is not None
+
+
+@pytest.mark.services
+def test_the_counters_in_redis_take_one_round_trip_and_stay_readable(rf, settings):
+    """With Redis (as deployed) both counters are counted in one pipeline (limits._counts);
+    the counts are the same as through Django's cache API, and readable through it."""
+    import os
+
+    from django.core.cache import cache
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": os.environ["REDIS_URL"], "KEY_PREFIX": "cfpd-test-limits"}}
+    settings.PANEL_RATE_PER_LINK, settings.PANEL_RATE_PER_ADDRESS = 2, 100
+    assert limits._redis_client() is not None
+    cache.clear()
+    request = rf.get("/", REMOTE_ADDR="203.0.113.9")
+    assert [limits.over_limit(request, "r" * 22, now=1200.0) for _ in range(2)] == [None, None]
+    assert limits.over_limit(request, "r" * 22, now=1230.0) == 60 - 30  # the third this minute: over
+    assert limits._counts(["link:" + limits._digest("link", "r" * 22)], 1230.0) == [4]
+    assert cache.get("panels:rate:link:" + limits._digest("link", "r" * 22) + ":20") == 4  # 1230 // 60 = 20
+    assert limits.over_limit(request, "r" * 22, now=1260.0) is None  # the next minute
+    cache.clear()

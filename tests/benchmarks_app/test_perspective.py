@@ -1,0 +1,44 @@
+"""Prompted perspective (issue 40, GlobalOpinionQA's cross-national prompting): the condition
+"answer as someone from <country>" for any benchmark, the family's own instructions kept after
+the sentence, made once, and what a bad country gets."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from benchmarks_app import families
+from benchmarks_app.models import Actor, Benchmark, Condition, Question
+from benchmarks_app.services import PerspectiveInvalid, perspective_condition, render_messages
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_perspective_puts_the_sentence_before_the_familys_prompt():
+    condition = perspective_condition("Germany", "cfpd")
+    assert condition.name == "perspective-germany-cfpd" and condition.label == "Answer as someone from Germany"
+    assert condition.kind == Condition.Kind.STRATEGY
+    assert condition.system_prompt == "Answer as someone from Germany would.\n\n" + families.family("cfpd").system_prompt
+    assert perspective_condition("Germany", "cfpd") == condition  # made once
+    benchmark = Benchmark.objects.create(name="persp", family="cfpd")
+    question = Question.objects.create(benchmark=benchmark, key="p-q0", text="Scenario: a crisis.",
+                                       options=[{"text": "Talk"}, {"text": "Fight"}], option_order=[0, 1],
+                                       choice_count=2)
+    system = [m["content"] for m in render_messages(question, [0, 1], condition) if m["role"] == "system"]
+    assert system and system[0].startswith("Answer as someone from Germany would.")
+
+
+def test_an_actors_code_gives_its_prompt_name():
+    Actor.objects.update_or_create(code="KR", defaults={"name": "Republic of Korea", "prompt_name": "South Korea"})
+    assert perspective_condition("kr").label == "Answer as someone from South Korea"
+
+
+@pytest.mark.parametrize("country", ["", "x", "{country}", "a" * 81, None])
+def test_a_bad_country_is_named(country):
+    with pytest.raises(PerspectiveInvalid, match="country: "):
+        perspective_condition(country)
+
+
+def test_the_command(capsys):
+    call_command("add_perspective", "--country", "Brazil")
+    assert "run_benchmark --conditions perspective-brazil" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no benchmark family 'nope'"):
+        call_command("add_perspective", "--country", "Brazil", "--family", "nope")
