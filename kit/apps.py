@@ -8,3 +8,8 @@ class KitConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "kit"
     verbose_name = "Shared helpers"
+
+    def ready(self):
+        from kit.history_admin import leave_reverse_relations_out
+
+        leave_reverse_relations_out()

@@ -28,3 +28,18 @@ class HistoryAdminMixin(AuditlogHistoryAdminMixin):
             raise Http404(f"No {self.opts.verbose_name} with the id {object_id!r}.")
         context = {"title": f"History: {obj}", **(extra_context or {})}
         return self.auditlog_history_view(request, object_id, extra_context=context)
+
+
+def leave_reverse_relations_out():
+    """django-auditlog records every field `_meta.get_fields()` gives, and that includes the
+    other tables' links to the object (a scenario's options, dyads, questions, the runs that
+    asked it): a new scenario's entry listed each as "scenarios_app.ResponseOption.None".
+    Those are not the object's fields (their own changes are recorded on their own rows):
+    each tracked model's reverse relations are added to what its entries leave out. Run once
+    the registry is made from the settings (the kit is installed after auditlog)."""
+    from auditlog.registry import auditlog
+
+    for model in auditlog.get_models():
+        reverse = [f.name for f in model._meta.get_fields() if f.auto_created and not f.concrete]
+        registered = auditlog._registry[model]
+        registered["exclude_fields"] = sorted(set(registered["exclude_fields"]) | set(reverse))

@@ -132,3 +132,15 @@ def test_nothing_in_the_record_can_be_changed_through_the_site(client, admin_use
     assert client.post(f"/admin/auditlog/logentry/{entry.pk}/change/", {"changes": "{}"}).status_code == 403
     assert client.post(f"/admin/auditlog/logentry/{entry.pk}/delete/", {"post": "yes"}).status_code == 403
     assert LogEntry.objects.filter(pk=entry.pk, changes=entry.changes).exists()
+
+
+def test_a_new_scenarios_entry_names_its_own_fields_not_the_tables_that_link_to_it():
+    from scenarios_app import services as authoring
+    from scenarios_app.models import Benchmark
+    from tests.factories import escalation_spec
+
+    scenario = authoring.save_spec(Benchmark.objects.create(name="made"), escalation_spec()).scenario
+    created = LogEntry.objects.get(content_type__model="scenario", object_id=scenario.pk, action=LogEntry.Action.CREATE)
+    assert {"key", "template", "benchmark"} <= set(created.changes_dict)
+    # Its options, dyads, questions and the runs that asked it are other tables' rows (recorded on their own).
+    assert not {"options", "dyads", "cfpd_questions", "asked_by", "reviews", "translations"} & set(created.changes_dict)
