@@ -175,11 +175,11 @@ def _send(batches: list[list[int]], local: set[int] = frozenset()) -> bool:
     try:
         with app.producer_or_acquire() as producer:
             for batch in batches:
-                queue = LOCAL_QUEUE if batch[0] in local else None
+                routed = {"queue": LOCAL_QUEUE} if batch[0] in local else {}
                 if len(batch) == 1:
-                    publish(ASK, [batch[0]], producer=producer, queue=queue)
+                    publish(ASK, [batch[0]], producer=producer, **routed)
                 else:
-                    publish(ASK_BATCH, [batch], producer=producer, queue=queue)
+                    publish(ASK_BATCH, [batch], producer=producer, **routed)
                 sent += 1
     except Exception as exc:
         if not unsent(exc, [pk for batch in batches[sent:] for pk in batch]):
@@ -218,10 +218,10 @@ def publish(task: str, args: list, countdown: float | None = None, producer=None
     app.send_task(task, args=args, countdown=countdown, producer=producer, ignore_result=True, **options)
 
 
-def queue_of_model(model_id: int) -> str | None:
-    """The queue a model's units and connection tests go to: LOCAL_QUEUE for a bundled
-    model (run where its weights are), else the default (None)."""
-    return LOCAL_QUEUE if LLMModel.objects.filter(pk=model_id, is_bundled=True).exists() else None
+def routing_of_model(model_id: int) -> dict:
+    """`publish`'s routing for a model's units and connection tests: LOCAL_QUEUE for a
+    bundled model (run where its weights are), else nothing (the default queue)."""
+    return {"queue": LOCAL_QUEUE} if LLMModel.objects.filter(pk=model_id, is_bundled=True).exists() else {}
 
 
 def _batch_keys(response_ids: list[int]) -> tuple[list[tuple[int, object, int]], set[int], set[int]]:
@@ -250,7 +250,7 @@ def ask_later(response_id: int, countdown: float):
     the broker cannot take it, it is marked as never sent (see `unsent`)."""
     try:
         bundled = Response.objects.filter(pk=response_id, model__is_bundled=True).exists()
-        publish(ASK, [response_id], countdown=countdown, queue=LOCAL_QUEUE if bundled else None)
+        publish(ASK, [response_id], countdown=countdown, **({"queue": LOCAL_QUEUE} if bundled else {}))
     except Exception as exc:
         if not unsent(exc, [response_id]):
             raise

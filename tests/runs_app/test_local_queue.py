@@ -111,7 +111,7 @@ def test_a_bundled_models_units_go_to_the_local_queue_and_the_others_to_the_defa
     assert sorted(((args[0] if name == queueing.ASK else args[0][0]), queue) for name, args, queue in sent
                   if name in (queueing.ASK, queueing.ASK_BATCH)) == sorted(
         [(local_unit.pk, LOCAL_QUEUE), (remote_unit.pk, None)])
-    assert queueing.queue_of_model(local.pk) == LOCAL_QUEUE and queueing.queue_of_model(remote.pk) is None
+    assert queueing.routing_of_model(local.pk) == {"queue": LOCAL_QUEUE} and queueing.routing_of_model(remote.pk) == {}
 
 
 # Real workers, one without the weights and one with them.
