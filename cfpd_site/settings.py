@@ -299,6 +299,11 @@ CFPD_LOCAL_THREADS = envint("CFPD_LOCAL_THREADS", 1)
 # second checkout on the machine skips the 1-2 minute conversion.
 CFPD_MODELS_DIR = Path(envstr("CFPD_MODELS_DIR", str(Path(envstr("XDG_CACHE_HOME", str(Path.home() / ".cache")))
                                                    / "cfpd-workbench" / "models")))
+# Whether this worker holds the bundled models' weights, so takes their units from the queue
+# `cfpd-local` (runs_app.local_weights): "auto" when the weights are converted in
+# CFPD_MODELS_DIR or their package is installed, "1" always, "0" never. The embedded default
+# (no Redis: one worker does everything) takes them always.
+CFPD_LOCAL_WEIGHTS = envstr("CFPD_LOCAL_WEIGHTS", "auto" if REDIS_URL else "1").strip().lower()
 CFPD_MAX_ATTEMPTS = envint("CFPD_MAX_ATTEMPTS", 6)  # calls per unit before a transient error is final
 CFPD_BACKOFF_FACTOR = envint("CFPD_BACKOFF_FACTOR", 2)  # seconds; doubles per attempt (Celery's backoff)
 CFPD_BACKOFF_MAX = envint("CFPD_BACKOFF_MAX", 300)

@@ -64,7 +64,7 @@ def request_connection_test(model: LLMModel) -> dict:
         state.update(status="queued", job=job, requested_at=_now_text(), started_at=None, finished_at=None,
                      step="waiting for a worker", done=0, total=gateway.PROBE_STEPS, error="")
         LLMModel.objects.filter(pk=model.pk).update(capabilities=state)
-        transaction.on_commit(lambda: queueing.publish(TASK, [model.pk, job]))
+        transaction.on_commit(lambda: queueing.publish(TASK, [model.pk, job], **queueing.routing_of_model(model.pk)))
     return state
 
 

@@ -26,7 +26,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import batching, health, infra
-from .models import Response, Run
+from .local_weights import LOCAL_QUEUE
+from .models import LLMModel, Response, Run
 
 # The tasks' names (runs_app.tasks registers its tasks under them).
 ASK = "runs_app.tasks.ask"
@@ -83,8 +84,8 @@ def enqueue(response_ids: list[int]):
         for start in range(0, len(response_ids), settings.CFPD_ENQUEUE_CHUNK):
             chunk = response_ids[start:start + settings.CFPD_ENQUEUE_CHUNK]
             Response.objects.filter(pk__in=chunk).update(enqueued_at=now)
-            keys, batch_runs = _batch_keys(chunk)
-            _send(batching.batches(keys))
+            keys, batch_runs, local = _batch_keys(chunk)
+            _send(batching.batches(keys), local)
             for run_id in batch_runs:
                 _publish_or_leave(PROVIDER_BATCHES, [run_id], run_id)
 
@@ -124,23 +125,33 @@ def dispatch_units(run_id: int, page: int = DISPATCH_PAGE) -> int:
         # Batch delivery: one message, whose worker sends the units to the provider's batch interface.
         _publish_or_leave(PROVIDER_BATCHES, [run_id], run_id)
         return Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).count()
-    sizes = {model_id: batching.units_per_message(bundled, mode, run["budget_usd"], run["budget_units"],
-                                                  concurrency, settings.CFPD_BATCH_SIZE)
-             for model_id, bundled, mode, concurrency in Run.llm_models.through.objects.filter(run_id=run_id)
-             .values_list("llmmodel_id", "llmmodel__is_bundled", "llmmodel__answer_mode",
-                          "llmmodel__max_concurrency")}
+    sizes, bundled_models = {}, set()
+    for model_id, bundled, mode, concurrency in Run.llm_models.through.objects.filter(run_id=run_id).values_list(
+            "llmmodel_id", "llmmodel__is_bundled", "llmmodel__answer_mode", "llmmodel__max_concurrency"):
+        sizes[model_id] = batching.units_per_message(bundled, mode, run["budget_usd"], run["budget_units"],
+                                                     concurrency, settings.CFPD_BATCH_SIZE)
+        if bundled:
+            bundled_models.add(model_id)
     pending = Response.objects.filter(run_id=run_id, status=Response.Status.PENDING).order_by("pk")
     rows = pending.values_list("pk", "model_id").iterator(chunk_size=page)
+    local = set()  # the units of bundled models: their batches go to LOCAL_QUEUE
+
+    def keyed():
+        for pk, model_id in rows:
+            if model_id in bundled_models:
+                local.add(pk)
+            yield pk, model_id, sizes.get(model_id, 1)
+
     try:
         sent, batches, held = 0, [], 0
-        for batch in batching.stream_batches((pk, model_id, sizes.get(model_id, 1)) for pk, model_id in rows):
+        for batch in batching.stream_batches(keyed()):
             batches.append(batch)
             held += len(batch)
             if held >= page:
-                if not _send(batches):
+                if not _send(batches, local):
                     return _left_to_the_watcher(run_id, sent)
                 sent, batches, held = sent + held, [], 0
-        if batches and not _send(batches):
+        if batches and not _send(batches, local):
             return _left_to_the_watcher(run_id, sent)
         return sent + held
     finally:
@@ -152,8 +163,10 @@ def _left_to_the_watcher(run_id: int, sent: int) -> int:
     return sent
 
 
-def _send(batches: list[list[int]]) -> bool:
-    """One message per batch, all through one producer (one broker connection). When the
+def _send(batches: list[list[int]], local: set[int] = frozenset()) -> bool:
+    """One message per batch, all through one producer (one broker connection); a batch of
+    a bundled model's units (its first in `local`: a batch holds one model's) to
+    LOCAL_QUEUE, for the workers that hold the weights. When the
     broker cannot take them (Redis down, the queue's disk full), the units of the batches
     not sent are marked as never sent, for the watcher to send once the broker is back,
     and the failure is reported to this process's health: never lost, and never an error
@@ -162,10 +175,11 @@ def _send(batches: list[list[int]]) -> bool:
     try:
         with app.producer_or_acquire() as producer:
             for batch in batches:
+                routed = {"queue": LOCAL_QUEUE} if batch[0] in local else {}
                 if len(batch) == 1:
-                    publish(ASK, [batch[0]], producer=producer)
+                    publish(ASK, [batch[0]], producer=producer, **routed)
                 else:
-                    publish(ASK_BATCH, [batch], producer=producer)
+                    publish(ASK_BATCH, [batch], producer=producer, **routed)
                 sent += 1
     except Exception as exc:
         if not unsent(exc, [pk for batch in batches[sent:] for pk in batch]):
@@ -197,34 +211,46 @@ def _mark_never_sent(units):
         health.report(infra.service_of(exc))
 
 
-def publish(task: str, args: list, countdown: float | None = None, producer=None):
-    """Send one message now (the one place that talks to the broker)."""
-    app.send_task(task, args=args, countdown=countdown, producer=producer, ignore_result=True)
+def publish(task: str, args: list, countdown: float | None = None, producer=None, queue: str | None = None):
+    """Send one message now (the one place that talks to the broker), to `queue` (None:
+    Celery's default queue; LOCAL_QUEUE: only the workers holding the bundled weights)."""
+    options = {"queue": queue} if queue else {}
+    app.send_task(task, args=args, countdown=countdown, producer=producer, ignore_result=True, **options)
 
 
-def _batch_keys(response_ids: list[int]) -> tuple[list[tuple[int, object, int]], set[int]]:
+def routing_of_model(model_id: int) -> dict:
+    """`publish`'s routing for a model's units and connection tests: LOCAL_QUEUE for a
+    bundled model (run where its weights are), else nothing (the default queue)."""
+    return {"queue": LOCAL_QUEUE} if LLMModel.objects.filter(pk=model_id, is_bundled=True).exists() else {}
+
+
+def _batch_keys(response_ids: list[int]) -> tuple[list[tuple[int, object, int]], set[int], set[int]]:
     """(unit, what it may be batched with, the largest batch) for each unit that exists and
-    is asked live; and the runs with batch delivery among the units' (their units go to
-    the provider's batch interface, `provider_batch`, never in live messages)."""
+    is asked live; the runs with batch delivery among the units' (their units go to
+    the provider's batch interface, `provider_batch`, never in live messages); and the
+    units of bundled models (sent to LOCAL_QUEUE)."""
     rows = Response.objects.filter(pk__in=response_ids).values_list(
         "pk", "model_id", "model__max_concurrency", "model__is_bundled", "model__answer_mode", "run__budget_usd",
         "run__budget_units", "run_id", "run__delivery")
-    keys, batch_runs = [], set()
+    keys, batch_runs, local = [], set(), set()
     for pk, model_id, concurrency, bundled, mode, budget_usd, budget_units, run_id, delivery in rows:
         if delivery == Run.Delivery.BATCH:
             batch_runs.add(run_id)
             continue
+        if bundled:
+            local.add(pk)
         size = batching.units_per_message(bundled, mode, budget_usd, budget_units, concurrency,
                                           settings.CFPD_BATCH_SIZE)
         keys.append((pk, model_id, size))
-    return keys, batch_runs
+    return keys, batch_runs, local
 
 
 def ask_later(response_id: int, countdown: float):
     """A unit to try again (a transient error's backoff, or its model's slots busy); if
     the broker cannot take it, it is marked as never sent (see `unsent`)."""
     try:
-        publish(ASK, [response_id], countdown=countdown)
+        bundled = Response.objects.filter(pk=response_id, model__is_bundled=True).exists()
+        publish(ASK, [response_id], countdown=countdown, **({"queue": LOCAL_QUEUE} if bundled else {}))
     except Exception as exc:
         if not unsent(exc, [response_id]):
             raise

@@ -6,14 +6,14 @@ import logging
 import uuid
 
 from celery import shared_task
-from celery.signals import celeryd_init, worker_init, worker_ready, worker_shutdown
+from celery.signals import celeryd_after_setup, celeryd_init, worker_init, worker_ready, worker_shutdown
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 import gateway
 
-from . import (batch_execution, connection, execution, health, infra, provider_batch, queueing, services, unit_rows,
-               watcher, worker_identity)
+from . import (batch_execution, connection, execution, health, infra, local_weights, provider_batch, queueing, services,
+               unit_rows, watcher, worker_identity)
 from .models import LLMModel
 
 
@@ -111,6 +111,13 @@ def sweep(run_id: int):
 def name_this_worker(sender=None, **kwargs):
     """The worker's node name (`-n host1@%h`), written on each unit it claims."""
     worker_identity.set_name(str(sender or ""))
+
+
+@celeryd_after_setup.connect
+def subscribe_to_local_units(sender=None, instance=None, **kwargs):
+    """Whether this worker takes the bundled local models' units: decided once, at its start
+    (`local_weights`: CFPD_LOCAL_WEIGHTS, or the weights found here)."""
+    local_weights.subscribe(instance.app.amqp.queues, str(sender or ""))
 
 
 @worker_init.connect

@@ -89,3 +89,20 @@ def test_the_kustomization_names_every_manifest_but_the_secrets_example():
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml", "secrets.example.yaml"}
     assert sorted(kustomization["resources"]) == sorted(files)
+
+
+def test_the_local_models_have_a_worker_deployment_of_their_own_on_their_queue():
+    # runs_app/local_weights.py: cfpd-worker takes every message but the local models'
+    # units (CFPD_LOCAL_WEIGHTS=0); cfpd-worker-local consumes only their queue.
+    from runs_app.local_weights import LOCAL_QUEUE, holds_local_weights
+
+    deployments = {doc["metadata"]["name"]: doc["spec"]["template"]["spec"]["containers"][0]
+                   for _, doc in manifests() if doc["kind"] == "Deployment"}
+    general, local = deployments["cfpd-worker"], deployments["cfpd-worker-local"]
+    env = {name: {item["name"]: item["value"] for item in c.get("env", [])} for name, c in
+           (("general", general), ("local", local))}
+    assert "--queues" not in general["command"] and holds_local_weights(env["general"]["CFPD_LOCAL_WEIGHTS"])[0] is False
+    assert local["command"][local["command"].index("--queues") + 1] == LOCAL_QUEUE
+    assert holds_local_weights(env["local"]["CFPD_LOCAL_WEIGHTS"])[0] is True
+    assert env["local"]["CFPD_MODELS_DIR"] == "/models"
+    assert {m["mountPath"] for m in local["volumeMounts"]} >= {"/models"}

@@ -129,6 +129,13 @@ def test_an_imported_run_is_counted_and_its_plan_counted_from_its_units(benchmar
     assert_counters_equal_a_recount(imported)
     assert [(p["name"], p["questions"], p["repeats"], p["units"]) for p in planned_per_model(imported)] == [
         ("elsewhere", 4, 2, 8)]
+    # Counted once: an imported run's units are never added to, so the count is kept as a
+    # launch keeps its plan (4 questions x 2 repeats = 8 units), and read from there next time.
+    imported.refresh_from_db()
+    elsewhere = imported.llm_models.get(name="elsewhere")
+    assert imported.planned == {str(elsewhere.pk): {"questions": 4, "repeats": 2, "units": 8}}
+    assert [(p["name"], p["questions"], p["repeats"], p["units"]) for p in planned_per_model(imported)] == [
+        ("elsewhere", 4, 2, 8)]
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite",

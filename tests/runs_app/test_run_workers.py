@@ -37,6 +37,9 @@ def test_answers_and_held_units_are_counted_per_worker(run, monkeypatch):
     # A window of 3 units: ids[3..5] (pk > last - 3), so host1's three answers fall outside it.
     monkeypatch.setattr(run_progress, "WORKERS_WINDOW", 3)
     assert services.run_workers(run) == [run_progress.RunWorker("host2@m", 1, 0), run_progress.RunWorker("host3@m", 0, 1)]
+    # An imported or synthetic run's answers name no worker: nothing is read for them.
+    run.kind = "import"
+    assert services.run_workers(run) == []
 
 
 def test_the_run_page_names_the_workers(run, client, admin_user):
