@@ -6,6 +6,8 @@ and a translation's page. Nothing here calls a model: the worker does (`drafting
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -49,7 +51,9 @@ def draft_view(model_admin, request):
     initial = {}
     if request.method == "GET":
         scenario_id = request.GET.get("scenario", "")
-        if scenario_id.isdigit() and Scenario.objects.filter(pk=scenario_id, is_current=True).exists():
+        # A prefill only: a value no id can be (not digits, or past 64 bits) is ignored.
+        if re.fullmatch(r"[0-9]{1,18}", scenario_id) and Scenario.objects.filter(pk=scenario_id,
+                                                                                 is_current=True).exists():
             initial["scenario"] = int(scenario_id)
         reads = [code for code in translations.languages_of(request.user) if code != SOURCE_LANGUAGE]
         initial["language"] = request.GET.get("language", "")[:35] or (reads[0] if reads else "")

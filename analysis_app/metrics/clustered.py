@@ -118,14 +118,14 @@ def two_way_clustered_se(values, first, second, weights=None) -> float:
     answers: by respondent and by scenario), after Cameron, Gelbach and Miller, "Robust
     inference with multiway clustering" (2011): V = V_first + V_second − V_both, each term
     Miller's clustered variance (`clustered_se` squared) with the clusters of one way, of the
-    other, and of their intersection. Where the difference is not positive (it can be, in
-    small samples) the larger one-way variance stands in, as Cameron, Gelbach and Miller
+    other, and of their intersection. Where the difference is negative (it can be, in small
+    samples) the larger one-way variance stands in, as Cameron, Gelbach and Miller
     advise. It equals `clustered_se` by one way when the other way's clusters are single
     observations (V_second = V_both)."""
     first, second = np.asarray(first), np.asarray(second)
     both = np.array([f"{a}\x1f{b}" for a, b in zip(first.tolist(), second.tolist())], dtype=object)
     one, two, joint = (clustered_se(values, clusters, weights) ** 2 for clusters in (first, second, both))
     variance = one + two - joint
-    if variance <= 0:
+    if variance < -1e-12 * max(one, two, joint):  # negative beyond rounding: the larger one-way variance
         variance = max(one, two)
-    return float(np.sqrt(variance))
+    return float(np.sqrt(max(variance, 0.0)))

@@ -3,7 +3,7 @@ on small cases worked by hand."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from analysis_app.metrics.clustered import clustered_se, two_way_clustered_se
@@ -41,6 +41,7 @@ def test_a_difference_that_is_not_positive_falls_back_to_the_larger_one_way_vari
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 4)), min_size=1, max_size=30))
+@example(rows=[(1, 0), (0, 0)])  # one respondent: its one-way error is 0, and so is the two-way one
 def test_with_single_answer_scenarios_it_is_the_respondents_one_way_error(rows):
     # Every answer its own scenario: V_scenario = V_joint, so V = V_respondent.
     values = [v for v, _ in rows]

@@ -208,7 +208,10 @@ def test_concurrent_requests_are_served_in_parallel(fake):
     assert elapsed < 50 * 0.3 / 2
     stats = fake.stats()
     assert stats["successes"] == 50 and stats["distinct_prompts"] == 50
-    assert stats["max_in_flight"] >= 40, stats["max_in_flight"]
+    # Served one after another, at most one would be in flight; 50 threads on a loaded 2-core
+    # machine start their calls over a few hundred milliseconds (LiteLLM's CPU per call), so not
+    # all 50 overlap: 30 seen at load 4 with the suite beside it.
+    assert stats["max_in_flight"] >= 20, stats["max_in_flight"]
 
 
 def test_runs_as_a_separate_process():
