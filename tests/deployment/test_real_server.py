@@ -107,7 +107,7 @@ def benchmark(db):
 @pytest.fixture
 def no_broker(monkeypatch):
     """Units are asked here, one by one, as a worker would: nothing is sent to a queue."""
-    monkeypatch.setattr(queueing, "_send", lambda batches: None)
+    monkeypatch.setattr(queueing, "_send", lambda *args, **kwargs: None)
     monkeypatch.setattr(queueing, "publish", lambda *args, **kwargs: None)
 
 
