@@ -2,7 +2,9 @@
 single-use recovery codes (django-otp's static device). A signed-in person whose role is in
 CFPD_REQUIRE_2FA_ROLES reaches no page but this one, /accounts/2fa/, until they have given
 a code in this session: the first time they enrol (QR code and secret shown, a code asked,
-the recovery codes shown once), afterwards they type a code from the app or a recovery code."""
+the recovery codes shown once), afterwards they type a code from the app or a recovery code.
+With CFPD_WEBAUTHN_ORIGIN set, a security key or passkey (accounts.two_factor_webauthn) may be
+enrolled instead of the app, and is then asked for at sign-in (a recovery code still opens)."""
 
 import segno
 from django.conf import settings
@@ -12,8 +14,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django_otp import login as otp_login
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
 from .two_factor_policy import needs_second_factor
+from .two_factor_webauthn import enabled as keys_enabled
 
 PATH = "/accounts/2fa/"
 # Reachable before the second factor: this page, signing out, static files, the probes.
@@ -59,27 +63,45 @@ def _confirmed_totp(user):
     return TOTPDevice.objects.filter(user=user, confirmed=True).first()
 
 
+def _has_key(user) -> bool:
+    return keys_enabled() and WebAuthnCredential.objects.filter(user=user, confirmed=True).exists()
+
+
 @login_required
 def second_factor(request):
     user, target = request.user, _next(request)
+    if request.method == "POST" and "key-added" in request.POST and user.is_verified():
+        return _codes_after_key(request, user, target)
     if user.is_verified():
         return redirect(target)
-    if _confirmed_totp(user) is None:
+    totp, key = _confirmed_totp(user), _has_key(user)
+    if totp is None and not key:
         return _enrol(request, user, target)
     error = ""
     if request.method == "POST":
         code = request.POST.get("code", "").replace(" ", "").strip()
         # Six digits: the app's code; anything else: a recovery code (each device counts its
         # own failures, so a recovery code must not count as a wrong app code).
-        devices = ([_confirmed_totp(user)] if code.isdigit() and len(code) == 6
+        devices = ([totp] if code.isdigit() and len(code) == 6
                    else list(StaticDevice.objects.filter(user=user, confirmed=True)))
         for device in devices:
-            if code and device.verify_token(code):  # a recovery code is deleted as it is used
+            if code and device is not None and device.verify_token(code):  # a recovery code is deleted as used
                 otp_login(request, device)
                 return redirect(target)
-        error = "That code is not right (or was used already). Try the code your app shows now."
-    return render(request, "registration/two_factor.html", {"mode": "verify", "next": target, "error": error},
-                  status=400 if error else 200)
+        error = ("That code is not right (or was used already). Try the code your app shows now."
+                 if totp else "That recovery code is not right (or was used already).")
+    return render(request, "registration/two_factor.html", {
+        "mode": "verify", "next": target, "error": error, "app": totp is not None, "key": key},
+        status=400 if error else 200)
+
+
+def _codes_after_key(request, user, target):
+    """A security key was just registered (the plugin's view signed this session in with it;
+    the page's script then posts here): the recovery codes, if this person has none yet."""
+    if not _has_key(user) or StaticDevice.objects.filter(user=user).exists():
+        return redirect(target)
+    return render(request, "registration/two_factor.html",
+                  {"mode": "codes", "codes": _new_recovery_codes(user), "next": target})
 
 
 def _enrol(request, user, target):
@@ -100,7 +122,8 @@ def _enrol(request, user, target):
     qr = segno.make(device.config_url, error="m")
     return render(request, "registration/two_factor.html", {
         "mode": "enrol", "next": target, "error": error, "secret": _spaced(device), "config_url": device.config_url,
-        "qr": qr.svg_inline(scale=4, title="Scan with your authenticator app")}, status=400 if error else 200)
+        "qr": qr.svg_inline(scale=4, title="Scan with your authenticator app"), "keys": keys_enabled()},
+        status=400 if error else 200)
 
 
 def _spaced(device) -> str:

@@ -8,6 +8,7 @@ import importlib.util
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 # The bundled encoder and models are read from installed packages; nothing is fetched
 # from a model hub (none is reachable here). HF_HUB_OFFLINE=0 lets transformers look
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "django_otp",  # two factors (issue 43, accounts.two_factor)
     "django_otp.plugins.otp_totp",
     "django_otp.plugins.otp_static",
+    "django_otp_webauthn",  # security keys / passkeys (accounts.two_factor_webauthn)
     "auditlog",  # the history of every change (AUDITLOG_* below; docs/architecture.md, "The record")
     "accounts",
     "benchmarks_app",
@@ -407,6 +409,14 @@ from accounts.two_factor_policy import parse_required as _parse_2fa  # noqa: E40
 CFPD_REQUIRE_2FA_ROLES = _parse_2fa(envstr("CFPD_REQUIRE_2FA_ROLES", ""),
                                     ("authors", "reviewers", "analysts", "operators"))
 OTP_TOTP_ISSUER = "CFPD Workbench"
+# Security keys and passkeys (WebAuthn, django-otp-webauthn) as the second factor too: the
+# site's origin as the browser sees it (https://workbench.example.org); its host name is the
+# relying party ID the keys are bound to (changing it strands every key). Empty: not offered.
+CFPD_WEBAUTHN_ORIGIN = envstr("CFPD_WEBAUTHN_ORIGIN", "").rstrip("/")
+OTP_WEBAUTHN_RP_ID = urlsplit(CFPD_WEBAUTHN_ORIGIN).hostname or "localhost"
+OTP_WEBAUTHN_RP_NAME = "CFPD Workbench"
+OTP_WEBAUTHN_ALLOWED_ORIGINS = [CFPD_WEBAUTHN_ORIGIN or "http://localhost"]
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False  # a key after the password, never instead of it
 CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)

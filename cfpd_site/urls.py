@@ -20,6 +20,8 @@ urlpatterns = [
     path("accounts/login/", sso.SignIn.as_view(), name="login"),
     path("accounts/logout/", sso.SignOut.as_view(), name="logout"),
     path("accounts/2fa/", two_factor.second_factor, name="second_factor"),
+    # Security keys (accounts.two_factor_webauthn, django-otp-webauthn): 404 until CFPD_WEBAUTHN_ORIGIN is set.
+    path("accounts/2fa/webauthn/", include("accounts.two_factor_webauthn", namespace="otp_webauthn")),
     # Single sign-on (accounts.sso; mozilla-django-oidc's URL names): 404 until CFPD_OIDC_ISSUER is set.
     path("accounts/sso/start/", login_not_required(sso.SignOnStart.as_view()), name="oidc_authentication_init"),
     path("accounts/sso/callback/", login_not_required(sso.SignOnCallback.as_view()),
