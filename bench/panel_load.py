@@ -61,15 +61,9 @@ KINDS = ("consent page", "agree", "profile page", "profile sent", "item page", "
 
 
 def seed(questions: int, reseed: bool) -> None:
-    import psycopg
+    import scale_db  # bench/ is sys.path[0] when run as a script
 
-    admin_url, name = DATABASE_URL.rsplit("/", 1)
-    with psycopg.connect(admin_url + "/postgres", autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        if exists and reseed:
-            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        if not exists or reseed:
-            conn.execute(f'CREATE DATABASE "{name}"')
+    (scale_db.recreate_database if reseed else scale_db.ensure_database)(DATABASE_URL)
     import django
 
     django.setup()
