@@ -5,7 +5,6 @@ queue. Real Celery workers on this pass's PostgreSQL and Redis for the hosts; th
 the decision also without a worker."""
 
 import os
-import subprocess
 import time
 
 import pytest
@@ -16,9 +15,8 @@ from gateway import local_models
 from runs_app import local_weights, queueing, services
 from runs_app.local_weights import LOCAL_QUEUE
 from runs_app.models import LLMModel, Run
-from runs_app.processes import worker_command
-from tests.runs_app.test_worker_runs import (WORKER_ENV, clean_broker, database_env, demo, fake,  # noqa: F401
-                                             fake_model, run_finished, wait_for)
+from tests.runs_app.test_worker_runs import (clean_broker, demo, fake, fake_model, hosts,  # noqa: F401
+                                             run_finished, wait_for)
 
 
 # The decision a worker makes at its start.
@@ -116,28 +114,6 @@ def test_a_bundled_models_units_go_to_the_local_queue_and_the_others_to_the_defa
 
 # Real workers, one without the weights and one with them.
 
-@pytest.fixture
-def hosts(tmp_path, clean_broker):  # noqa: F811
-    started = {}
-
-    def start(name: str, **env_changes):
-        var_dir = tmp_path / name
-        var_dir.mkdir()
-        env = {**os.environ, **database_env(), **WORKER_ENV, "CFPD_VAR_DIR": str(var_dir),
-               "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test", **env_changes}
-        command = worker_command(concurrency=4) + ["-n", f"{name}@%h"]
-        started[name] = subprocess.Popen(command, cwd=settings.BASE_DIR, env=env,
-                                         stdout=open(tmp_path / f"{name}.log", "ab"), stderr=subprocess.STDOUT)
-        return started[name]
-
-    yield start
-    for process in started.values():
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 @pytest.mark.services

@@ -77,6 +77,41 @@ def clean_broker():
 
 
 @pytest.fixture
+def hosts(tmp_path, clean_broker):
+    """Worker "hosts": `start(name, **env)` starts a Celery worker with its own CFPD_VAR_DIR and
+    node name (`name@<machine>`) on this test's database and broker; `ready(*names)` waits
+    until each has subscribed to its queues (the line it logs at its start); all are stopped
+    at the end."""
+    started = {}
+
+    def start(name: str, **env_changes):
+        var_dir = tmp_path / name
+        var_dir.mkdir()
+        env = {**os.environ, **database_env(), **WORKER_ENV, "CFPD_VAR_DIR": str(var_dir),
+               "DJANGO_SETTINGS_MODULE": "cfpd_site.settings_test", **env_changes}
+        command = worker_command(concurrency=4) + ["-n", f"{name}@%h"]
+        started[name] = subprocess.Popen(command, cwd=settings.BASE_DIR, env=env,
+                                         stdout=open(tmp_path / f"{name}.log", "ab"), stderr=subprocess.STDOUT)
+        return started[name]
+
+    def ready(*names, timeout=120):
+        for name in names:
+            log = tmp_path / f"{name}.log"
+            wait_for(lambda: log.exists() and "local models' units (queue" in log.read_text(), timeout,
+                     f"worker {name} to start")
+
+    start.ready = ready
+    yield start
+    for process in started.values():
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture
 def workers(tmp_path, clean_broker):
     pool = Workers(tmp_path)
     yield pool
