@@ -144,7 +144,7 @@ def two_way_difference(values, left, first, second, weights=None) -> tuple[float
     pairing enters the interval. Where the two-way variance is not positive (small samples)
     the larger one-way variance stands in, as in `two_way_clustered_se`. The p-value is the
     normal one (z = estimate / SE); NaN where the SE is 0."""
-    import statsmodels.api as sm  # statsmodels' regression module: imported where used (0.3 s)
+    from statsmodels.regression.linear_model import WLS  # where used: a 1 s import, once a process
     from scipy.stats import norm
 
     values = np.asarray(values, dtype=float)
@@ -155,7 +155,7 @@ def two_way_difference(values, left, first, second, weights=None) -> tuple[float
     design = np.column_stack([np.ones(len(values)), left.astype(float)])
     _, first_codes = np.unique(np.asarray(first), return_inverse=True)
     _, second_codes = np.unique(np.asarray(second), return_inverse=True)
-    model = sm.WLS(values, design, weights=w)
+    model = WLS(values, design, weights=w)
 
     def variance(groups) -> float:
         fitted = model.fit(cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False,
