@@ -10,7 +10,7 @@ from dataclasses import replace
 import pandas as pd
 
 from analysis_app import people
-from analysis_app.panels import Panel, chart, layout
+from analysis_app.panels import PALETTE, Panel, chart, layout
 from benchmarks_app.lettering import LETTERS
 from benchmarks_app.models import Benchmark, Question
 
@@ -79,8 +79,8 @@ def people_table(theirs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
 def people_figure(table: pd.DataFrame) -> dict:
     """One bar per model (and strategy) and panel per score; people's hatched, named "People: …"."""
     traces, shown = [], sorted(table.loc[table["source"] == "people", "who"].unique())
-    for (source, who, strategy), rows in table.groupby(["source", "who", "strategy"], sort=True):
-        marker = {} if source == "model" else {
+    for i, ((source, who, strategy), rows) in enumerate(table.groupby(["source", "who", "strategy"], sort=True)):
+        marker = {"color": PALETTE[i % len(PALETTE)]} if source == "model" else {
             "color": PEOPLE_COLOURS[shown.index(who) % len(PEOPLE_COLOURS)],
             "pattern": {"shape": "/", "fgcolor": "#ffffff", "solidity": 0.3}}
         traces.append({"type": "bar", "name": f"{who} · {strategy}" if strategy else who, "x": rows["score"],

@@ -202,3 +202,15 @@ def test_the_page_shows_people_per_country_and_minus_each_model(client, analyst,
     csv = client.get(reverse("analysis-panel-csv", args=["people_contrasts"]), {"run": people.pk, "iterations": 200})
     assert csv.status_code == 200
     assert "People: IR scholars (3 respondents),dove,Escalation" in csv.content.decode().replace('"', "")
+
+
+def test_the_people_charts_are_plotly_json_that_plotly_validates_unchanged(people):
+    import json
+
+    import plotly.graph_objects as go
+
+    _dove(people)
+    board = dashboard.build(AnalysisFilter(runs=(people.pk,)), iterations=200)
+    for key in ("people", "people_countries", "people_contrasts"):
+        chart = board.panels[key].figure
+        assert json.loads(go.Figure(chart).to_json()) == chart, key

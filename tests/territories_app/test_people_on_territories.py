@@ -91,3 +91,12 @@ def test_a_region_with_no_answer_of_people_has_no_people_panel(geographers, clie
     response = get(client, analyst, region="Europe")  # Crimea, Gibraltar: Golan's answers left out
     kb = one(response.context["board"].panels["people"].table, source="people", score="KB CS")
     assert (kb["rate"], kb["n_territories"]) == (50.0, 1)  # Crimea: r1 Russia, r2 Ukraine
+
+
+def test_the_people_chart_is_plotly_json_that_plotly_validates_unchanged(geographers, client, analyst):
+    import json
+
+    import plotly.graph_objects as go
+
+    chart = get(client, analyst).context["board"].panels["people"].figure
+    assert json.loads(go.Figure(chart).to_json()) == chart
