@@ -443,9 +443,8 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     # The panels below read the counts by actor.
     _country_panels(add, board, wanted, by_actor, shown_actors, sets, colours)
     _contrast_panels(add, board, wanted, filters, by_actor, shown_actors, pooled, sets, iterations, seed, adjust)
-    if people_answered is not None:  # per country and people minus each model
-        people_figures.add_more(add, board, people_answered, by_actor, shown_actors, per_scenario, sets, adjust,
-                                colours, lambda t: _headlines(t, board.category))
+    people_figures.add_more(add, board, people_answered, by_actor, shown_actors, per_scenario, sets, adjust, colours,
+                            lambda t: _headlines(t, board.category))  # per country, people minus each model
     if "position" in wanted:
         add_position(board, filters, iterations, seed, sets, by_actor)
     _robustness_panel(add, wanted, by_actor, pooled, per_scenario, sets, colours)

@@ -162,10 +162,12 @@ CONTRAST_NOTE = (
     "headline category (or the one picked above).")
 
 
-def add_more(add, board, answers: pd.DataFrame, by_actor, shown_actors, per_scenario, sets, adjust: str, colours,
-             headlines) -> None:
+def add_more(add, board, answers: pd.DataFrame | None, by_actor, shown_actors, per_scenario, sets, adjust: str,
+             colours, headlines) -> None:
     """Each panel of people per qualified actor, and people minus each model (after `add_panel`;
-    `headlines(table)`: each domain's category the charts show)."""
+    `headlines(table)`: each domain's category the charts show); none without people's answers."""
+    if answers is None:
+        return
     models = (board.panels["countries"].table if "countries" in board.panels
               else metrics.country_rates(by_actor()[1], shown_actors, sets))
     table = people_country_table(answers, models, shown_actors, sets)
