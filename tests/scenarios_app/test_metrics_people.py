@@ -100,3 +100,17 @@ def test_no_shared_scenario_no_contrast():
     answers = _answers([("r1", "s1", F)])
     assert people_model_contrasts(answers, _model({"s2": 1.0}), SETS).empty
     assert list(people_model_contrasts(pd.DataFrame(), _model({"s2": 1.0}), SETS).columns) == CONTRAST_COLUMNS
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.booleans()), min_size=1, max_size=25),
+       st.dictionaries(st.integers(0, 4), st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=5))
+def test_a_contrast_is_the_difference_of_the_two_rates_inside_its_interval(rows, model):
+    answers = _answers([(f"r{r}", f"s{s}", F if c else N) for r, s, c in rows])
+    table = people_model_contrasts(answers, _model({f"s{s}": rate for s, rate in model.items()}), SETS)
+    shared = {f"s{s}" for _, s, _ in rows} & {f"s{s}" for s in model}
+    assert len(table) == (2 if shared else 0)
+    for row in table.itertuples():
+        assert row.estimate == pytest.approx(100 * (row.people_rate - row.model_rate))
+        assert row.ci_low - 1e-9 <= row.estimate <= row.ci_high + 1e-9
+        assert -100 <= row.ci_low and row.ci_high <= 100 and row.n_scenarios == len(shared)
