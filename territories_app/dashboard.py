@@ -21,6 +21,7 @@ from analysis_app.panels import PALETTE, Panel
 
 from . import contrasts as contrast_metrics
 from . import report as reports
+from .people_panel import people_panel
 from .report_frames import BorderlinesFilter
 
 SCORE_LABELS = {"kb_cs": "KB CS", "control_cs": "Control CS", "non_control_cs": "Non-control CS",
@@ -217,7 +218,9 @@ def build(filters: BorderlinesFilter, iterations: int = 1000, seed: int = 0, adj
     texts = {(t, lang): text for t, lang, text in Question.objects.filter(
         benchmark__name=filters.benchmark, borderlines__isnull=False).values_list(
         "borderlines__territory__name", "language", "text")}
-    board.panels = {"scores": scores_panel(built.scores), "control": control_panel(built.scores),
+    board.panels = {"scores": scores_panel(built.scores),
+                    **({"people": found} if (found := people_panel(filters, built.territories, built.scores)) else {}),
+                    "control": control_panel(built.scores),
                     "contrasts": contrasts_panel(built.contrasts, adjust, iterations),
                     "map": map_panel(built.all_cases, built.territories), "cases": cases_panel(built.cases, texts)}
     return board

@@ -5,6 +5,7 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
+from analysis_app import people
 from analysis_app.panels import cached
 from analysis_app.tables import csv_response, display_rows
 from kit.params import flag
@@ -17,7 +18,7 @@ from .family import NAME as FAMILY
 from .models import Claimant, Territory
 
 VIEW = "territories_app.view_territories_dashboard"  # the family's own (family.DASHBOARD.permission)
-PANEL_ORDER = ["scores", "control", "contrasts", "map", "cases"]
+PANEL_ORDER = ["scores", "people", "control", "contrasts", "map", "cases"]
 
 
 def _choices(filters):
@@ -51,7 +52,7 @@ def territories_page(request):
     except dashboard_params.BadParameter as error:
         return _bad(request, error)
     board, _ = cached("territories", lambda: dashboard.build(filters, **options), filters, sorted(options.items()),
-                      fresh=flag(request.GET, "fresh"))
+                      people.version(), fresh=flag(request.GET, "fresh"))
     query = request.GET.urlencode()
     panels = [{"key": key, "anchor": key, "script_id": f"figure-data-{key}", "title": panel.title,
                "note": panel.note, "figure": panel.figure, "columns": list(panel.table.columns),
@@ -72,7 +73,8 @@ def panel_csv(request, key):
         filters, options = dashboard_params.parse(request.GET)
     except dashboard_params.BadParameter as error:
         return _bad(request, error, page=False)
-    board, _ = cached("territories", lambda: dashboard.build(filters, **options), filters, sorted(options.items()))
+    board, _ = cached("territories", lambda: dashboard.build(filters, **options), filters, sorted(options.items()),
+                      people.version())
     panel = board.panels.get(key)
     if panel is None:
         return HttpResponse("No answers in this filter.", status=404, content_type="text/plain")

@@ -312,13 +312,13 @@ def _meanwhile(function, *args, **kwargs) -> Callable:
     return _BACKGROUND.submit(run).result
 
 
-# What `build(panels=…)` takes ("repeats" and "refusals" add two panels each), and the
+# What `build(panels=…)` takes ("repeats" and "refusals" add two panels each, "people" three), and the
 # order the page shows the panels in.
 PANELS = ("rates", "people", "actions", "repeats", "countries", "heatmap", "entropy", "refusals", "differences",
           "contrasts", "flips", "position", "robustness", "languages")
-ORDER = ("rates", "people", "actions", "repeats", "repeat_rates", "countries", "heatmap", "entropy", "refusals",
-         "refusals_by_country", "differences", "contrasts", "flips", "languages", "language_contrasts", "position",
-         "position_rates", "robustness")
+ORDER = ("rates", "people", "people_countries", "people_contrasts", "actions", "repeats", "repeat_rates",
+         "countries", "heatmap", "entropy", "refusals", "refusals_by_country", "differences", "contrasts", "flips",
+         "languages", "language_contrasts", "position", "position_rates", "robustness")
 
 
 POSITION_METHOD = (
@@ -438,12 +438,13 @@ def build(filters: AnalysisFilter, iterations: int = ITERATIONS, seed: int = 0, 
     per_scenario = (metrics.scenario_rates(pooled, sets) if wanted & {"rates", "differences", "robustness", "people"}
                     else None)
     _domain_panels(add, board, wanted, tidy, pooled, per_scenario, sets, iterations, seed, colours)
-    if "people" in wanted:
-        people_figures.add_panel(add, board, filters, by_actor, pooled, per_scenario, sets, iterations, seed,
-                                 colours)
+    people_answered = (people_figures.add_panel(add, board, filters, by_actor, pooled, per_scenario, sets,
+                                                iterations, seed, colours) if "people" in wanted else None)
     # The panels below read the counts by actor.
     _country_panels(add, board, wanted, by_actor, shown_actors, sets, colours)
     _contrast_panels(add, board, wanted, filters, by_actor, shown_actors, pooled, sets, iterations, seed, adjust)
+    people_figures.add_more(add, board, people_answered, by_actor, shown_actors, per_scenario, sets, adjust, colours,
+                            lambda t: _headlines(t, board.category))  # per country, people minus each model
     if "position" in wanted:
         add_position(board, filters, iterations, seed, sets, by_actor)
     _robustness_panel(add, wanted, by_actor, pooled, per_scenario, sets, colours)

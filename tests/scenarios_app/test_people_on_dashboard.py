@@ -131,3 +131,86 @@ def hawk_row_has_no_people_counts(table) -> bool:
     """A model's row counts no respondents: empty (None), never 0."""
     models = table[table["source"] == "model"]
     return models["n_respondents"].isna().all() and models["n_answers"].isna().all()
+
+
+def _dove(run):
+    """A second model, dove: No use of force in s1-s3 (rate of Use of force 0 in each)."""
+    dove = LLMModel.objects.create(name="dove", litellm_model="openai/y", answer_mode="choice")
+    _answer(run, dove, run.benchmark, {("s1", "US"): "A", ("s2", "US"): "A", ("s3", "US"): "A"})
+
+
+def test_the_panels_rates_per_country_beside_the_models_by_hand(people):
+    board = dashboard.build(AnalysisFilter(runs=(people.pk,)), iterations=200)
+    table = board.panels["people_countries"].table
+    label = "People: IR scholars (3 respondents)"
+    # Every scenario asked with US advised: US, Use of force 2/3 in each of s1-s3 -> 2/3, the interval as overall
+    # (the same answers): 2/3 - 1.96 · 2/9, cut at 1 above.
+    force = _one(table, source="people", who=label, qualified_actor="US", category=F)
+    assert force["rate"] == pytest.approx(2 / 3)
+    assert (force["ci_low"], force["ci_high"]) == (pytest.approx(2 / 3 - Z * 2 / 9), 1.0)
+    assert (force["n_scenarios"], force["n_respondents"], force["n_answers"]) == (3, 3, 9)
+    assert force["interval"] == "clustered by respondent and scenario"
+    # hawk as the per-country panel has it: US, Use of force in s1, s2 of s1-s3 -> 2/3, no interval there.
+    hawk = _one(table, source="model", who="hawk", qualified_actor="US", category=F)
+    assert hawk["rate"] == pytest.approx(2 / 3) and hawk["ci_low"] != hawk["ci_low"]  # NaN
+    assert set(table["qualified_actor"]) == {"US"}  # no answer advised another actor
+    names = [trace["name"] for trace in board.panels["people_countries"].figure["data"]]
+    assert names == ["hawk", label]
+
+
+def test_people_minus_each_model_by_hand(people):
+    _dove(people)
+    board = dashboard.build(AnalysisFilter(runs=(people.pk,)), iterations=200)
+    table = board.panels["people_contrasts"].table
+    label = "People: IR scholars (3 respondents)"
+    # People minus dove, Use of force: 2/3 - 0 = 66.67 points. dove's scenario rates are all 0 (no residual),
+    # so the variance is people's own: SE 2/9 = 22.22 points (the two-way case above); interval
+    # 66.667 ± 1.96 · 22.222 = [23.112, 110.2] cut at 100; z = (2/3) / (2/9) = 3, p = 2 · (1 - Φ(3)) = 0.0027.
+    dove = _one(table, people=label, model="dove", category=F)
+    assert (dove["people_rate"], dove["model_rate"]) == (pytest.approx(2 / 3), 0.0)
+    assert dove["estimate"] == pytest.approx(200 / 3)
+    assert dove["se_clustered"] == pytest.approx(200 / 9)
+    assert (dove["ci_low"], dove["ci_high"]) == (pytest.approx(200 / 3 - Z * 200 / 9), 100.0)
+    assert dove["p_value"] == pytest.approx(0.0026998, abs=1e-6)
+    # People minus hawk: 2/3 - 2/3 = 0. hawk's scenario rates 1, 1, 0 (residuals 1/3, 1/3, -2/3, W 3);
+    # people's weighted residuals 1/9 (chose it), -2/9 (did not), W 3.
+    # By scenario: people's sums 0 in each; hawk's (1/3)/3, (1/3)/3, (-2/3)/3 -> 1/81 + 1/81 + 4/81 = 6/81.
+    # By respondent: r1, r2 (3/9)/3 = 1/9, r3 (-6/9)/3 = -2/9 -> 6/81; hawk's rows alone 6/81 -> 12/81.
+    # Each row alone: people 6 · (1/27)² + 3 · (2/27)² = 2/81; hawk 6/81 -> 8/81.
+    # V = 6/81 + 12/81 - 8/81 = 10/81 -> SE sqrt(10)/9 = 35.14 points; p = 1.
+    hawk = _one(table, people=label, model="hawk", category=F)
+    assert hawk["estimate"] == pytest.approx(0.0, abs=1e-9)
+    assert hawk["se_clustered"] == pytest.approx(100 * 10 ** 0.5 / 9)
+    assert hawk["p_value"] == pytest.approx(1.0)
+    # Benjamini–Hochberg over the four (two models, two categories): dove's 0.0027 · 4/2 = 0.0054.
+    assert dove["p_adjusted"] == pytest.approx(0.0026998 * 2, abs=1e-6) and dove["significant"]
+    assert "clustered two ways, by respondent and by scenario" in board.panels["people_contrasts"].note
+    assert board.panels["people_contrasts"].figure is not None
+
+
+def test_the_page_shows_people_per_country_and_minus_each_model(client, analyst, people):
+    _dove(people)
+    assert client.login(username=analyst.username, password=PASSWORD)
+    html = client.get(reverse("analysis-dashboard"), {"run": people.pk, "iterations": 200}).content.decode()
+    assert 'id="panel-people_countries"' in html and "People beside the models, per country" in html
+    assert 'id="panel-people_contrasts"' in html and "People minus each model" in html
+    # The numbers the analyst reads (three places): people's US rate of Use of force and its lower bound
+    # 2/3 - 1.96 · 2/9 = 0.231; people minus dove 66.667 points, SE 22.222, lower bound
+    # 66.667 - 43.555 = 23.112, p 0.003.
+    for shown in ("0.667", "0.231", "66.667", "22.222", "23.112", "0.003"):
+        assert f"<td>{shown}</td>" in html.replace("<td class=\"num\">", "<td>"), shown
+    csv = client.get(reverse("analysis-panel-csv", args=["people_contrasts"]), {"run": people.pk, "iterations": 200})
+    assert csv.status_code == 200
+    assert "People: IR scholars (3 respondents),dove,Escalation" in csv.content.decode().replace('"', "")
+
+
+def test_the_people_charts_are_plotly_json_that_plotly_validates_unchanged(people):
+    import json
+
+    import plotly.graph_objects as go
+
+    _dove(people)
+    board = dashboard.build(AnalysisFilter(runs=(people.pk,)), iterations=200)
+    for key in ("people", "people_countries", "people_contrasts"):
+        chart = board.panels[key].figure
+        assert json.loads(go.Figure(chart).to_json()) == chart, key
