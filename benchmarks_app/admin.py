@@ -2,15 +2,19 @@
 family names, in the console. Questions are read-only here: each family writes its own."""
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from kit.admin_tools import ReadOnlyAdminMixin
 from kit.history_admin import HistoryAdminMixin
 
-from . import families
+from . import families, services
 from .models import Actor, Benchmark, Condition, Question
 
 
@@ -95,6 +99,39 @@ class ConditionAdmin(HistoryAdminMixin, FamilyChoice, admin.ModelAdmin):
     list_filter = ["kind", FamilyFilter]
     search_fields = ["name", "label"]
     fields = ["name", "label", "kind", "family", "system_prompt", "temperature", "description", "position"]
+
+    def get_urls(self):
+        return [path("perspective/", self.admin_site.admin_view(self.perspective_view),
+                     name="benchmarks_app_condition_perspective")] + super().get_urls()
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "may_add_perspective": self.has_add_permission(request)}
+        return super().changelist_view(request, extra_context)
+
+    def perspective_view(self, request):
+        """"Add a prompted perspective": the condition "answer as someone from <country>"
+        (services.perspective_condition, as `add_perspective` makes it), then its page."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = PerspectiveForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                condition = services.perspective_condition(form.cleaned_data["country"], form.cleaned_data["family"])
+            except (services.PerspectiveInvalid, families.UnknownFamily) as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"Condition {condition.name} ({condition.label}): pick it at the launch, "
+                                          "or run_benchmark --conditions " + condition.name)
+                return redirect(reverse("admin:benchmarks_app_condition_change", args=[condition.pk]))
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
+                   "title": "Add a prompted perspective"}
+        return TemplateResponse(request, "admin/benchmarks_app/condition/perspective.html", context)
+
+
+class PerspectiveForm(forms.Form):
+    country = forms.CharField(max_length=80, help_text="An actor's code (DE) or a country's name (Germany).")
+    family = forms.ChoiceField(required=False, choices=lambda: [("", "the default family")] + families.choices(),
+                               help_text="The family whose system prompt follows the sentence.")
 
 
 # Searched by the families' pickers (CFPD's actor sets pick their members by autocomplete).
