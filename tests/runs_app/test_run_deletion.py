@@ -179,3 +179,21 @@ def test_for_any_statement_size_it_ends_as_the_collector_does(answered, reviewer
         if connection.vendor == "postgresql":
             assert tallied() == recounted()
         transaction.set_rollback(True)  # the next example starts from the fixture's run
+
+
+def test_the_command_deletes_a_finished_run_and_names_a_running_one(answered):  # noqa: F811
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="no run 999"):
+        call_command("delete_run", "999", stdout=StringIO())
+    Run.objects.filter(pk=answered.pk).update(status="running")
+    with pytest.raises(CommandError, match=f"Run {answered.pk} is running"):
+        call_command("delete_run", str(answered.pk), stdout=StringIO())
+    Run.objects.filter(pk=answered.pk).update(status="done")
+    out = StringIO()
+    call_command("delete_run", str(answered.pk), stdout=out)
+    assert f"run {answered.pk}: 10/10 units deleted" in out.getvalue()
+    assert f"run {answered.pk} deleted in" in out.getvalue() and "runs_app.Response 10" in out.getvalue()
+    assert not Run.objects.filter(pk=answered.pk).exists()
