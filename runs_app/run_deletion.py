@@ -7,9 +7,10 @@ same `on_delete` rules, found the same way (Django's model meta: every foreign k
 or `Response`, another room's included, none named here), but by set:
 
 - the units by ranges of `DELETE_CHUNK` ids (a run's units have mostly consecutive ids),
-  each range's dependants first (CASCADE: deleted, and theirs before them; SET_NULL: set
-  to NULL; PROTECT / RESTRICT: refused), then the range's units in one statement, whose
-  statement-level triggers take them out of the tallies and the run's counters;
+  the highest first, each range's dependants first (CASCADE: deleted, and theirs before
+  them; SET_NULL: set to NULL; PROTECT / RESTRICT: refused), then the range's units in one
+  statement, whose statement-level triggers take them out of the tallies and the run's
+  counters;
 - the run's other dependants by `WHERE run_id = %s`; the rows that name the run and that
   Django leaves (DO_NOTHING: the trigger-kept tallies and counters, at n = 0 once the
   units are gone) deleted by run as well;
@@ -90,15 +91,20 @@ def _delete_units(run_id: int, result: RunDeletion, progress):
     if outside.exists():
         result.add(Response._meta.label, outside.delete()[1].get(Response._meta.label, 0))
     table, pk = Response._meta.db_table, Response._meta.pk.column
-    low = span["lo"]
-    while low <= span["hi"]:
+    # From the highest ids down: the counters' trigger asks, after each statement, whether
+    # any unit of the run is left (NOT EXISTS over the run's index), and finds one at once
+    # while the lowest are left; deleting upwards, each statement's check stepped over
+    # every index entry deleted before it (the statements slowed from 7 s to over 30 s).
+    high = span["hi"] + 1
+    while high > span["lo"]:
+        low = max(high - DELETE_CHUNK, span["lo"])
         chunk = f"SELECT {pk} FROM {table} WHERE run_id = %s AND {pk} >= %s AND {pk} < %s"
-        params = [run_id, low, low + DELETE_CHUNK]
+        params = [run_id, low, high]
         _apply_on_delete(Response, chunk, params, result, skip_self=True)
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {table} WHERE run_id = %s AND {pk} >= %s AND {pk} < %s", params)
             result.units += cursor.rowcount
-        low += DELETE_CHUNK
+        high = low
         if progress:
             progress(result.units, span["n"], "deleting units")
     result.add(Response._meta.label, result.units)
