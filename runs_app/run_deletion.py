@@ -12,8 +12,9 @@ or `Response`, another room's included, none named here), but by set:
   statement, whose statement-level triggers take them out of the tallies and the run's
   counters;
 - the run's other dependants by `WHERE run_id = %s`; the rows that name the run and that
-  Django leaves (DO_NOTHING: the trigger-kept tallies and counters, at n = 0 once the
-  units are gone) deleted by run as well;
+  Django leaves (DO_NOTHING: the trigger-kept tallies, at n = 0 once the units are gone,
+  and the run's counters, whose delete trigger steps aside for the units' statements:
+  `progress_counts.RUN_DELETION_SETTING`) deleted by run as well;
 - then the run's row through `Run.delete()`, which finds nothing left but sends the
   signals (the data version moves).
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from django.db import connection, models, transaction
 from django.db.models.deletion import get_candidate_relations_to_delete
 
+from . import progress_counts
 from .launching import RunError
 from .models import Response, Run
 
@@ -91,6 +93,7 @@ def _delete_units(run_id: int, result: RunDeletion, progress):
     if outside.exists():
         result.add(Response._meta.label, outside.delete()[1].get(Response._meta.label, 0))
     table, pk = Response._meta.db_table, Response._meta.pk.column
+    _counters_step_aside(True)  # the run's counter rows go by run (_delete_by_run)
     # From the highest ids down: the counters' trigger asks, after each statement, whether
     # any unit of the run is left (NOT EXISTS over the run's index), and finds one at once
     # while the lowest are left; deleting upwards, each statement's check stepped over
@@ -107,7 +110,14 @@ def _delete_units(run_id: int, result: RunDeletion, progress):
         high = low
         if progress:
             progress(result.units, span["n"], "deleting units")
+    _counters_step_aside(False)
     result.add(Response._meta.label, result.units)
+
+
+def _counters_step_aside(on: bool):
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config(%s, %s, true)", [progress_counts.RUN_DELETION_SETTING, "on" if on else ""])
 
 
 def _delete_by_run(run_id: int, result: RunDeletion):
