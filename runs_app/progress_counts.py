@@ -92,10 +92,25 @@ def _pg_take_away(source: str) -> str:
             AND NOT EXISTS (SELECT 1 FROM {UNITS} unit WHERE unit.run_id = {TABLE}.run_id);"""
 
 
-def _pg_function(name: str, body: str) -> str:
+def _pg_function(name: str, body: str, guard: str = "") -> str:
     return f"""CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $body$
-        BEGIN {body}
+        BEGIN {guard} {body}
         RETURN NULL; END $body$;"""
+
+
+# A run deleted by statements (`run_deletion.delete_run`) sets this, transaction-local, for
+# its units' statements: the delete trigger takes nothing away and looks for no unit left,
+# and delete_run deletes the run's counter rows by run in the same transaction. Without it
+# a statement's NOT EXISTS (any unit of the run left?) stepped over the index entries of
+# every unit deleted before it in the transaction: the last of a 2.66 M-unit run read them
+# all from the heap (minutes; docs/performance.md, issue 42).
+RUN_DELETION_SETTING = "cfpd.run_deletion"
+DELETION_SKIPPED = f"IF current_setting('{RUN_DELETION_SETTING}', true) = 'on' THEN RETURN NULL; END IF;"
+
+
+def pg_deleted_function(guarded: bool = True) -> str:
+    """The delete trigger's function (runs_app migration 0023 made it skip a run's deletion)."""
+    return _pg_function("run_progress_deleted", _pg_take_away("old_rows"), DELETION_SKIPPED if guarded else "")
 
 
 PG_INSTALL = [
@@ -104,7 +119,7 @@ PG_INSTALL = [
     # away the same amounts: HAVING drops the group, no row is written.
     _pg_function("run_progress_updated",
                  _pg_add(f"{_pg_grouped('new_rows', 1)} UNION ALL {_pg_grouped('old_rows', -1)}")),
-    _pg_function("run_progress_deleted", _pg_take_away("old_rows")),
+    pg_deleted_function(),
     f"""CREATE TRIGGER run_progress_insert AFTER INSERT ON {UNITS}
        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION run_progress_inserted()""",
     f"""CREATE TRIGGER run_progress_update AFTER UPDATE ON {UNITS}

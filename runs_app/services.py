@@ -1,5 +1,5 @@
 """Run workflows: launch, cancel, resume, recover, progress; registering models and
-importing answers collected elsewhere. Views, commands, the API and tasks call these.
+importing answers collected elsewhere; deleting a finished run. Views, commands, the API and tasks call these.
 
 The public face of runs_app's workflows: each concern lives in its own module
 (`launching`, `run_control`, `run_progress`, `sweeping`, `service_wait`) and is
@@ -17,6 +17,7 @@ from .models import LLMModel, Run
 from .run_control import (
     CANCEL_CHUNK, UNCHANGED, Cancellation, budget_state, cancel_pending_units, cancel_run, read_budget, resume_run,
 )
+from .run_deletion import DELETE_CHUNK, RunDeletion, RunNotFinished, delete_run
 from .run_progress import (Progress, RunWorker, error_breakdown, progress, progress_by_model, recounted_progress,
                            WORKERS_WINDOW, run_workers)
 from .selection import Selection
@@ -27,11 +28,12 @@ from .service_wait import (
 from .sweeping import SWEEP_BATCH, recover_active_runs, sweep_run
 
 __all__ = [
-    "BROKERS", "CANCEL_CHUNK", "DETERMINISTIC_MODES", "IMPORT_COLUMNS", "SAMPLING_REPEATS", "SWEEP_BATCH",
+    "BROKERS", "CANCEL_CHUNK", "DELETE_CHUNK", "DETERMINISTIC_MODES", "IMPORT_COLUMNS", "SAMPLING_REPEATS", "SWEEP_BATCH",
     "UNCHANGED", "UNCODED_CHUNK", "UNCODED_SLACK", "UNCODED_WINDOW", "WRITE_OUTAGES",
-    "Cancellation", "LaunchInvalid", "LaunchRequest", "Progress", "ResponseImport", "RunError", "Selection",
+    "Cancellation", "LaunchInvalid", "LaunchRequest", "Progress", "ResponseImport", "RunDeletion", "RunError",
+    "RunNotFinished", "Selection",
     "batch_table_prices", "budget_state", "cancel_pending_units", "cancel_run", "code_uncoded_answers",
-    "conditions_of", "create_run", "error_breakdown", "import_response_file", "import_responses", "key_status",
+    "conditions_of", "create_run", "delete_run", "error_breakdown", "import_response_file", "import_responses", "key_status",
     "launch_limits", "launch_run", "model_prices", "observed_latency_ms", "plan_as_dict", "plan_launch",
     "progress", "progress_by_model", "queue_new_units", "read_budget", "read_launch", "recounted_progress",
     "recover_active_runs", "repeats_for", "resume_run", "select_questions", "service_notice", "start_run",

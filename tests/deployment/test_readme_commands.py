@@ -30,6 +30,8 @@ SKIPPED = {
                         "(tests/panels_app/test_import_reference.py runs it)",
     "import_translations": "needs a translated file, which the demo does not have "
                            "(tests/scenarios_app/test_translation_files.py runs it)",
+    "delete_run": "would delete the demo's answers that the commands after it read "
+                  "(tests/runs_app/test_run_deletion.py runs it)",
 }
 # Arguments added to the README's form, with the reason.
 EXTRA = {
