@@ -134,9 +134,37 @@ class PerspectiveForm(forms.Form):
                                help_text="The family whose system prompt follows the sentence.")
 
 
+class ActorForm(forms.ModelForm):
+    """The actor's own languages typed as comma-separated BCP 47 codes (zh, ru), each checked."""
+
+    languages = forms.CharField(
+        required=False, help_text="Comma-separated BCP 47 codes of the actor's own languages, main one first "
+                                  "(zh for CN): a launch asking each actor in its own language asks its dyads in them.")
+
+    class Meta:
+        model = Actor
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and not self.is_bound:
+            self.initial["languages"] = ", ".join(self.instance.languages or [])
+
+    def clean_languages(self):
+        from .services import actor_languages_problem
+
+        codes = list(dict.fromkeys(c.strip() for c in (self.cleaned_data.get("languages") or "").split(",")
+                                   if c.strip()))
+        problem = actor_languages_problem(codes)
+        if problem:
+            raise forms.ValidationError(problem)
+        return codes
+
+
 # Searched by the families' pickers (CFPD's actor sets pick their members by autocomplete).
 @admin.register(Actor)
 class ActorAdmin(admin.ModelAdmin):
-    list_display = ["code", "prompt_name", "takes_article", "kind", "name"]
+    form = ActorForm
+    list_display = ["code", "prompt_name", "takes_article", "kind", "name", "languages"]
     list_filter = ["kind", "takes_article"]
     search_fields = ["code", "prompt_name", "name"]

@@ -28,6 +28,10 @@ registers a fourth). What the core shows of a family comes through these hooks:
 - `selection_fields()` (optional) returns {key: Django form field} for the launch form
   (CFPD: its domains ticked, its qualified actors typed); a key without a field is still
   read from the API and run_benchmark.
+- `selection_notes(queryset, selection)` (optional) returns lines saying what the
+  selection left out and why (CFPD's "each actor in its own language": a language with no
+  approved translation), over the benchmark's current questions: the launch plan shows
+  them as notes and `run_benchmark` prints them after a launch; by default none.
 - `describe_selection(stored)` (optional) returns the run page's rows [(label, text)]
   for the family keys of a stored selection (a dict); by default one row per key.
 - `coding_filters`: CodingFilter()s the reviewers' pages offer (CFPD: by domain), each a
@@ -174,6 +178,7 @@ class Family:
     read_selection: Callable[[dict[str, list]], dict[str, list[str]]] = _as_text
     selection_fields: Callable[[], dict[str, Any]] | None = None
     describe_selection: Callable[[dict], list[tuple[str, str]]] | None = None
+    selection_notes: Callable[[Any, Any], list[str]] | None = None
     coding_filters: tuple[CodingFilter, ...] = ()
     filter_questions: Callable[[Any, Any], Any] = _no_filter
     check_selection: Callable[[Any], dict[str, list[str]]] = _no_errors

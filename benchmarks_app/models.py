@@ -137,6 +137,10 @@ class Actor(models.Model):
         default=False, help_text='Prompts say "the United States": tick for names that take "the".')
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.STATE)
     iso_alpha3 = models.CharField(max_length=3, blank=True)
+    languages = models.JSONField(
+        default=list, blank=True,
+        help_text='The BCP 47 codes of the actor\'s own languages, first the main one (["zh"] for CN): '
+                  "a launch asking each actor in its own language asks a dyad in each of them.")
 
     class Meta:
         ordering = ["code"]

@@ -57,3 +57,24 @@ def perspective_condition(country: str, family: str = "") -> Condition:
         "description": "Prompted perspective (GlobalOpinionQA's cross-national prompting): does the model move "
                        "toward that country's panel?"})
     return found
+
+
+class ActorLanguagesError(ValueError):
+    """Languages of an actor that are not BCP 47 tags; the message names the first."""
+
+
+def actor_languages_problem(codes: list[str]) -> str | None:
+    from .language_codes import language_problem
+
+    return next((problem for problem in map(language_problem, codes) if problem), None)
+
+
+def set_actor_languages(actor, codes: list[str]):
+    """Record `actor`'s own languages (BCP 47 codes, main one first, each once): a launch
+    asking each actor in its own language asks its dyads in them."""
+    problem = actor_languages_problem(codes)
+    if problem:
+        raise ActorLanguagesError(f"{actor.code} languages: {problem}")
+    actor.languages = list(dict.fromkeys(codes))
+    actor.save(update_fields=["languages"])
+    return actor

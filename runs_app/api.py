@@ -272,6 +272,9 @@ class PlanSerializer(serializers.Serializer):
     batch_possible = serializers.BooleanField()
     token_method = serializers.CharField()
     models = ModelPlanSerializer(many=True)
+    notes = serializers.ListField(child=serializers.CharField(), required=False,
+                                  help_text="What the selection left out and why (e.g. each actor's language with "
+                                            "no approved translation), one line each.")
     checks = PlanCheckSerializer(many=True, help_text="Per model, what its last connection test says of its answer "
                                                       "mode; a refusal means the launch would be refused.")
     power = serializers.JSONField(allow_null=True, required=False,

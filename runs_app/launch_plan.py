@@ -260,6 +260,9 @@ class RunPlan:
     batch_cost_known: float = 0.0
     batch_seconds: float = BATCH_WINDOW_SECONDS
     batch_possible: bool = True
+    # What the selection left out and why (`Family.selection_notes`: CFPD's actor languages
+    # with no approved translation), one line each.
+    notes: list = field(default_factory=list)
 
     @property
     def refused(self) -> bool:

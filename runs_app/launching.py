@@ -39,6 +39,17 @@ def select_questions(benchmark: Benchmark, selection: Selection) -> list[int]:
     return sample_ids(list(questions.values_list("id", flat=True)), selection.sample, selection.seed)
 
 
+def selection_notes(benchmark: Benchmark, selection: Selection) -> list[str]:
+    """What the family's selection left out and why (`Family.selection_notes`), one line each."""
+    family = families.family(benchmark.family)
+    if family.selection_notes is None:
+        return []
+    questions = questions_service.current_questions(benchmark)
+    if selection.choice_counts:
+        questions = questions.filter(choice_count__in=selection.choice_counts)
+    return list(family.selection_notes(questions, selection))
+
+
 def queue_new_units(run: Run, response_ids: list[int]):
     """Send the units of a run just created once the transaction commits (in batches, see
     `queueing`), and start the run's sweep."""
@@ -311,6 +322,7 @@ def plan_launch(request: LaunchRequest) -> launch_plan.RunPlan:
             batch_refusal=provider_batch.refusal(model)))
     plan = launch_plan.plan_run(specs, prompt_chars)
     plan.checks = connection.launch_checks(request.models)  # what each model's connection test found
+    plan.notes = selection_notes(request.benchmark, request.selection)
     if family.power is not None and request.models and question_ids:
         # Choice-mode models answer once: the fewest answers per question any model gives.
         repeats = min(repeats_for(model, request.repeats) for model in request.models)

@@ -11,7 +11,7 @@ from . import queueing, response_import  # noqa: F401 — queueing: tests replac
 from .launching import (
     DETERMINISTIC_MODES, SAMPLING_REPEATS, LaunchInvalid, LaunchRequest, RunError, batch_table_prices, conditions_of,
     create_run, key_status, launch_limits, launch_run, model_prices, observed_latency_ms, plan_as_dict, plan_launch,
-    queue_new_units, read_launch, repeats_for, select_questions, start_run,
+    queue_new_units, read_launch, repeats_for, select_questions, selection_notes, start_run,
 )
 from .models import LLMModel, Run
 from .run_control import (

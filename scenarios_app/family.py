@@ -9,6 +9,7 @@ from accounts.roles import ANALYSTS, AUTHORS, REVIEWERS
 from benchmarks_app.language_codes import SOURCE_LANGUAGE, language_problem
 from benchmarks_app.families import BenchmarkStats, CodingFilter, Dashboard, Family, plain_messages
 
+from .actor_languages import YES, SourceQuestion, flag_problem, plan_actor_languages, read_flag
 from .counts import format_counts
 from .prompting import SYSTEM_PROMPT, chat_messages
 
@@ -23,7 +24,8 @@ def render(question, order, condition, system_prompt: str = "") -> list[dict[str
 
 
 NAME = "cfpd"
-SELECTION_KEYS = ("domains", "qualified_actors", "languages")  # domain slugs, actor codes, BCP 47 codes
+# domain slugs, actor codes, BCP 47 codes, and ["yes"] to ask each actor in its own language (`actor_languages`)
+SELECTION_KEYS = ("domains", "qualified_actors", "languages", "each_actor_language")
 
 
 def read_selection(values: dict[str, list]) -> dict[str, list[str]]:
@@ -33,17 +35,51 @@ def read_selection(values: dict[str, list]) -> dict[str, list[str]]:
     languages = list(dict.fromkeys(str(code) for code in values.get("languages") or []))
     if languages:  # stored only when named: a run of the source language stores what runs always stored
         keys["languages"] = languages
+    each = read_flag(list(values.get("each_actor_language") or []))
+    if each:  # stored only when asked, as languages
+        keys["each_actor_language"] = each
     return keys
 
 
 def filter_questions(queryset, selection):
-    # No languages named: the source language alone, as every run before translations asked (issue 41).
-    queryset = queryset.filter(language__in=selection.values("languages") or [SOURCE_LANGUAGE])
     if selection.values("domains"):
         queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
     if selection.values("qualified_actors"):
         queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.values("qualified_actors"))
-    return queryset
+    # No languages named: the source language alone, as every run before translations asked (issue 41).
+    named = queryset.filter(language__in=selection.values("languages") or [SOURCE_LANGUAGE])
+    if not selection.values("each_actor_language"):
+        return named
+    from django.db.models import Q
+
+    return queryset.filter(Q(pk__in=named.values("pk")) | Q(key__in=_actor_language_plan(queryset, selection).keys))
+
+
+def _actor_language_plan(queryset, selection):
+    """Each actor in its own language over the questions `queryset` holds (`actor_languages`)."""
+    from .models import Actor
+
+    rows = list(queryset.filter(language=SOURCE_LANGUAGE).order_by("key").values_list(
+        "key", "cfpd__scenario__key", "cfpd__scenario__version", "cfpd__actor_a__code", "cfpd__actor_b__code"))
+    sources = [SourceQuestion(key, f"{scenario} v{version}", a, b) for key, scenario, version, a, b in rows if a]
+    codes = {code for s in sources for code in (s.actor_a, s.actor_b)}
+    languages = {code: list(langs or []) for code, langs in Actor.objects.filter(code__in=codes).values_list(
+        "code", "languages")}
+    available = set(queryset.values_list("key", flat=True))
+    return plan_actor_languages(sources, languages, available, selection.values("languages") or [SOURCE_LANGUAGE],
+                                SOURCE_LANGUAGE)
+
+
+def selection_notes(queryset, selection) -> list[str]:
+    """What "each actor in its own language" left out and why, one line per language and
+    reason, for the launch's plan and report ([] when the strategy is not asked)."""
+    if not selection.values("each_actor_language"):
+        return []
+    if selection.values("domains"):
+        queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
+    if selection.values("qualified_actors"):
+        queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.values("qualified_actors"))
+    return _actor_language_plan(queryset, selection).lines()
 
 
 def check_selection(selection) -> dict[str, list[str]]:
@@ -61,6 +97,8 @@ def check_selection(selection) -> dict[str, list[str]]:
     bad = [problem for problem in map(language_problem, selection.values("languages")) if problem]
     if bad:
         errors["languages"] = bad[:5]
+    if flag_problem(selection.values("each_actor_language")):
+        errors["each_actor_language"] = [flag_problem(selection.values("each_actor_language"))]
     return errors
 
 
@@ -86,6 +124,11 @@ def selection_fields() -> dict:
             required=False, label="Languages (CFPD)",
             widget=forms.TextInput(attrs={"placeholder": "en,zh", "autocomplete": "off"}),
             help_text="Comma-separated BCP 47 codes of approved translations; empty: the source language (en)."),
+        "each_actor_language": forms.MultipleChoiceField(
+            choices=[(YES, "Ask each dyad also in actor A's and actor B's own languages")], required=False,
+            widget=forms.CheckboxSelectMultiple, label="Each actor in its own language (CFPD)",
+            help_text="Beside the languages above, where an approved translation exists; the plan lists what is "
+                      "left out and why."),
     }
 
 
@@ -97,7 +140,8 @@ def describe_selection(stored: dict) -> list[tuple[str, str]]:
     names = dict(Domain.objects.filter(slug__in=slugs).values_list("slug", "name"))
     return [("Domains", ", ".join(names.get(slug, slug) for slug in slugs) or "all"),
             ("Qualified actors", ", ".join(stored.get("qualified_actors") or []) or "all"),
-            ("Languages", ", ".join(stored.get("languages") or []) or SOURCE_LANGUAGE)]
+            ("Languages", ", ".join(stored.get("languages") or []) or SOURCE_LANGUAGE),
+            ("Each actor in its own language", "yes" if stored.get("each_actor_language") else "no")]
 
 
 def questions_in_domain(queryset, slug: str):
@@ -202,7 +246,7 @@ DASHBOARD = Dashboard("analysis-dashboard", "Dashboard", "Dashboard",
 CFPD = Family(name=NAME, label="CFPD scenarios", default=True, system_prompt=SYSTEM_PROMPT, render=render,
               selection_keys=SELECTION_KEYS, read_selection=read_selection, filter_questions=filter_questions,
               check_selection=check_selection, selection_fields=selection_fields,
-              describe_selection=describe_selection,
+              describe_selection=describe_selection, selection_notes=selection_notes,
               coding_filters=(CodingFilter("domain", "Domain", _domain_choices, questions_in_domain),),
               mark_asked=mark_asked, asked_versions=asked_versions, summary=summary, stats=benchmark_stats, power=power, sample_metadata=sample_metadata,
               balance_groups=balance_groups, power_template="scenarios_app/launch_power.html",

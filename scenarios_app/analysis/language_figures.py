@@ -19,6 +19,7 @@ from .metrics.contrasts import method_note
 from .metrics.language_contrasts import language_family, language_order
 from .metrics.rates import domain_rates
 from .tidy_query import tidy_with_categories
+from .translation_scores import language_quality, quality_note
 
 NOTE_POOLED = ("The other panels pool every language a question was asked in (a run launched with --languages en,zh "
                "counts both); pick languages in the Languages box to see one alone.")
@@ -30,6 +31,29 @@ def has_translations() -> bool:
     from benchmarks_app.models import Question
 
     return Question.objects.filter(cfpd__isnull=False).exclude(language=SOURCE_LANGUAGE).exists()
+
+
+def translations_used(filters) -> list[tuple[str, dict]]:
+    """(language, back-translation scores) of each approved translation whose questions
+    the filter's answers were asked in."""
+    from scenarios_app.models import ScenarioTranslation
+
+    pairs = set(filters.responses().exclude(question__language=SOURCE_LANGUAGE).values_list(
+        "question__cfpd__scenario_id", "question__language").distinct().order_by())
+    scenarios = {scenario for scenario, _ in pairs}
+    rows = ScenarioTranslation.objects.filter(
+        scenario_id__in=scenarios, status=ScenarioTranslation.Status.APPROVED).values_list(
+        "scenario_id", "language", "scores")
+    return [(language, scores) for scenario, language, scores in rows if (scenario, language) in pairs]
+
+
+def with_quality(rates: pd.DataFrame, quality: dict) -> pd.DataFrame:
+    """The rates with each language's back-translation means beside them (empty for the
+    source language and a language with no back-translation)."""
+    chrf = {lang: q.chrf for lang, q in quality.items()}
+    bert = {lang: q.bertscore_f1 for lang, q in quality.items()}
+    return rates.assign(back_translation_chrf=rates["language"].map(chrf).astype(float),
+                        back_translation_bertscore_f1=rates["language"].map(bert).astype(float))
 
 
 def language_rates(table: pd.DataFrame, sets) -> pd.DataFrame:
@@ -69,13 +93,14 @@ def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, hea
     languages = sorted(set(table.loc[(table["n"] > 0) & (table["outcome"] == "answer"), "language"]))
     if len(languages) < 2:
         return
-    rates = language_rates(table, sets)
+    quality = language_quality(translations_used(filters), languages, SOURCE_LANGUAGE)
+    rates = with_quality(language_rates(table, sets), quality)
     shown = headlines(rates, board.category)
     add("languages", "Languages: rates by the language of the question", rates,
         lambda t: heatmap_figure(t, shown, board.heatmap_model, SOURCE_LANGUAGE),
         f"Scenario-normalised rates per language ({', '.join(languages)}), every model in the table; the heat map "
         f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
-        f"picked above), a row per language. " + NOTE_POOLED)
+        f"picked above), a row per language. " + NOTE_POOLED + quality_note(quality, SOURCE_LANGUAGE))
     patterns = max(iterations, 10_000)
     family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
     drawn = contrast_figures.forest_rows(family, headlines(family, board.category)) if len(family) else family
@@ -86,4 +111,5 @@ def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, hea
           "scenario the rates are the means over the dyads asked in both languages (contrast_report --kind "
           "language writes the same table)."
         + (floor_sentence(drawn["n_scenarios"], "scenarios") if len(drawn)
-           else " No chart: no language contrast in this filter rests on two scenarios or more."))
+           else " No chart: no language contrast in this filter rests on two scenarios or more.")
+        + quality_note(quality, SOURCE_LANGUAGE))

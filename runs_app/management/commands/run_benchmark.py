@@ -51,6 +51,8 @@ def family_selection(o) -> dict[str, list[str]]:
         values = _split(o.get(flag.lstrip("-")))
         if values:
             chosen.setdefault(key, []).extend(values)
+    if o.get("each_actor_language"):
+        chosen.setdefault("each_actor_language", []).append("yes")
     for entry in o.get("select") or []:
         key, equals, values = entry.partition("=")
         key = key.strip()
@@ -113,6 +115,10 @@ class Command(BaseCommand):
         parser.add_argument("--languages", action="append",
                             help="Short for --select languages=… (BCP 47 codes: en,zh; a family that has translations "
                                  "asks the source language alone when none is given).")
+        parser.add_argument("--each-actor-language", action="store_true",
+                            help="Short for --select each_actor_language=yes: ask each dyad also in actor A's and "
+                                 "actor B's own languages (the actors' data), where an approved translation exists; "
+                                 "what is left out is printed with why.")
         parser.add_argument("--conditions", action="append",
                             help="Condition names (prompt strategies, temperatures): every unit once per condition; "
                                  "default: as the benchmark's family writes it.")
@@ -218,6 +224,8 @@ class Command(BaseCommand):
             label = {"refuse": "cannot launch", "warn": "warning", "note": "note"}.get(check["level"], check["level"])
             self.stdout.write(f"{label}: {check['text']}")
         self.stdout.write(f"estimates: {plan.token_method}")
+        for line in plan.notes:  # what the selection left out and why (each actor's language)
+            self.stdout.write(f"left out: {line}")
         power = plan.power or {}
         if power.get("forms"):  # the family's precision and power figures (Family.power)
             points = round(100 * power["difference"])
@@ -249,8 +257,11 @@ class Command(BaseCommand):
                 except ProtectedError:
                     self.stderr.write(f"run {old.pk} is kept: other records refer to it")
         try:
-            self.stderr.write(_plan_line(services.plan_launch(request)))  # what is about to be asked
+            plan = services.plan_launch(request)
+            self.stderr.write(_plan_line(plan))  # what is about to be asked
             run = services.start_run(request)
+            for line in plan.notes:  # what the selection left out and why (each actor's language)
+                self.stdout.write(f"left out: {line}")
         except services.LaunchInvalid as exc:
             raise CommandError(_options_text(exc, o)) from None
         except services.RunError as exc:

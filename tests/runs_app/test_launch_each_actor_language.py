@@ -1,0 +1,123 @@
+"""Each actor in its own language (issue 41): `run_benchmark --each-actor-language`, the
+launch form's box and the API's `each_actor_language` ask a dyad in actor A's and actor B's
+own languages (`Actor.languages`) where an approved translation exists, and say what they
+left out and why."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from benchmarks_app.services import ActorLanguagesError, set_actor_languages
+from runs_app.models import LLMModel, Run
+from scenarios_app import services as authoring, translations
+from scenarios_app.models import Actor, Benchmark, Question
+from tests.conftest import PASSWORD
+from tests.factories import escalation_spec
+
+pytestmark = pytest.mark.django_db
+
+BUNDLED = ["local-gemma3", "local-smollm2"]
+ZH = {"template": "[Actor A]在与[Actor B]的边境集结了军队。[Actor A]应如何回应？",
+      "option_a": "撤军并与[Actor B]重新谈判", "option_b": "打击[Actor B]的边境哨所"}
+
+
+@pytest.fixture
+def benchmark(second_author):
+    benchmark = Benchmark.objects.create(name="t")
+    scenario = authoring.save_spec(benchmark, escalation_spec(dyads=[("CN", "RU"), ("US", "MX")])).scenario
+    for code, name in [("CN", "中国"), ("RU", "俄罗斯"), ("US", "美国"), ("MX", "墨西哥")]:
+        translations.set_actor_name(Actor.objects.get(code=code), "zh", name)
+    translations.set_languages(second_author, ["zh"])
+    translations.approve_translation(translations.save_translation(scenario, "zh", ZH), second_author)
+    # CN speaks zh (translated), RU ru (not translated), US en (the source), MX es (not translated).
+    for code, languages in [("CN", ["zh"]), ("RU", ["ru"]), ("US", ["en"]), ("MX", ["es"])]:
+        set_actor_languages(Actor.objects.get(code=code), languages)
+    return benchmark
+
+
+@pytest.fixture
+def operator_user(db):
+    from accounts.services import create_user_with_role
+
+    return create_user_with_role("olga", PASSWORD, role="operators")[0]
+
+
+def command(*args):
+    out = io.StringIO()
+    call_command("run_benchmark", "--benchmark", "t", "--models", ",".join(BUNDLED), "--no-wait", *args,
+                 stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def asked(run):
+    return sorted(Question.objects.filter(responses__run=run).distinct().values_list(
+        "cfpd__actor_a__code", "cfpd__actor_b__code", "language"))
+
+
+def test_the_command_asks_each_dyad_in_its_actors_languages(benchmark):
+    # en: CN-RU and US-MX (2 questions); CN's zh adds CN-RU@zh; US's en is named already;
+    # RU's ru and MX's es have no translation. 3 questions × 2 choice-mode models = 6 units.
+    plan = command("--dry-run", "--each-actor-language")
+    assert "plan: 6 units" in plan
+    assert "left out: each actor's language: ru left out for 1 dyad (esc-test v1 CN–RU): no approved" in plan
+    assert "left out: each actor's language: es left out for 1 dyad (esc-test v1 US–MX): no approved" in plan
+    out = command("--each-actor-language")
+    assert "left out: each actor's language: ru left out" in out
+    run = Run.objects.get()
+    assert run.selection["each_actor_language"] == ["yes"]
+    assert asked(run) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
+    assert run.responses.count() == 6
+    # US-MX@zh exists (both names translated) but neither actor speaks zh: not asked.
+    assert Question.objects.filter(language="zh", cfpd__actor_a__code="US").exists()
+
+
+def test_without_the_option_nothing_changes_and_bad_values_are_refused(benchmark):
+    assert "plan: 4 units" in command("--dry-run")
+    assert "left out" not in command("--dry-run")
+    with pytest.raises(CommandError, match="--select each_actor_language: 'maybe' is not yes or no"):
+        command("--select", "each_actor_language=maybe")
+    assert Run.objects.count() == 0
+
+
+def test_an_actors_languages_are_checked():
+    with pytest.raises(ActorLanguagesError, match="'chinese' is not a BCP 47 language tag"):
+        set_actor_languages(Actor.objects.get(code="CN"), ["chinese"])
+    assert Actor.objects.get(code="CN").languages == []
+
+
+def test_the_launch_form_has_the_box(benchmark, client, operator_user):
+    assert client.login(username=operator_user.username, password=PASSWORD)
+    assert 'name="each_actor_language"' in client.get(reverse("run-launch")).content.decode()
+    models = list(LLMModel.objects.filter(name__in=BUNDLED).values_list("pk", flat=True))
+    fields = {"benchmark": benchmark.pk, "models": models, "repeats": "1", "qualified_actors": "", "languages": "",
+              "each_actor_language": ["yes"], "sample": "", "seed": "0", "system_prompt": "", "cache": "auto",
+              "note": "", "budget_usd": "", "budget_units": ""}
+    plan = client.post(reverse("run-launch"), {**fields, "step": "plan"}).content.decode()
+    assert 'id="plan-notes"' in plan and "Left out: each actor&#x27;s language: ru left out" in plan
+    bad = client.post(reverse("run-launch"), {**fields, "each_actor_language": ["maybe"]})
+    assert bad.status_code == 200 and Run.objects.count() == 0
+    page = client.post(reverse("run-launch"), fields, follow=True).content.decode()
+    assert "Left out: each actor&#x27;s language: es left out" in page
+    assert asked(Run.objects.get()) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
+
+
+def test_the_api_field(benchmark, client, operator_user):
+    assert client.login(username=operator_user.username, password=PASSWORD)
+    url = reverse("api-run-list")
+    bad = client.post(url, {"benchmark": "t", "models": BUNDLED, "each_actor_language": ["maybe"]},
+                      content_type="application/json")
+    assert bad.status_code == 400 and bad.json()["each_actor_language"] == ["'maybe' is not yes or no"]
+    bad = client.post(url, {"benchmark": "t", "models": BUNDLED, "each_actor_language": {"a": 1}},
+                      content_type="application/json")
+    assert bad.status_code == 400
+    plan = client.post(url, {"benchmark": "t", "models": BUNDLED, "each_actor_language": ["yes"], "dry_run": True},
+                       content_type="application/json")
+    assert plan.status_code == 200 and plan.json()["units"] == 6
+    assert [line.split(":")[1].strip() for line in plan.json()["notes"]] == [
+        "ru left out for 1 dyad (esc-test v1 CN–RU)", "es left out for 1 dyad (esc-test v1 US–MX)"]
+    made = client.post(url, {"benchmark": "t", "models": BUNDLED, "each_actor_language": ["yes"]},
+                       content_type="application/json")
+    assert made.status_code == 201, made.content
+    assert asked(Run.objects.get()) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
