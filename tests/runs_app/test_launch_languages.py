@@ -20,15 +20,21 @@ ZH = {"template": "[Actor A]在与[Actor B]的边境集结了军队。[Actor A]�
       "option_a": "撤军并与[Actor B]重新谈判", "option_b": "打击[Actor B]的边境哨所"}
 
 
-@pytest.fixture
-def benchmark(second_author):
+def zh_benchmark(approver) -> Benchmark:
+    """Benchmark "t": one escalation scenario over CN-RU and US-MX, its Chinese translation
+    approved by `approver` (who reads zh), the four actors named in Chinese."""
     benchmark = Benchmark.objects.create(name="t")
     scenario = authoring.save_spec(benchmark, escalation_spec(dyads=[("CN", "RU"), ("US", "MX")])).scenario
     for code, name in [("CN", "中国"), ("RU", "俄罗斯"), ("US", "美国"), ("MX", "墨西哥")]:
         translations.set_actor_name(Actor.objects.get(code=code), "zh", name)
-    translations.set_languages(second_author, ["zh"])
-    translations.approve_translation(translations.save_translation(scenario, "zh", ZH), second_author)
+    translations.set_languages(approver, ["zh"])
+    translations.approve_translation(translations.save_translation(scenario, "zh", ZH), approver)
     return benchmark
+
+
+@pytest.fixture
+def benchmark(second_author):
+    return zh_benchmark(second_author)
 
 
 def command(*args):

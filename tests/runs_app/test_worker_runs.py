@@ -54,13 +54,18 @@ class Workers:
         process.wait()
 
     def stop(self):
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        stop_processes(self.processes)
+
+
+def stop_processes(processes):
+    """Each process still running asked to stop (SIGTERM), killed after 15 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 @pytest.fixture
@@ -102,13 +107,7 @@ def hosts(tmp_path, clean_broker):
 
     start.ready = ready
     yield start
-    for process in started.values():
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    stop_processes(started.values())
 
 
 @pytest.fixture
