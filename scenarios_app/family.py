@@ -41,11 +41,17 @@ def read_selection(values: dict[str, list]) -> dict[str, list[str]]:
     return keys
 
 
-def filter_questions(queryset, selection):
+def _narrowed(queryset, selection):
+    """The questions of the selection's domains and qualified actors (all when none named)."""
     if selection.values("domains"):
         queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
     if selection.values("qualified_actors"):
         queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.values("qualified_actors"))
+    return queryset
+
+
+def filter_questions(queryset, selection):
+    queryset = _narrowed(queryset, selection)
     # No languages named: the source language alone, as every run before translations asked (issue 41).
     named = queryset.filter(language__in=selection.values("languages") or [SOURCE_LANGUAGE])
     if not selection.values("each_actor_language"):
@@ -75,11 +81,7 @@ def selection_notes(queryset, selection) -> list[str]:
     reason, for the launch's plan and report ([] when the strategy is not asked)."""
     if not selection.values("each_actor_language"):
         return []
-    if selection.values("domains"):
-        queryset = queryset.filter(cfpd__domain__slug__in=selection.values("domains"))
-    if selection.values("qualified_actors"):
-        queryset = queryset.filter(cfpd__qualified_actor__code__in=selection.values("qualified_actors"))
-    return _actor_language_plan(queryset, selection).lines()
+    return _actor_language_plan(_narrowed(queryset, selection), selection).lines()
 
 
 def check_selection(selection) -> dict[str, list[str]]:
