@@ -76,7 +76,8 @@ class Territory(models.Model):
     controller = models.ForeignKey(Country, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
                                    help_text="Empty: Unknown. Must be one of the claimants.")
     query = models.TextField(blank=True, help_text="The English control question as the release writes it.")
-    query_id = models.CharField(max_length=40, blank=True)
+    # The release's longest is 47 characters (South_Georgia_and_the_South_Sandwich_Islands_en).
+    query_id = models.CharField(max_length=200, blank=True)
     is_current = models.BooleanField(default=True, help_text="Cleared when a later import no longer has it.")
     # Where the dashboard's map marks it (the release has no coordinates); empty: the
     # sample's own (territories_app.locations), else listed under the map.

@@ -289,3 +289,35 @@ def test_a_flaw_of_a_translated_question_names_its_territory_too(tmp_path):
         call_command("import_borderlines", str(root), stdout=out, stderr=io.StringIO())
     assert ("translate/prompts_mc_q/choices.tr:1 (Northern Cyprus): 1 choice for Northern Cyprus, which has 2 "
             "claimants (Republic of Cyprus, Turkey)") in out.getvalue()
+
+
+def set_query_id(root, territory, query_id):
+    path = root / "disputed_territories.csv"
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+    for row in rows[1:]:
+        if row[0] == territory:
+            row[rows[0].index("QueryID")] = query_id
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8")
+
+
+def test_a_query_id_as_long_as_the_public_releases_longest_imports_whole(tmp_path):
+    # The public release's longest QueryID is 47 characters; the column once held 40 and the
+    # importer refused the release for it. 47 characters fit now; 201 (over the column's 200)
+    # is refused by name and nothing is written.
+    root = copy_sample(tmp_path)
+    long_id = "Some_Island_Group_and_the_Farther_Southern_I_en"
+    assert len(long_id) == 47
+    table = list(csv.reader(io.StringIO((root / "disputed_territories.csv").read_text(encoding="utf-8"))))
+    territory = table[1][0]
+    set_query_id(root, territory, long_id)
+    run("import_borderlines", str(root))
+    assert Territory.objects.get(name=territory).query_id == long_id
+
+    set_query_id(root, territory, "Q" * 201)
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match="1 flaw"):
+        call_command("import_borderlines", str(root), stdout=out, stderr=err)
+    assert "is 201 characters long; at most 200 fit" in out.getvalue() + err.getvalue()
+    assert Territory.objects.get(name=territory).query_id == long_id  # nothing half-written
