@@ -184,9 +184,14 @@ class SignOnStart(_OnlyWhenConfigured, oidc_views.OIDCAuthenticationRequestView)
 class SignOnCallback(_OnlyWhenConfigured, oidc_views.OIDCAuthenticationCallbackView):
     get_settings = staticmethod(sso_setting)
 
-    def login_failure(self):
-        messages.error(self.request, "Single sign-on did not sign you in: your account could not be matched "
-                                     "(a local account of the same name, or the provider refused). Ask an admin.")
+    def login_failure(self, reason: str | None = None):
+        if reason and reason.startswith("ID token refused: "):
+            # Why the provider's token was refused (PyJWT's words: "Invalid audience", "Signature
+            # has expired", ...): what an admin needs to mend the provider's set-up or a clock.
+            said = f"the provider's ID token was refused ({reason.removeprefix('ID token refused: ')})"
+        else:
+            said = "your account could not be matched (a local account of the same name, or the provider refused)"
+        messages.error(self.request, f"Single sign-on did not sign you in: {said}. Ask an admin.")
         return super().login_failure()
 
     def get(self, request):
@@ -194,7 +199,7 @@ class SignOnCallback(_OnlyWhenConfigured, oidc_views.OIDCAuthenticationCallbackV
             return super().get(request)
         except SuspiciousOperation as error:  # a stale or forged state: a fresh start, not a 500
             log.warning("sign-on callback refused: %s", error)
-            return self.login_failure()
+            return self.login_failure(str(error))
 
 
 def provider_logout_url(request) -> str | None:

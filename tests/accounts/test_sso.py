@@ -129,7 +129,7 @@ def provider(live_server, tmp_path):
     groups.write_text(json.dumps({"ana": ["cfpd-authors", "cfpd-ops", "everyone"]}))
     process = subprocess.Popen(
         ["node", "oidc_provider.mjs", str(port), f"{live_server.url}/accounts/sso/callback/",
-         f"{live_server.url}/accounts/login/", str(groups)], cwd=folder, stdout=subprocess.PIPE,
+         f"{live_server.url}/accounts/login/", str(groups), str(tmp_path / "tamper.json")], cwd=folder, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     issuer = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -194,6 +194,27 @@ def test_sign_on_through_a_real_provider_roles_follow_its_groups_and_sign_out_re
     assert "/accounts/login/" in page.url  # signed out here
     page.goto(f"{live_server.url}/accounts/sso/start/")
     assert page.locator("input[name=login]").count() == 1  # and there: the provider asks again
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.parametrize("tamper, said", [({"aud": "another-site"}, "audience"), ({"expired": True}, "expired")])
+def test_a_real_providers_token_for_another_audience_or_expired_is_refused_in_the_browser(
+        page, live_server, provider, screenshots, tamper, said):
+    # The provider signs the token with its own published key, so only its claims are wrong.
+    (provider.parent / "tamper.json").write_text(json.dumps(tamper))
+    _sign_on(page, live_server, "ana")
+    body = page.locator("main").inner_text()
+    assert "did not sign you in" in body and said in body.lower()
+    page.screenshot(path=str(screenshots / f"sso-refused-{'audience' if 'aud' in tamper else 'expired'}.png"))
+    assert not get_user_model().objects.filter(username="ana").exists()
+    page.goto(f"{live_server.url}/runs/")
+    assert "/accounts/login/" in page.url  # not signed in
+
+    (provider.parent / "tamper.json").unlink()  # the provider behaves again: the same person gets in
+    page.context.clear_cookies()
+    _sign_on(page, live_server, "ana")
+    assert roles(get_user_model().objects.get(username="ana")) == {"authors", "operators"}
 
 
 # -- the ID token's checks ---------------------------------------------------------------------
