@@ -155,14 +155,22 @@ def provider(live_server, tmp_path):
     process.wait(timeout=10)
 
 
-def _sign_on(page, live_server, name):
+def _sign_on(page, live_server, name, screenshots=None):
+    """Through the provider's own pages; with `screenshots`, each step's picture (sso-1… sso-3)."""
     page.goto(f"{live_server.url}/accounts/login/")
     page.click("#sso-sign-in")
     page.fill("input[name=login]", name)  # the provider's own sign-in page
     page.fill("input[name=password]", "anything")
+    if screenshots:
+        page.screenshot(path=str(screenshots / "sso-1-provider-sign-in.png"))
     page.click("button[type=submit]")
+    if screenshots:
+        page.wait_for_load_state()
+        page.screenshot(path=str(screenshots / "sso-2-provider-consent.png"))
     page.click("button[type=submit]")  # its consent page: "Continue"
     page.wait_for_url(f"{live_server.url}/**")
+    if screenshots:
+        page.screenshot(path=str(screenshots / "sso-3-signed-in.png"))
 
 
 @pytest.mark.browser
@@ -172,7 +180,7 @@ def test_sign_on_through_a_real_provider_roles_follow_its_groups_and_sign_out_re
     page.goto(f"{live_server.url}/accounts/login/")
     assert page.locator("#sso-sign-in").inner_text() == "Sign in with Example University"
     page.screenshot(path=str(screenshots / "sso-sign-in.png"))
-    _sign_on(page, live_server, "ana")
+    _sign_on(page, live_server, "ana", screenshots)
     assert "/accounts/login/" not in page.url
     ana = get_user_model().objects.get(username="ana")
     assert roles(ana) == {"authors", "operators"} and ana.is_staff and not ana.has_usable_password()
