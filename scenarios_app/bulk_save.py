@@ -11,6 +11,8 @@ The caller holds one transaction over every chunk, so a failure anywhere writes 
 
 from __future__ import annotations
 
+from kit.history_record import record_created
+
 from . import services
 from .expansion import TemplateOption, expand_scenario
 from .models import (
@@ -80,6 +82,7 @@ class BulkSaver:
                      qualified_actor=spec.qualified_actor, notes=spec.notes, content_hash=services.content_hash(spec),
                      status=Scenario.Status.DRAFT)
             for spec in specs], batch_size=INSERT_BATCH)
+        record_created(scenarios)  # bulk_create sends no signal: their "create" entries, with the import's author
         ResponseOption.objects.bulk_create([
             ResponseOption(scenario=scenario, position=n, text=o.text, category=self.categories[o.category])
             for scenario, spec in zip(scenarios, specs) for n, o in enumerate(spec.options, start=1)],

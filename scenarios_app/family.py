@@ -157,7 +157,7 @@ def mark_asked(question_ids, run_id=None) -> None:
     from .models import Scenario
 
     asked = list(Scenario.objects.filter(cfpd_questions__question_id__in=list(question_ids)).distinct().only("pk"))
-    services.freeze(asked)
+    services.freeze(asked, run_id)
     if run_id is not None:
         services.record_asked_versions(run_id, asked)
 

@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from benchmarks_app.language_codes import SOURCE_LANGUAGE
+from kit.history_record import record_updated
 
 from . import translations
 from .counts import pivot_counts
@@ -202,10 +203,17 @@ def new_version(scenario: Scenario, author=None) -> Scenario:
     return successor
 
 
-def freeze(scenarios) -> int:
-    """Mark scenario versions as asked: from now on they never change. Returns how many froze."""
+def freeze(scenarios, run_id: int | None = None) -> int:
+    """Mark scenario versions as asked: from now on they never change. Returns how many froze.
+    Each version that froze gets an entry in its history ("frozen at", and the run that
+    first asked it)."""
     ids = [s.pk for s in scenarios]
-    return Scenario.objects.filter(pk__in=ids, frozen_at__isnull=True).update(frozen_at=timezone.now())
+    now = timezone.now()
+    fresh = list(Scenario.objects.filter(pk__in=ids, frozen_at__isnull=True).only("pk", "key", "version"))
+    Scenario.objects.filter(pk__in=[s.pk for s in fresh], frozen_at__isnull=True).update(frozen_at=now)
+    asked = {"first asked by run": ["", str(run_id)]} if run_id is not None else {}
+    record_updated(fresh, lambda _: {"frozen at": ["", now.isoformat(timespec="seconds")]} | asked)
+    return len(fresh)
 
 
 def record_asked_versions(run_id: int, scenarios) -> None:
@@ -232,9 +240,13 @@ def approve(scenario: Scenario, reviewer, comment: str = "") -> tuple[ScenarioRe
     review, created = ScenarioReview.objects.get_or_create(
         scenario=scenario, reviewer=reviewer, content_hash=scenario.content_hash, defaults={"comment": comment})
     status = review_status(scenario)
+    changes = {"approved by": ["", reviewer.get_username()]} if created else {}
     if status != scenario.status:
+        changes["status"] = [scenario.status, status]
         scenario.status = status
         Scenario.objects.filter(pk=scenario.pk).update(status=status)
+    if changes:  # the scenario's own history: who approved its text, and what that changed
+        LogEntry.objects.log_create(scenario, action=LogEntry.Action.UPDATE, changes=changes)
     return review, created
 
 
