@@ -300,6 +300,13 @@ class Response(models.Model):
             # (services.code_uncoded_answers) every CFPD_SWEEP_SECONDS.
             models.Index(fields=["run", "answered_at"], name="response_uncoded",
                          condition=Q(status="done", code="", code_source="")),
+            # The grid of a run (explorer_app.grid_rows): its (model, condition) pairs by a
+            # loose index scan (the next model, the next condition: one probe each), a pair
+            # kept if one of its answers has the filter's codes and statuses, and the
+            # questions of a code-filtered grid from the entries of those codes alone.
+            # Without it the grid read every answer of the run twice (22-32 s at 2.66 M).
+            models.Index(fields=["run", "model", "condition", "code", "status", "question"],
+                         name="response_run_grid"),
         ]
 
     def __str__(self):
