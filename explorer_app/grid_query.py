@@ -186,8 +186,8 @@ def build_grid(f: GridFilter) -> Grid:
     models = all_models[(model_page - 1) * MODELS_PER_PAGE: model_page * MODELS_PER_PAGE]
 
     row_fields = ["question_id", "condition_id"] if by == BY_CONDITION else ["question_id"]
-    every_row = grid_rows.rows([r.pk for r in runs], pairs, by == BY_CONDITION, model_ids, condition_ids,
-                               f.codes, f.statuses)
+    every_row = grid_rows.kept_rows(benchmark.pk, [r.pk for r in runs], pairs, by == BY_CONDITION, model_ids,
+                                    condition_ids, f.codes, f.statuses)
     total_rows = len(every_row)
     pages = grid.pages(total_rows, ROWS_PER_PAGE)
     page = min(f.page, pages)

@@ -35,7 +35,9 @@ def read_by_probes(f: GridFilter, by_condition: bool):
     condition_ids = (set(Condition.objects.filter(name__in=f.conditions).values_list("pk", flat=True))
                      if f.conditions else None)
     pairs = grid_rows.pairs(f.runs, model_ids, condition_ids, f.codes, f.statuses)
-    return pairs, grid_rows.rows(f.runs, pairs, by_condition, model_ids, condition_ids, f.codes, f.statuses)
+    benchmark_id = Run.objects.get(pk=f.runs[0]).benchmark_id
+    return pairs, grid_rows.rows(benchmark_id, f.runs, pairs, by_condition, model_ids, condition_ids, f.codes,
+                                 f.statuses)
 
 
 def filters(runs, models, conditions):
@@ -170,3 +172,26 @@ def test_the_pages_of_a_code_filtered_grid_are_cut_from_the_rows_in_key_order(cl
             shown = min(page, pages)
             assert (body["total_rows"], body["pages"], body["page"]) == (len(keys), pages, shown)
             assert [row["question"] for row in body["rows"]] == keys[(shown - 1) * 2: shown * 2]
+
+
+def test_kept_rows_follow_every_unit_added_or_removed(benchmark):
+    """The rows without a code or status filter are kept in the cache under the runs'
+    stamp (units counted, highest id): a unit added to a question not asked yet, or the
+    last unit of a question removed, shows at once; a code filter's rows are read afresh."""
+    questions = list(benchmark.questions.order_by("key"))
+    model = LLMModel.objects.create(name="kept", litellm_model="openai/kept")
+    run = Run.objects.create(benchmark=benchmark, status="done")
+    first = Response.objects.create(run=run, question=questions[0], model=model, status="done", code="A")
+    pairs = grid_rows.pairs([run.pk])
+
+    def kept(**codes):
+        return grid_rows.kept_rows(benchmark.pk, [run.pk], pairs, False, **codes)
+
+    assert kept() == [(questions[0].pk,)]
+    added = Response.objects.create(run=run, question=questions[1], model=model, status="done", code="B")
+    assert kept() == [(questions[0].pk,), (questions[1].pk,)]
+    assert kept(codes=("B",)) == [(questions[1].pk,)]
+    Response.objects.filter(pk=first.pk).update(code="B")  # a code changes: the stamp does not
+    assert kept(codes=("B",)) == [(questions[0].pk,), (questions[1].pk,)]
+    added.delete()
+    assert kept() == [(questions[0].pk,)]
