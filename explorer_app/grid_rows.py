@@ -14,6 +14,8 @@ every answer of the runs (issue 42: the grid of a 2.66 M-answer run read its dis
   probe each, a nested-loop semi-join), ordered by key. (A loose index scan of the unique
   key, a recursive query stepping to the next question, did the same probes at ~3x the
   cost per step: 2.0 s against 0.75 s for 66,473 questions at load 7.)
+  Kept in the cache under the runs' stamp (`kept_rows`): only a unit added or removed
+  changes them.
 - Its rows with a code or status filter: the distinct questions of the answers that have
   them, inside `response_run_grid` for the pairs found (the filter's codes are index
   conditions there: a refusals-only grid reads its refusals' entries, not every answer).
