@@ -43,7 +43,7 @@ SEARCH_CONFIG = "english"  # the GIN index's configuration: the query must use t
 MAX_SEARCH = 200
 SEARCH_IN = ("answers", "questions")  # what the words are looked for in: outputs, or questions
 CSV_LIMIT = 10_000
-SPARSE = 150_000  # a search matching fewer answers is sorted after the index finds them (`few_matches`)
+SPARSE = 5_000  # a search matching fewer answers is sorted after the index finds them (`few_matches`)
 
 
 @dataclass(frozen=True)
@@ -213,14 +213,11 @@ def few_matches(answers, f: AnswerFilter) -> bool:
     statistics for in 0.5 % of the answers, and then walks the id index testing each
     answer's text, 2.5 s at 2.66 million answers for a word no answer has. Fewer matches
     are found through the index and sorted (`_order(fenced=True)`); more are dense enough
-    (at least 1 answer in 18 at the paper's scale) that walking the order's index meets a
-    page of them soon. SPARSE was 5,000 until issue 42: a word in 1 % of the answers
-    ("merit", 26,471 at 2.66 million, 106,000 at 10.6 million) was read by walking the id
-    index, parsing each answer's text (~12 µs a row) past long stretches without it (the
-    matches cluster by question), 0.2-0.4 s at 2.66 million and 1.5-2 s at 10.6 million;
-    found through the index and sorted it is 24 ms at 2.66 million (the count up to
-    SPARSE ~40 ms for 53,000 matches). A search of the questions is judged the same way
-    (its matches found through the answers' question index)."""
+    (at least 1 answer in 530 at the paper's scale) that walking the order's index meets
+    a page of them soon. A search of the questions is judged the same way (its matches
+    found through the answers' question index). SPARSE at 150,000 was tried at 10.6
+    million answers (issue 42): "merit" (105,884 matches) 0.26 s either way, "recommend"
+    (213,252) 0.2 s slower, counting up to 150,000 costing 0.25 s; so it stays 5,000."""
     if not f.search or connection.vendor != "postgresql":
         return False
     return answers.order_by().values("id")[:SPARSE].count() < SPARSE
