@@ -215,9 +215,9 @@ def few_matches(answers, f: AnswerFilter) -> bool:
     are found through the index and sorted (`_order(fenced=True)`); more are dense enough
     (at least 1 answer in 530 at the paper's scale) that walking the order's index meets
     a page of them soon. A search of the questions is judged the same way (its matches
-    found through the answers' question index). SPARSE at 150,000 was tried at 10.6
-    million answers (issue 42): "merit" (105,884 matches) 0.26 s either way, "recommend"
-    (213,252) 0.2 s slower, counting up to 150,000 costing 0.25 s; so it stays 5,000."""
+    found through the answers' question index). Tried at 10.6 million answers (issue 42,
+    warm, load 6-7): 50,000 and 150,000 made "merit" (105,884 matches) slower (0.25 s at
+    5,000; 0.48 s, 0.34 s), "recommend" (213,252) no faster, the count the cost; so 5,000."""
     if not f.search or connection.vendor != "postgresql":
         return False
     return answers.order_by().values("id")[:SPARSE].count() < SPARSE
