@@ -25,7 +25,7 @@ from kit import params
 from kit.params import BadParameter
 from runs_app.models import LLMModel, Response, Run
 
-from . import compare_query, comparison, filter_params, grid, readers
+from . import compare_query, comparison, filter_params, grid, grid_rows, readers
 from .filter_params import CODES, STATUSES  # noqa: F401  (the pages' and API's choices)
 
 ROWS_PER_PAGE = 50
@@ -172,10 +172,13 @@ def people_cells(f: GridFilter, benchmark, question_ids) -> tuple[list, dict]:
 def build_grid(f: GridFilter) -> Grid:
     runs, benchmark = one_benchmark(f.runs)
     answers = filtered_answers(f)
-    # Two passes over the runs' answers, whatever the page: which (model, condition) pairs
-    # occur (the columns, and whether rows need a condition), then every row's key in
-    # order (1,000 questions are 1,000 small tuples; the page is cut from them here).
-    pairs = list(answers.order_by().values_list("model_id", "condition_id").distinct())
+    # The columns and every row's key in order, by index probes (`grid_rows`), then the
+    # page is cut from them here (1,000 questions are 1,000 small tuples).
+    model_ids = (set(LLMModel.objects.filter(name__in=f.models).values_list("pk", flat=True))
+                 if f.models else None)
+    condition_ids = (set(Condition.objects.filter(name__in=f.conditions).values_list("pk", flat=True))
+                     if f.conditions else None)
+    pairs = grid_rows.pairs([r.pk for r in runs], model_ids, condition_ids, f.codes, f.statuses)
     by = f.rows or (BY_CONDITION if len({c for _, c in pairs}) > 1 else BY_QUESTION)
     all_models = list(LLMModel.objects.filter(pk__in={m for m, _ in pairs}).order_by("name"))
     model_pages = grid.pages(len(all_models), MODELS_PER_PAGE)
@@ -183,8 +186,8 @@ def build_grid(f: GridFilter) -> Grid:
     models = all_models[(model_page - 1) * MODELS_PER_PAGE: model_page * MODELS_PER_PAGE]
 
     row_fields = ["question_id", "condition_id"] if by == BY_CONDITION else ["question_id"]
-    ordering = ["question__key", "condition__position", "condition__name"] if by == BY_CONDITION else ["question__key"]
-    every_row = [tuple(r[k] for k in row_fields) for r in answers.values(*row_fields).distinct().order_by(*ordering)]
+    every_row = grid_rows.kept_rows(benchmark.pk, [r.pk for r in runs], pairs, by == BY_CONDITION, model_ids,
+                                    condition_ids, f.codes, f.statuses)
     total_rows = len(every_row)
     pages = grid.pages(total_rows, ROWS_PER_PAGE)
     page = min(f.page, pages)

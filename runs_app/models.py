@@ -209,8 +209,9 @@ class Response(models.Model):
     # joins its questions). The constraints' deferred checks, five per unit at commit, were
     # ~40 % of a paper-scale launch (2.66 million units: bench/launch_scale.py); what is
     # given up is the database refusing a row written past Django with an id that does not
-    # exist. No index of the run's own: the (run, status) index and the unique constraint
-    # lead with it, and a paper-scale launch writes every index of 2.66 million rows.
+    # exist. No index of the run alone: the (run, status), (run, id) and grid indexes and
+    # the unique constraint lead with it, and a paper-scale launch writes every index of
+    # 2.66 million rows.
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="responses", db_index=False,
                             db_constraint=False)
     question = models.ForeignKey("benchmarks_app.Question", on_delete=models.PROTECT, related_name="responses",
@@ -300,6 +301,17 @@ class Response(models.Model):
             # (services.code_uncoded_answers) every CFPD_SWEEP_SECONDS.
             models.Index(fields=["run", "answered_at"], name="response_uncoded",
                          condition=Q(status="done", code="", code_source="")),
+            # The grid of a run (explorer_app.grid_rows): its (model, condition) pairs by a
+            # loose index scan (the next model, the next condition: one probe each), a pair
+            # kept if one of its answers has the filter's codes and statuses, and the
+            # questions of a code-filtered grid from the entries of those codes alone.
+            # Without it the grid read every answer of the run twice (22-32 s at 2.66 M).
+            models.Index(fields=["run", "model", "condition", "code", "status", "question"],
+                         name="response_run_grid"),
+            # A run's answers newest first (the answers list filtered by a run): read in
+            # order, 50 at a time, whichever run; without it PostgreSQL walked the id index
+            # past every later run's answers, or sorted the run's millions.
+            models.Index(fields=["run", "id"], name="response_run_id_order"),
         ]
 
     def __str__(self):

@@ -171,6 +171,21 @@ def test_the_run_filter_and_question_filter(client, answers):
     assert _ids(client.get("/api/answers/", {"question": q1})) == [answers["follow"].pk]
 
 
+def test_a_run_filter_lists_the_runs_answers_and_a_judge_runs_units_never(client, answers):
+    """Naming runs that are no judge runs, the list reads their units without the judge
+    runs' NOT EXISTS (issue 42); naming a judge run, its units stay out, with or without
+    another run beside it."""
+    _login(client, "ana", "analysts")
+    run1, run2 = answers["run1"], answers["run2"]
+    first = [answers[name].pk for name in ("follow", "failed", "refusal", "scripted")]
+    assert _ids(client.get("/api/answers/", {"run": run1.pk})) == sorted(first, reverse=True)
+    assert _ids(client.get("/api/answers/", {"run": [run1.pk, run2.pk]})) == sorted(
+        first + [answers["elsewhere"].pk], reverse=True)
+    Run.objects.filter(pk=run2.pk).update(kind=Run.Kind.JUDGE)
+    assert _ids(client.get("/api/answers/", {"run": run2.pk})) == []
+    assert _ids(client.get("/api/answers/", {"run": [run1.pk, run2.pk]})) == sorted(first, reverse=True)
+
+
 def test_search_finds_a_word_of_an_output(client, answers):
     _login(client, "ana", "analysts")
     # "escalation" is in the scripted answer and the refusal; on PostgreSQL the English stem
