@@ -2,8 +2,12 @@
 
 from django.db import migrations, models
 
+from kit.migration_operations import AddIndexOnline
+
 
 class Migration(migrations.Migration):
+    # The answers keep being written while the two indexes are built (CONCURRENTLY on PostgreSQL).
+    atomic = False
 
     dependencies = [
         ('benchmarks_app', '0008_h48_actor_languages'),
@@ -11,11 +15,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddIndex(
+        AddIndexOnline(
             model_name='response',
             index=models.Index(fields=['run', 'model', 'condition', 'code', 'status', 'question'], name='response_run_grid'),
         ),
-        migrations.AddIndex(
+        AddIndexOnline(
             model_name='response',
             index=models.Index(fields=['run', 'id'], name='response_run_id_order'),
         ),
