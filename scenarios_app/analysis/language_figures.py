@@ -135,12 +135,13 @@ def scenario_language_figure(per_scenario: pd.DataFrame, shown: dict[str, str], 
         labels.append(f"{language} · {excerpt(text) if text else scenario}")
         hovers.append(f"{scenario} [{language}]<br>{excerpt(text, 200) if text else '(text not found)'}"
                       f"{'' if variant == 'full' else f' ({variant})'}")
-    # Each row label once: two variants of one scenario in one language get their variant.
-    seen: dict[str, int] = {}
+    # Each row label once: a row whose label an earlier row has (two scenarios, or two variants
+    # of one, opening alike) gets its scenario's key and variant.
+    seen: set[str] = set()
     for i, label in enumerate(labels):
-        seen[label] = seen.get(label, 0) + 1
-        if seen[label] > 1:
-            labels[i] = f"{label} ({rows['scenario'].iloc[i].split(':', 1)[-1]})"
+        if label in seen:
+            labels[i] = f"{label} ({rows['scenario'].iloc[i].split('/', 1)[-1]})"
+        seen.add(labels[i])
     palette = plotly.colors.qualitative.Safe
     traces = []
     for language in sorted(order, key=order.get):

@@ -139,3 +139,19 @@ def test_the_api_field(benchmark, client, operator_user):
     # The 201 repeats the dry run's notes, line for line, and so does the run read again.
     assert made.json()["left_out"] == plan.json()["notes"]
     assert client.get(reverse("api-run-detail", args=[made.json()["id"]])).json()["left_out"] == plan.json()["notes"]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_run_page_shows_the_left_out_lines_in_a_browser(page, live_server, benchmark, operator_user):
+    from tests.journeys.test_author_browser import log_in
+
+    command("--each-actor-language")
+    run = Run.objects.get()
+    page.set_viewport_size({"width": 1366, "height": 900})
+    log_in(page, live_server, operator_user.username)
+    page.goto(f"{live_server.url}{reverse('run-detail', args=[run.pk])}")
+    lines = page.locator("#left-out li")
+    assert lines.all_inner_texts() == [f"Left out: {line}" for line in run.left_out] and len(run.left_out) == 2
+    page.locator("#left-out").locator("xpath=ancestor::section[1]").screenshot(path="/tmp/h51-run-left-out.png")
+    assert not page.problems, page.problems

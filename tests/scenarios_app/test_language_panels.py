@@ -79,3 +79,5 @@ def test_the_scenarios_panel_labels_each_row_with_the_scenario_in_its_own_langua
     assert en["y"][0].startswith("en · [Actor A] has massed troops")
     assert "b/s1.v1:full [zh]<br>[Actor A]在与[Actor B]的边境集结了军队。" in zh["customdata"][0]
     assert figure["layout"]["yaxis"]["categoryarray"][:2] == [en["y"][0], zh["y"][0]]  # en first, then zh
+    # s2 opens as s1 does (the same template): its rows carry its key, so no row hides another.
+    assert zh["y"][1] == zh["y"][0] + " (s2.v1:full)" and len(set(figure["layout"]["yaxis"]["categoryarray"])) == 4
