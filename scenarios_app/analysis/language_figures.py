@@ -12,7 +12,7 @@ import plotly.colors
 
 from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import chart, layout
-from benchmarks_app.language_codes import SOURCE_LANGUAGE
+from benchmarks_app.language_codes import SOURCE_LANGUAGE, direction
 
 from . import contrast_figures
 from .metrics.contrasts import method_note
@@ -132,7 +132,11 @@ def scenario_language_figure(per_scenario: pd.DataFrame, shown: dict[str, str], 
     for scenario, language, base in zip(rows["scenario"], rows["language"], rows["base"]):
         text = texts.get((base, language), "")
         variant = scenario.split(":", 1)[1] if ":" in scenario else ""
-        labels.append(f"{language} · {excerpt(text) if text else scenario}")
+        shown_text = excerpt(text) if text else scenario
+        if text and direction(language) == "rtl":
+            # An isolate (RLI … PDI): the Arabic runs right to left as one, after "ar · ".
+            shown_text = f"\u2067{shown_text}\u2069"
+        labels.append(f"{language} · {shown_text}")
         hovers.append(f"{scenario} [{language}]<br>{excerpt(text, 200) if text else '(text not found)'}"
                       f"{'' if variant == 'full' else f' ({variant})'}")
     # Each row label once: a row whose label an earlier row has (two scenarios, or two variants

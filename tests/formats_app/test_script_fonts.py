@@ -74,7 +74,8 @@ def test_a_scenario_asked_in_chinese_and_arabic_is_labelled_in_its_own_words_in_
     labels = [trace["y"][0] for trace in figure["data"]]
     # 47 characters kept: "حشد " 4 + "[Actor A]" 9 + " قواته" 6 + " على" 4 + " الحدود" 7 + " مع" 3
     # + " [Actor B]." 11 + " كي" 3 = 47, then an ellipsis.
-    assert labels[1] == "ar · حشد [Actor A] قواته على الحدود مع [Actor B]. كي…"
+    # Right to left: isolated (RLI … PDI), so that it reads as one run after "ar · ".
+    assert labels[1] == "ar · \u2067حشد [Actor A] قواته على الحدود مع [Actor B]. كي…\u2069"
     assert labels[2] == "zh · " + ZH_TEXT  # 44 characters: not cut
     with Drawing() as draw:
         svg = draw(figure, "svg").decode()
