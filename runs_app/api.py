@@ -107,11 +107,16 @@ class RunSerializer(serializers.ModelSerializer):
                   "'Redis unreachable since 12:04; 1,532 units will be queued again when it returns'; "
                   "empty otherwise.")
 
+    left_out = serializers.ListField(
+        child=serializers.CharField(), read_only=True,
+        help_text="What the launch's selection left out and why, one line each, as the launch plan's notes said "
+                  "them (e.g. a language with no approved translation for each_actor_language); empty when nothing.")
+
     class Meta:
         model = Run
         fields = ["id", "benchmark", "models", "selection", "repeats", "system_prompt", "permute_options",
                   "balanced_options", "use_cache", "delivery", "status", "note", "launched_by", "created_at", "started_at",
-                  "finished_at", "progress", "budget", "service_notice"]
+                  "finished_at", "progress", "budget", "service_notice", "left_out"]
 
     def get_service_notice(self, run) -> str:
         return services.service_notice(run)

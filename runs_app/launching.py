@@ -359,12 +359,14 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
     models = request.models
     conditions = conditions_of(request)
     family = families.family(request.benchmark.family)
+    left_out = selection_notes(request.benchmark, selection)
     run = create_run(Run.Kind.LAUNCH, request.benchmark, models, conditions, selection=selection.as_dict(),
                      repeats=request.repeats, note=request.note, launched_by=launched_by,
                      system_prompt=request.system_prompt, permute_options=request.permute_options,
                      balanced_options=request.balanced_options and family.permutable,
                      permutation_seed=selection.seed, use_cache=request.use_cache, budget_usd=request.budget_usd,
-                     budget_units=request.budget_units, delivery=request.delivery)
+                     budget_units=request.budget_units, delivery=request.delivery,
+                     left_out=left_out)
     permute = request.permute_options and family.permutable
     questions = Question.objects.filter(pk__in=question_ids).select_related("benchmark")
     if family.asks_every_condition:  # three columns, not 20,000 question objects

@@ -139,6 +139,13 @@ class Run(models.Model):
     # the questions, repeats and units asked, so that the run page does not count them
     # from millions of units. None: counted from the units (`views.planned_per_model`).
     planned = models.JSONField(null=True, blank=True, help_text="Questions, repeats and units per model, as launched.")
+    # Written at launch (`launching.start_run`): what the selection left out and why
+    # (`Family.selection_notes`, e.g. a language with no approved translation for "each actor
+    # in its own language"), one line each, as the launch plan said them; the run page and the
+    # API's 201 repeat them. Kept, not recomputed: a translation approved later changes nothing
+    # this run asked.
+    left_out = models.JSONField(default=list, blank=True,
+                                help_text="What the launch's selection left out and why, one line each, as launched.")
 
     objects = RunQuerySet.as_manager()
 

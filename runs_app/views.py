@@ -310,7 +310,7 @@ def launch(request):
             if run is not None:
                 total = run.responses.count()
                 messages.success(request, f"Run {run.pk} launched: {total} unit{'s' if total != 1 else ''} queued.")
-                for line in services.selection_notes(run.benchmark, form.launch_request.selection):
+                for line in run.left_out:
                     messages.warning(request, f"Left out: {line}")
                 return redirect("run-detail", pk=run.pk)
     context = {"form": form, "plan": plan, "plan_models": plan_rows(plan) if plan else [],

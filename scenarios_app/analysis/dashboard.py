@@ -318,7 +318,7 @@ PANELS = ("rates", "people", "actions", "repeats", "countries", "heatmap", "entr
           "contrasts", "flips", "position", "robustness", "languages")
 ORDER = ("rates", "people", "people_countries", "people_contrasts", "actions", "repeats", "repeat_rates",
          "countries", "heatmap", "entropy", "refusals", "refusals_by_country", "differences", "contrasts", "flips",
-         "languages", "language_contrasts", "position", "position_rates", "robustness")
+         "languages", "language_scenarios", "language_contrasts", "position", "position_rates", "robustness")
 
 
 POSITION_METHOD = (

@@ -12,12 +12,12 @@ import plotly.colors
 
 from analysis_app.metrics.cluster_contrast import floor_sentence
 from analysis_app.panels import chart, layout
-from benchmarks_app.language_codes import SOURCE_LANGUAGE
+from benchmarks_app.language_codes import SOURCE_LANGUAGE, direction
 
 from . import contrast_figures
 from .metrics.contrasts import method_note
 from .metrics.language_contrasts import language_family, language_order
-from .metrics.rates import domain_rates
+from .metrics.rates import domain_rates, scenario_rates
 from .tidy_query import tidy_with_categories
 from .translation_scores import language_quality, quality_note
 
@@ -83,6 +83,86 @@ def heatmap_figure(rates: pd.DataFrame, shown: dict[str, str], model: str, sourc
                                  yaxis={"title": {"text": "language"}, "autorange": "reversed", "type": "category"}))
 
 
+EXCERPT_CHARS = 48  # of a scenario's text in a row label: a figure's axis, not the page
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text`'s opening, whitespace folded, cut at `limit` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def scenario_texts(labels) -> dict[tuple[str, str], str]:
+    """(scenario label `bench/key.vN`, language) → the scenario's text in that language:
+    the source version's template, and each approved translation's."""
+    from ..models import Scenario, ScenarioTranslation
+
+    wanted = {label.split(":", 1)[0] for label in labels}
+    texts, bases = {}, {}
+    for scenario in Scenario.objects.select_related("benchmark").filter(
+            key__in={label.split("/", 1)[1].rsplit(".v", 1)[0] for label in wanted}):
+        base = f"{scenario.benchmark.name}/{scenario.key}.v{scenario.version}"
+        if base in wanted:
+            bases[scenario.pk] = base
+            texts[(base, SOURCE_LANGUAGE)] = scenario.template
+    for translation in ScenarioTranslation.objects.filter(scenario_id__in=bases,
+                                                          status=ScenarioTranslation.Status.APPROVED):
+        texts[(bases[translation.scenario_id], translation.language)] = translation.template
+    return texts
+
+
+def scenario_language_figure(per_scenario: pd.DataFrame, shown: dict[str, str], model: str,
+                             texts: dict[tuple[str, str], str], source: str = "en") -> dict | None:
+    """One model's rate of each domain's shown category on each scenario asked in two
+    languages or more: a row per (scenario, language), labelled with the language and the
+    opening of the scenario in its own words (Chinese in Chinese, Arabic in Arabic; the
+    slots as written), the full text on hover. `texts`: (`bench/key.vN`, language) → text."""
+    rows = per_scenario[(per_scenario["model"] == model)
+                        & (per_scenario["category"] == per_scenario["domain"].map(shown))]
+    if rows.empty:
+        return None
+    rows = rows.assign(base=rows["scenario"].str.split(":", n=1).str[0])
+    several = rows.groupby("scenario")["language"].transform("nunique") > 1
+    rows = rows[several]
+    if rows.empty:
+        return None
+    order = {lang: i for i, lang in enumerate(language_order(sorted(set(rows["language"])), source))}
+    rows = rows.assign(rank=rows["language"].map(order)).sort_values(["scenario", "rank"])
+    labels, hovers = [], []
+    for scenario, language, base in zip(rows["scenario"], rows["language"], rows["base"]):
+        text = texts.get((base, language), "")
+        variant = scenario.split(":", 1)[1] if ":" in scenario else ""
+        shown_text = excerpt(text) if text else scenario
+        if text and direction(language) == "rtl":
+            # An isolate (RLI … PDI): the Arabic runs right to left as one, after "ar · ".
+            shown_text = f"\u2067{shown_text}\u2069"
+        labels.append(f"{language} · {shown_text}")
+        hovers.append(f"{scenario} [{language}]<br>{excerpt(text, 200) if text else '(text not found)'}"
+                      f"{'' if variant == 'full' else f' ({variant})'}")
+    # Each row label once: a row whose label an earlier row has (two scenarios, or two variants
+    # of one, opening alike) gets its scenario's key and variant.
+    seen: set[str] = set()
+    for i, label in enumerate(labels):
+        if label in seen:
+            labels[i] = f"{label} ({rows['scenario'].iloc[i].split('/', 1)[-1]})"
+        seen.add(labels[i])
+    palette = plotly.colors.qualitative.Safe
+    traces = []
+    for language in sorted(order, key=order.get):
+        mine = [i for i, lang in enumerate(rows["language"]) if lang == language]
+        traces.append({"type": "scatter", "mode": "markers", "name": language,
+                       "x": [float(rows["rate"].iloc[i]) for i in mine], "y": [labels[i] for i in mine],
+                       "customdata": [hovers[i] for i in mine], "marker": {"size": 10,
+                                                                           "color": palette[order[language] % len(palette)]},
+                       "hovertemplate": "%{customdata}<br>rate %{x:.0%}<extra></extra>"})
+    return chart(traces, layout(f"{model}: each scenario asked in two languages or more, in its own words "
+                                "(the domain's shown category)", height=max(300, 26 * len(labels) + 160),
+                                xaxis={"title": {"text": "rate"}, "range": [-0.05, 1.05], "tickformat": ".0%"},
+                                yaxis={"autorange": "reversed", "type": "category", "automargin": True,
+                                       "categoryorder": "array", "categoryarray": labels},
+                                margin={"l": 20}))
+
+
 def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, headlines) -> None:
     """The rates by language of the question (a language × domain heat map of the heatmap's
     model) and the language contrasts (the same scenario and dyad in two languages), when
@@ -101,6 +181,14 @@ def add_panels(add, board, filters, iterations: int, seed: int, adjust: str, hea
         f"Scenario-normalised rates per language ({', '.join(languages)}), every model in the table; the heat map "
         f"shows {board.heatmap_model} (pick another in Heatmap model): each domain's headline category (or the one "
         f"picked above), a row per language. " + NOTE_POOLED + quality_note(quality, SOURCE_LANGUAGE))
+    per_scenario = scenario_rates(table, sets, by=["language"])
+    several = per_scenario.groupby("scenario")["language"].transform("nunique") > 1
+    texts = scenario_texts(set(per_scenario.loc[several, "scenario"]))
+    add("language_scenarios", "Languages by scenario: each translated scenario in its own words", per_scenario,
+        lambda t: scenario_language_figure(t, shown, board.heatmap_model, texts, SOURCE_LANGUAGE),
+        f"Each scenario asked in two languages or more, a row per language labelled with the scenario's opening in "
+        f"that language (its full text on hover); the dot is {board.heatmap_model}'s rate of the domain's headline "
+        f"category (or the one picked above) on that scenario, its dyads pooled. " + NOTE_POOLED)
     patterns = max(iterations, 10_000)
     family = language_family(table, SOURCE_LANGUAGE, sets, iterations, seed, adjust, patterns=patterns)
     drawn = contrast_figures.forest_rows(family, headlines(family, board.category)) if len(family) else family

@@ -30,6 +30,8 @@ SKIPPED = {
                         "(tests/panels_app/test_import_reference.py runs it)",
     "import_translations": "needs a translated file, which the demo does not have "
                            "(tests/scenarios_app/test_translation_files.py runs it)",
+    "translate_demo": "asks a bundled model for drafts (minutes on 2 cores; tests/scenarios_app/"
+                      "test_translate_demo.py runs it against the fake server, scripts/demo with local-gemma3)",
     "delete_run": "would delete the demo's answers that the commands after it read "
                   "(tests/runs_app/test_run_deletion.py runs it)",
 }

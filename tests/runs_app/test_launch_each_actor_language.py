@@ -90,7 +90,32 @@ def test_the_launch_form_has_the_box(benchmark, client, operator_user):
     assert bad.status_code == 200 and Run.objects.count() == 0
     page = client.post(reverse("run-launch"), fields, follow=True).content.decode()
     assert "Left out: each actor&#x27;s language: es left out" in page
-    assert asked(Run.objects.get()) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
+    run = Run.objects.get()
+    assert asked(run) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
+    # The run's page repeats the plan's lines, read from the run (kept at launch), not only
+    # in the message shown once after the launch.
+    assert run.left_out == plan_lines(plan)
+    detail = client.get(reverse("run-detail", args=[run.pk])).content.decode()
+    shown = detail.split('id="left-out"', 1)[1].split("</ul>", 1)[0]
+    assert shown.count("<li>Left out: ") == 2
+    assert "ru left out for 1 dyad (esc-test v1 CN–RU)" in shown and "es left out for 1 dyad (esc-test v1 US–MX)" in shown
+
+
+def plan_lines(page: str) -> list[str]:
+    """The plan's *Left out* lines as the form shows them (unescaped)."""
+    import html
+    import re
+
+    block = page.split('id="plan-notes"', 1)[1].split("</ul>", 1)[0]
+    return [html.unescape(line) for line in re.findall(r"<li>Left out: (.*?)</li>", block)]
+
+
+def test_a_run_without_left_out_lines_shows_none(benchmark, client, operator_user):
+    command()  # the source language alone: nothing left out
+    run = Run.objects.get()
+    assert run.left_out == []
+    assert client.login(username=operator_user.username, password=PASSWORD)
+    assert 'id="left-out"' not in client.get(reverse("run-detail", args=[run.pk])).content.decode()
 
 
 def test_the_api_field(benchmark, client, operator_user):
@@ -111,3 +136,22 @@ def test_the_api_field(benchmark, client, operator_user):
                        content_type="application/json")
     assert made.status_code == 201, made.content
     assert asked(Run.objects.get()) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
+    # The 201 repeats the dry run's notes, line for line, and so does the run read again.
+    assert made.json()["left_out"] == plan.json()["notes"]
+    assert client.get(reverse("api-run-detail", args=[made.json()["id"]])).json()["left_out"] == plan.json()["notes"]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_run_page_shows_the_left_out_lines_in_a_browser(page, live_server, benchmark, operator_user):
+    from tests.journeys.test_author_browser import log_in
+
+    command("--each-actor-language")
+    run = Run.objects.get()
+    page.set_viewport_size({"width": 1366, "height": 900})
+    log_in(page, live_server, operator_user.username)
+    page.goto(f"{live_server.url}{reverse('run-detail', args=[run.pk])}")
+    lines = page.locator("#left-out li")
+    assert lines.all_inner_texts() == [f"Left out: {line}" for line in run.left_out] and len(run.left_out) == 2
+    page.locator("#left-out").locator("xpath=ancestor::section[1]").screenshot(path="/tmp/h51-run-left-out.png")
+    assert not page.problems, page.problems

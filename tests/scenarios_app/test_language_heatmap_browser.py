@@ -34,3 +34,20 @@ def test_the_language_heat_map_is_drawn_with_data(page, live_server, analyst, as
     page.locator("#panel-languages").screenshot(path="/tmp/h41d-language-heatmap.png")
     page.locator("#panel-language_contrasts").screenshot(path="/tmp/h41d-language-contrasts.png")
     assert not page.problems, page.problems
+
+
+def test_languages_by_scenario_is_drawn_in_each_languages_own_words(page, live_server, analyst, asked,  # noqa: F811
+                                                                      settings):
+    settings.CFPD_DASHBOARD_IN_WORKER = False
+    page.set_viewport_size({"width": 1366, "height": 900})
+    log_in(page, live_server, analyst.username)
+    page.goto(f"{live_server.url}/analysis/cfpd/?iterations=200")
+    chart = page.locator("#panel-language_scenarios .chart")
+    expect(chart).to_have_attribute("data-drawn", "1")
+    # The axis's tick labels are drawn as text: the Chinese opening is on the page's chart.
+    expect(chart).to_contain_text("en · [Actor A] has massed troops")
+    expect(chart).to_contain_text("zh · [Actor A]在与[Actor B]的边境集结了军队。")
+    # s2 opens as s1 does: its rows carry its key.
+    expect(chart).to_contain_text("(s2.v1:full)")
+    page.locator("#panel-language_scenarios").screenshot(path="/tmp/h51-language-scenarios.png")
+    assert not page.problems, page.problems

@@ -63,3 +63,21 @@ def test_the_profile_publishes_the_models_language_sensitivity(asked):  # noqa: 
     assert (shift.model, shift.estimate, shift.n, shift.unit) == ("hawk", pytest.approx(-0.5), 2, "share")
     summary = figures["language:en-zh"]
     assert summary.estimate == pytest.approx(0.5) and summary.label.startswith("Language sensitivity, en vs zh")
+
+
+def test_the_scenarios_panel_labels_each_row_with_the_scenario_in_its_own_language(asked):  # noqa: F811
+    board = dashboard.build(AnalysisFilter(), iterations=200)
+    figure = board.panels["language_scenarios"].figure
+    # hawk, Use of force: s1 en 0 (A on both dyads), zh 1; s2 en 1, zh 1. A trace per language.
+    en, zh = figure["data"]
+    assert (en["name"], zh["name"]) == ("en", "zh")
+    assert en["x"] == [0.0, 1.0] and zh["x"] == [1.0, 1.0]
+    # The label: the language and the scenario's opening in that language, cut at 48 characters:
+    # 47 kept ([Actor A] 9 + 在与 2 + [Actor B] 9 + 的边境集结了军队。 9 + 关于河流的谈判已经失败。 12 +
+    # "[Actor" 6 = 47) and an ellipsis.
+    assert zh["y"][0] == "zh · [Actor A]在与[Actor B]的边境集结了军队。关于河流的谈判已经失败。[Actor…"
+    assert en["y"][0].startswith("en · [Actor A] has massed troops")
+    assert "b/s1.v1:full [zh]<br>[Actor A]在与[Actor B]的边境集结了军队。" in zh["customdata"][0]
+    assert figure["layout"]["yaxis"]["categoryarray"][:2] == [en["y"][0], zh["y"][0]]  # en first, then zh
+    # s2 opens as s1 does (the same template): its rows carry its key, so no row hides another.
+    assert zh["y"][1] == zh["y"][0] + " (s2.v1:full)" and len(set(figure["layout"]["yaxis"]["categoryarray"])) == 4
