@@ -134,11 +134,13 @@ def _wait(draft: TranslationDraft, wait_seconds: float) -> TranslationDraft:
 
 def translate_demo(language: str, *, benchmark: str = "demo", keys=DEMO_SCENARIOS, model_name: str = DEMO_MODEL,
                    back_model_name: str | None = None, author=None, progress=None,
-                   wait_seconds: float = WAIT_SECONDS) -> DemoTranslations:
+                   wait_seconds: float = WAIT_SECONDS, drafts: int | None = None) -> DemoTranslations:
     """Draft `keys` of `benchmark` in `language` with `model_name` (back-translated by
     `back_model_name`, the same model by default), and approve each draft the slot check
     passed as `author` (the demo's author: the first superuser), adding `language` to the
-    author's profile. Idempotent: a scenario already approved in the language is kept."""
+    author's profile. Idempotent: a scenario already approved in the language is kept.
+    `drafts`: ask the model for the first N scenarios only (a draft costs the bundled
+    Gemma ~2.5 min of CPU); the others take the demo's own translation at once."""
     say = progress or (lambda line: None)
     translations.check_language(language)
     if author is None:
@@ -175,11 +177,14 @@ def translate_demo(language: str, *, benchmark: str = "demo", keys=DEMO_SCENARIO
                                            _questions(scenario, language)))
             say(f"{key} [{language}]: approved before, kept ({existing.provenance})")
             continue
-        say(f"{key} [{language}]: {model.name} drafts it, {back_model.name} translates it back")
-        draft = drafting.request_draft(scenario, language, model, back_model, requested_by=author)
-        drafting.run_draft(draft.pk)  # None when a worker claimed it first: then waited for
-        draft = _wait(draft, wait_seconds)
-        outcome = _settle(draft, author, language)
+        if drafts is not None and sum(o.draft_id is not None for o in result.outcomes) >= drafts:
+            outcome = Outcome(key, "not drafted", f"the model drafts {drafts} scenario(s) here (--drafts)", 0)
+        else:
+            say(f"{key} [{language}]: {model.name} drafts it, {back_model.name} translates it back")
+            draft = drafting.request_draft(scenario, language, model, back_model, requested_by=author)
+            drafting.run_draft(draft.pk)  # None when a worker claimed it first: then waited for
+            draft = _wait(draft, wait_seconds)
+            outcome = _settle(draft, author, language)
         say(f"{key} [{language}]: {outcome.status}" + (f": {outcome.detail}" if outcome.detail else ""))
         if outcome.status != "approved":
             fallback = _from_fixture(scenario, language, author, fixtures.get(key))

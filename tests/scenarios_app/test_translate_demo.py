@@ -138,6 +138,20 @@ def test_a_draft_not_in_the_language_is_not_approved(demo, fake):
     assert ScenarioTranslation.objects.get().provenance == "person: demo fixture"
 
 
+def test_drafts_limits_what_the_model_is_asked_and_the_rest_take_the_demos_own(demo, served, fake):
+    # --drafts 1: the model drafts WAR only (its template and options there and back: 2 × 3
+    # fields = 6 requests); OUTPOSTS and DETENTIONS take the demo's own translations unasked.
+    out = command("--drafts", "1")
+    assert f"{WAR} [zh]: approved: a machine draft (model:served draft:" in out
+    for key in (OUTPOSTS, DETENTIONS):
+        assert f"{key} [zh]: not drafted: the model drafts 1 scenario(s) here (--drafts)" in out
+        assert f"{key} [zh]: fixture: the demo's own translation" in out
+    assert "zh: 3 of 3 scenario(s) approved in zh (" in out
+    assert "1 machine draft(s) by served, 2 the demo's own translation(s)" in out
+    drafted = len(translations.source_fields(Scenario.objects.get(benchmark__name="demo", key=WAR, is_current=True)))
+    assert fake.stats()["total_requests"] == 2 * drafted
+
+
 def test_a_failing_model_is_said_and_the_fixture_used(demo, served, fake):
     fake.configure(fault_rate=1.0, fault_kinds=["400"])
     out = command("--scenarios", WAR)

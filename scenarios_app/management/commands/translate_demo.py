@@ -18,12 +18,15 @@ class Command(BaseCommand):
         parser.add_argument("--back-model", default=None, help="the model that translates back (default: --model)")
         parser.add_argument("--scenarios", default=",".join(demo_translations.DEMO_SCENARIOS),
                             help="scenario keys of the demo benchmark, comma-separated")
+        parser.add_argument("--drafts", type=int, default=None,
+                            help="ask the model for the first N scenarios only; the others take the demo's own "
+                                 "translation (default: all)")
 
     def handle(self, *args, **options):
         keys = tuple(k.strip() for k in options["scenarios"].split(",") if k.strip())
         try:
             result = demo_translations.translate_demo(
-                options["language"], keys=keys, model_name=options["model"], back_model_name=options["back_model"],
+                options["language"], keys=keys, model_name=options["model"], back_model_name=options["back_model"], drafts=options["drafts"],
                 progress=lambda line: self.stdout.write(f"  {line}", ending="\n") or self.stdout.flush())
         except (demo_translations.DemoTranslationError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
