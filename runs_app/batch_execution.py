@@ -151,7 +151,7 @@ async def _ask_one(limiter, unit: Unit, lessons: Lessons):
         if unit.result is None and not set_infra(unit, exc):
             unit.error = gateway.classify(exc)
     if _plain(limiter, unit):
-        lessons.add(unit)  # told with the others' of the next LESSON_EVERY seconds
+        lessons.add(unit)  # told with the others' of the next LESSON_EVERY (or LESSON_AT_CEILING) seconds
     else:
         observe(limiter, unit)
 
