@@ -112,7 +112,8 @@ def measure_product(base_urls: list[str], seconds: float, workers: int, ceiling:
 
         waiting = [0] * len(base_urls)  # units of each model counting down
         # The asking loops share one event loop, as a worker's batch does: their plain
-        # answers told together every LESSON_EVERY seconds, as the batch's are.
+        # answers told together every LESSON_EVERY seconds (LESSON_AT_CEILING once a model's
+        # limit is at its ceiling), as the batch's are.
         lessons = batch_execution.Lessons(limiter)
 
         def next_unit():

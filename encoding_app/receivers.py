@@ -15,19 +15,20 @@ log = logging.getLogger(__name__)
 
 
 @receiver(responses_answered, dispatch_uid="encode-on-arrival")
-def encode_on_arrival(sender, response_ids, **kwargs):
+def encode_on_arrival(sender, response_ids, questions=None, **kwargs):
     """Answers just written (one, or a batch), coded together. A judge unit is not an
-    answer: its reading becomes a suggestion (or a promoted judge's code)."""
+    answer: its reading becomes a suggestion (or a promoted judge's code). `questions`:
+    the answers' questions (with their benchmark) the sender already holds, by id."""
     judged = set(judges.judge_units(response_ids))
     for response_id in judged:
         try:
             judges.record_reading(response_id)
         except Exception:
             log.exception("could not read judge unit %s", response_id)
-    _encode_or_queue([pk for pk in response_ids if pk not in judged])
+    _encode_or_queue([pk for pk in response_ids if pk not in judged], questions)
 
 
-def _encode_or_queue(response_ids: list[int]):
+def _encode_or_queue(response_ids: list[int], questions: dict | None = None):
     """A failure to encode must not fail the model calls that were already paid for: if
     coding several answers fails, each is coded alone (one bad answer does not hold back
     the others); an answer that fails alone goes to a reviewer instead, with the reason,
@@ -35,7 +36,7 @@ def _encode_or_queue(response_ids: list[int]):
     if not response_ids:
         return
     try:
-        services.encode_answers(response_ids)
+        services.encode_answers(response_ids, questions=questions)
     except Exception as exc:
         service = infra.service_of(exc)
         if service is not None:
@@ -50,7 +51,7 @@ def _encode_or_queue(response_ids: list[int]):
         if len(response_ids) > 1:
             log.exception("could not encode a batch of %d answers; coding them one by one", len(response_ids))
             for response_id in response_ids:
-                _encode_or_queue([response_id])
+                _encode_or_queue([response_id], questions)
             return
         log.exception("could not encode response %s; queued for a reviewer", response_ids[0])
         services.queue_for_review(response_ids[0], reason="encoder-error",

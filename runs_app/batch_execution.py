@@ -80,15 +80,20 @@ def load_units(response_ids: list[int]) -> list[Response]:
 # between two lessons: 0.33 of LiteLLM at concurrency 128); told per answer, they cost 14
 # Redis commands an answer (bench/round_trips.py).
 LESSON_EVERY = 0.05
+# ...once the model's limit is at its ceiling, where a success cannot raise it: the lessons
+# then only count the run's calls and the pacing's answers, and told every 50 ms they were
+# 3.5 % of a worker's CPU at concurrency 128 (issue 45, bench/cpu_split.py).
+LESSON_AT_CEILING = 1.0
 
 
 class Lessons:
     """A batch's plain successes (`_plain`), per model and run, told to the models'
-    controllers together (`gateway.learn_successes`) every LESSON_EVERY seconds and at
-    the batch's end. Lives on the batch's event loop: no lock."""
+    controllers together (`gateway.learn_successes`) every `every` seconds while a model's
+    limit is under its ceiling, every `at_ceiling` seconds once it is there, and at the
+    batch's end. Lives on the batch's event loop: no lock."""
 
-    def __init__(self, limiter, every: float = LESSON_EVERY):
-        self.limiter, self.every = limiter, every
+    def __init__(self, limiter, every: float = LESSON_EVERY, at_ceiling: float = LESSON_AT_CEILING):
+        self.limiter, self.every, self.at_ceiling = limiter, every, at_ceiling
         self.models = {}
         self.waiting: dict[tuple[int, int], list[int]] = {}
         self.told_at = time.monotonic()
@@ -98,8 +103,17 @@ class Lessons:
         model_id = unit.response.model.pk
         self.models[model_id] = unit.response.model
         self.waiting.setdefault((model_id, unit.response.run_id), []).append(holding(f"model-{model_id}"))
-        if time.monotonic() - self.told_at >= self.every:
+        if time.monotonic() - self.told_at >= self.period(unit.response.model):
             self.tell()
+
+    def period(self, model: LLMModel) -> float:
+        """Seconds between tellings for the model: `at_ceiling` while its limit, as this
+        process last read it, is at its `max_concurrency`, else `every`."""
+        try:
+            at_ceiling = model_limit(self.limiter, model) >= model.max_concurrency
+        except Exception:  # noqa: BLE001 — the limiter's Redis: told as often as while climbing
+            at_ceiling = False
+        return self.at_ceiling if at_ceiling else self.every
 
     def tell(self):
         waiting, self.waiting, self.told_at = self.waiting, {}, time.monotonic()
@@ -137,7 +151,7 @@ async def _ask_one(limiter, unit: Unit, lessons: Lessons):
         if unit.result is None and not set_infra(unit, exc):
             unit.error = gateway.classify(exc)
     if _plain(limiter, unit):
-        lessons.add(unit)  # told with the others' of the next LESSON_EVERY seconds
+        lessons.add(unit)  # told with the others' of the next LESSON_EVERY (or LESSON_AT_CEILING) seconds
     else:
         observe(limiter, unit)
 

@@ -9,7 +9,7 @@ from runs_app.batch_execution import Lessons
 
 
 def unit(model_id=1, run_id=7, ceiling=50):
-    model = SimpleNamespace(pk=model_id, max_concurrency=ceiling)
+    model = SimpleNamespace(pk=model_id, max_concurrency=ceiling, is_bundled=False)
     return SimpleNamespace(response=SimpleNamespace(model=model, run_id=run_id))
 
 
@@ -39,3 +39,50 @@ def test_a_telling_grows_the_limit_within_the_batch(monkeypatch):
     lessons.add(unit())
     # here = 3 (+ 0 others): 3 + 1 fills 4 -> 5, told at once.
     assert limiter.adaptive_limit("model-1", 50) == 5
+
+
+def test_at_its_ceiling_a_models_answers_are_told_every_at_ceiling_seconds(monkeypatch):
+    # The limit starts at 4 (adaptive.Policy.start) and the ceiling is 4: no success can
+    # raise it, so the answers wait for `at_ceiling` (1 s), not `every` (0.05 s).
+    clock = [100.0]
+    monkeypatch.setattr(batch_execution.time, "monotonic", lambda: clock[0])
+    limiter = LocalLimiter()
+    lessons = Lessons(limiter, every=0.05, at_ceiling=1.0)
+    lessons.add(unit(ceiling=4))
+    clock[0] += 0.06  # past `every`, short of `at_ceiling`
+    lessons.add(unit(ceiling=4))
+    assert limiter.run_calls(7) == {}
+    clock[0] += 0.94  # 1.00 s since the batch's start
+    lessons.add(unit(ceiling=4))
+    assert limiter.run_calls(7)["model-1"]["calls"] == 3
+
+
+def test_a_limit_that_reaches_its_ceiling_is_told_less_often_from_then_on(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(batch_execution.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(batch_execution, "holding", lambda key: 3)  # 3 of this process's calls hold slots
+    limiter = LocalLimiter()
+    lessons = Lessons(limiter, every=0.0, at_ceiling=1.0)
+    lessons.add(unit(ceiling=5))  # limit 4 < 5: told at once; 3 + 1 in flight fill 4 -> 5
+    assert limiter.adaptive_limit("model-1", 5) == 5 and limiter.run_calls(7)["model-1"]["calls"] == 1
+    clock[0] += 0.5
+    lessons.add(unit(ceiling=5))  # at the ceiling now: 0.5 s < 1 s since the last telling
+    assert limiter.run_calls(7)["model-1"]["calls"] == 1
+    clock[0] += 0.5
+    lessons.add(unit(ceiling=5))  # 1.0 s: both told
+    assert limiter.run_calls(7)["model-1"]["calls"] == 3
+
+
+def test_a_limit_that_cannot_be_read_is_told_as_often_as_while_climbing(monkeypatch):
+    class Unreadable(LocalLimiter):
+        def adaptive_limit(self, *args, **kwargs):
+            raise ConnectionError("the limiter's Redis is gone")
+
+    clock = [100.0]
+    monkeypatch.setattr(batch_execution.time, "monotonic", lambda: clock[0])
+    limiter = Unreadable()
+    lessons = Lessons(limiter, every=0.05, at_ceiling=1.0)
+    lessons.add(unit(ceiling=4))
+    clock[0] += 0.06
+    lessons.add(unit(ceiling=4))  # `every` passed: told, the answers stand
+    assert limiter.run_calls(7)["model-1"]["calls"] == 2
