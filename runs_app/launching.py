@@ -392,6 +392,7 @@ def start_run(request: LaunchRequest, launched_by=None) -> Run:
             [(m.pk, repeats_for(m, request.repeats)) for m in models], timezone.now())
     else:
         written = unit_rows.insert_units(run.pk, units, timezone.now())
+    unit_rows.refresh_statistics_after(written)
     if family.follow_ups is None:  # no unit is added later: the run page reads what was planned
         Run.objects.filter(pk=run.pk).update(planned=_planned(asked, models, request.repeats))
     family.mark_asked(question_ids, run.pk)

@@ -136,9 +136,13 @@ def run_workers(run: Run) -> list[RunWorker]:
     last = run.responses.order_by("-pk").values_list("pk", flat=True).first()
     if last is None:
         return []
-    # One pass over the run's answers: the recent ones done, and every one held now.
-    done = Q(status="done", pk__gt=last - WORKERS_WINDOW)
-    running = Q(status="running")
-    rows = (run.responses.exclude(worker="").filter(done | running).values("worker")
-            .annotate(answers=Count("pk", filter=done), holding=Count("pk", filter=running)).order_by("worker"))
-    return [RunWorker(row["worker"], row["answers"], row["holding"]) for row in rows]
+    # Two reads, each inside an index: the recent answers done by (run, id), the units held
+    # now by (run, status). (One pass with both as an OR read every unit of the run: 3 s for
+    # an open run of 10.6 M pending units.)
+    def per_worker(**where):
+        rows = run.responses.filter(**where).exclude(worker="").values("worker").annotate(n=Count("pk"))
+        return {row["worker"]: row["n"] for row in rows.order_by()}
+
+    answers = per_worker(status="done", pk__gt=last - WORKERS_WINDOW)
+    holding = per_worker(status="running")
+    return [RunWorker(name, answers.get(name, 0), holding.get(name, 0)) for name in sorted({*answers, *holding})]

@@ -54,3 +54,25 @@ def test_an_empty_grid_writes_nothing(benchmark, fake):
     assert unit_rows.insert_unit_grid(run.pk, [pair], [], now) == 0
     assert unit_rows.insert_unit_grid(run.pk, [pair], [(choice.pk, 0)], now) == 0
     assert not run.responses.exists()
+
+
+def last_analyze():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")  # the statistics views are read once per transaction
+        cursor.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = %s", [Response._meta.db_table])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ANALYZE after a large launch is PostgreSQL's")
+@pytest.mark.parametrize("threshold, analysed", [(1, True), (10**9, False)])
+def test_a_large_launch_refreshes_the_answers_statistics_once_committed(
+        benchmark, fake, monkeypatch, django_capture_on_commit_callbacks, threshold, analysed):
+    # Stale statistics made the planner walk a new 10.6 M-unit run's (run, id) index for its
+    # run page's workers (3 s; 0.04 s once analysed): a launch of at least ANALYZE_AFTER
+    # units analyses the table after its commit; a smaller one leaves it to autovacuum.
+    monkeypatch.setattr(unit_rows, "ANALYZE_AFTER", threshold)
+    before = last_analyze()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        launch(benchmark, [model(fake)], monkeypatch)
+    after = last_analyze()
+    assert (after is not None and after != before) is analysed, (before, after, len(callbacks))
