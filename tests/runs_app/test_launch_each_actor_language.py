@@ -143,15 +143,32 @@ def test_the_api_field(benchmark, client, operator_user):
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_the_run_page_shows_the_left_out_lines_in_a_browser(page, live_server, benchmark, operator_user):
+def test_an_operator_ticks_the_box_sees_what_is_left_out_and_the_run_keeps_it(page, live_server, benchmark,
+                                                                               operator_user, screenshots):
+    # The operator's path in Chromium: the launch form's box, the plan's Left out lines, the
+    # launch, and the run page repeating them.
+    from playwright.sync_api import expect
+
     from tests.journeys.test_author_browser import log_in
 
-    command("--each-actor-language")
-    run = Run.objects.get()
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, live_server, operator_user.username)
-    page.goto(f"{live_server.url}{reverse('run-detail', args=[run.pk])}")
+    page.goto(f"{live_server.url}{reverse('run-launch')}")
+    page.select_option("select[name=benchmark]", value=str(benchmark.pk))
+    for pk in LLMModel.objects.filter(name__in=BUNDLED).values_list("pk", flat=True):
+        page.check(f"input[name=models][value='{pk}']")
+    page.check("input[name=each_actor_language]")
+    page.click("button[value=plan]")
+    notes = page.locator("#plan-notes li")
+    expect(notes).to_have_count(2)
+    assert all(text.startswith("Left out: each actor's language: ") for text in notes.all_inner_texts())
+    page.locator("#launch-plan").screenshot(path=str(screenshots / "each-actor-language-plan.png"))
+    page.click("button[value=launch]")
+    page.wait_for_url("**/runs/*/")
+    run = Run.objects.get()
+    assert asked(run) == [("CN", "RU", "en"), ("CN", "RU", "zh"), ("US", "MX", "en")]
     lines = page.locator("#left-out li")
     assert lines.all_inner_texts() == [f"Left out: {line}" for line in run.left_out] and len(run.left_out) == 2
-    page.locator("#left-out").locator("xpath=ancestor::section[1]").screenshot(path="/tmp/h51-run-left-out.png")
+    page.locator("#left-out").locator("xpath=ancestor::section[1]").screenshot(
+        path=str(screenshots / "each-actor-language-run.png"))
     assert not page.problems, page.problems
