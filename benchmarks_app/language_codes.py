@@ -50,3 +50,47 @@ def direction(code: str) -> str:
 def reader_first(listed: list[str]) -> list[str]:
     """The language subtags of `listed` (what `reads` compares), in order, once each."""
     return list(dict.fromkeys(primary_language(tag) for tag in listed if language_problem(tag) is None))
+
+
+# Grammatical forms of actor names a translation may ask for as `[Actor A:genitive]`
+# (issue 41). A language not listed names actors in one form only (zh 中国, ja, es, fr…).
+# In the Slavic languages the translated name itself is the nominative, so `nominative`
+# is allowed in a slot but not stored beside the name. Arabic's forms are not cases: the
+# definite form (with al-) and the nisba adjective (روسي, "Russian", as in "the Russian army").
+_SLAVIC_SEVEN = ("nominative", "genitive", "dative", "accusative", "instrumental", "locative", "vocative")
+NAME_FORMS: dict[str, tuple[str, ...]] = {
+    "ru": ("nominative", "genitive", "dative", "accusative", "instrumental", "prepositional"),
+    "uk": _SLAVIC_SEVEN,
+    "pl": _SLAVIC_SEVEN,
+    "cs": _SLAVIC_SEVEN,
+    "ar": ("definite", "nisba"),
+}
+NAME_IS = {"ru": "nominative", "uk": "nominative", "pl": "nominative", "cs": "nominative"}
+
+
+def name_forms(code: str) -> tuple[str, ...]:
+    """Every form name a slot may ask for in `code` (by its language subtag: `ru-RU` is
+    `ru`); () for a language with none or an unreadable code."""
+    if language_problem(code) is not None:
+        return ()
+    return NAME_FORMS.get(primary_language(code), ())
+
+
+def name_is_form(code: str) -> str | None:
+    """The form an actor's translated name itself is in `code` (ru: nominative), or None."""
+    return NAME_IS.get(primary_language(code)) if language_problem(code) is None else None
+
+
+def stored_forms(code: str) -> tuple[str, ...]:
+    """The forms an actor's name translation stores beside its name: all but the name's own."""
+    return tuple(form for form in name_forms(code) if form != name_is_form(code))
+
+
+def form_problem(code: str, form: str) -> str | None:
+    """Why `form` is no form of names in `code` (the message names the forms it has), or None."""
+    forms = name_forms(code)
+    if form in forms:
+        return None
+    if not forms:
+        return f"{code or 'this language'} names actors in one form only (no '{form}')"
+    return f"{code} has no form '{form}' of names; its forms are {', '.join(forms)}"

@@ -14,7 +14,7 @@ YES = "yes"
 TRUE_WORDS = frozenset({"yes", "true", "1", "on"})
 FALSE_WORDS = frozenset({"no", "false", "0", "off"})
 
-NO_TRANSLATION = "no approved, up-to-date translation with both actors' names in that language"
+NO_TRANSLATION = "no approved, up-to-date translation with both actors' names (and the forms it uses) in that language"
 NO_LANGUAGES = "the actor lists no languages of its own"
 
 

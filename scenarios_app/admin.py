@@ -19,7 +19,7 @@ from .forms import CategoryChoiceField, DyadFormSet, ImportScenariosForm, Option
 from .models import (
     ActionCategory, Actor, ActorSet, ActorSetMember, Benchmark, CodifiedAction, CodifiedComparison,
     ComparisonCategory, Domain, ResponseOption, Scenario, ScenarioDyad, ScenarioQuestion, ScenarioReview,
-    SubDimension, ActorNameTranslation, ScenarioTranslation,
+    SubDimension, ScenarioTranslation,
 )
 from .prompting import chat_messages, render_transcript
 from .transfer import ImportFileError, decode_upload, detect_format, import_scenarios
@@ -425,8 +425,3 @@ class ScenarioTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
                                                approved) % {"n": approved})
 
 
-@admin.register(ActorNameTranslation)
-class ActorNameTranslationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ["actor", "language", "name", "provenance", "translated_at"]
-    list_filter = ["language"]
-    search_fields = ["actor__code", "name"]

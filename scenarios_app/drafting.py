@@ -125,7 +125,7 @@ def run_draft(draft_id: int) -> TranslationDraft | None:
             prompts[field] = prompt_for(text, SOURCE_LANGUAGE, language)
             drafted[field] = clean_reply(ask_text(draft.model, prompts[field], max_tokens=MAX_TOKENS).text)
             _progress(draft, done=draft.done + 1, prompts=prompts, fields=drafted)
-        problems = translations.problems_of(scenario, drafted)
+        problems = translations.problems_of(scenario, drafted, language)
         if problems:
             # Refused as an upload would be, each slot and field named; not saved as a translation.
             _finish(draft, TranslationDraft.Status.REFUSED,

@@ -360,11 +360,15 @@ class TranslationDraft(models.Model):
 
 
 class ActorNameTranslation(models.Model):
-    """An actor's name as prompts in one language write it (中国 for CN in zh)."""
+    """An actor's name as prompts in one language write it (中国 for CN in zh), and the
+    grammatical forms a translation asks for as `[Actor A:genitive]` (России for RU in ru;
+    the forms each language has: `language_codes.NAME_FORMS`)."""
 
     actor = models.ForeignKey(Actor, on_delete=models.CASCADE, related_name="translated_names")
     language = models.CharField(max_length=35, help_text="BCP 47 code, e.g. zh.")
     name = models.CharField(max_length=120)
+    forms = models.JSONField(default=dict, blank=True,
+                             help_text="Form name -> the name in that form, e.g. {\"genitive\": \"России\"}.")
     translated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="+")
     provenance = models.CharField(max_length=200, blank=True)

@@ -2,7 +2,7 @@
 for one ("Draft with a model": the scenario, the language, the model and the
 back-translation model), each draft's status and progress while a worker runs it, and the
 side-by-side table of source, translation, back-translation and scores shown on a draft's
-and a translation's page. Nothing here calls a model: the worker does (`drafting`)."""
+and a translation's page; and actors' names per language with their grammatical forms. Nothing here calls a model: the worker does (`drafting`)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from analysis_app.translation_quality import BERTSCORE_THRESHOLD, CHRF_THRESHOLD
-from benchmarks_app.language_codes import SOURCE_LANGUAGE
+from benchmarks_app.language_codes import SOURCE_LANGUAGE, stored_forms
 from kit.admin_tools import ReadOnlyAdminMixin
 from runs_app.models import LLMModel
 
 from . import drafting, translations
-from .models import Scenario, TranslationDraft
+from .models import ActorNameTranslation, Scenario, TranslationDraft
+from .naming import format_forms, parse_forms
 
 
 def may_draft(user) -> bool:
@@ -125,3 +126,64 @@ class TranslationDraftAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="Prompt (template)")
     def prompt_shown(self, draft):
         return format_html('<pre class="prompt">{}</pre>', draft.prompts.get("template", "")) if draft.prompts else "—"
+
+
+class ActorNameForm(forms.ModelForm):
+    """An actor's translated name and its grammatical forms, typed `genitive=России;
+    dative=России` and checked against the forms its language has."""
+
+    forms_text = forms.CharField(label="Forms", required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))
+
+    class Meta:
+        model = ActorNameTranslation
+        fields = ["name"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        language = self.instance.language
+        allowed = stored_forms(language)
+        self.fields["forms_text"].initial = format_forms(self.instance.forms or {}, allowed)
+        self.fields["forms_text"].help_text = (
+            f"form=text, separated by ; (e.g. {allowed[0]}=…). The forms of names in "
+            f"{language}: {', '.join(allowed)}. A translation asks for one as [Actor A:{allowed[0]}]." if allowed
+            else f"{language} names actors in one form only: leave this empty.")
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            cleaned["forms"] = translations.check_forms(self.instance.language,
+                                                        parse_forms(cleaned.get("forms_text", "")))
+        except ValueError as exc:  # TranslationError is one
+            self.add_error("forms_text", str(exc))
+        return cleaned
+
+
+@admin.register(ActorNameTranslation)
+class ActorNameTranslationAdmin(admin.ModelAdmin):
+    """Actors' names per language: read by everyone who reads scenarios; the name and its
+    forms edited by authors (through `translations.set_actor_name`, which asks the dyads
+    that waited for them)."""
+
+    form = ActorNameForm
+    list_display = ["actor", "language", "name", "forms_shown", "provenance", "translated_at"]
+    list_filter = ["language"]
+    search_fields = ["actor__code", "name"]
+    fields = ["actor", "language", "name", "forms_text", "provenance", "translated_by", "translated_at"]
+    readonly_fields = ["actor", "language", "provenance", "translated_by", "translated_at"]
+
+    def has_add_permission(self, request):
+        return False  # a name is added with import_translations or the demo's fixture
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return may_draft(request.user)  # authors
+
+    @admin.display(description="Forms")
+    def forms_shown(self, obj):
+        return format_forms(obj.forms, stored_forms(obj.language)) or "—"
+
+    def save_model(self, request, obj, form, change):
+        translations.set_actor_name(obj.actor, obj.language, form.cleaned_data["name"],
+                                    forms=form.cleaned_data["forms"], translated_by=request.user, provenance="person")

@@ -4,7 +4,8 @@ library translators' tools share; its `xliff2` storage writes version 2.0 with `
 placeholders for the slots, so that a translation tool protects them).
 
 `key` names the item (a scenario version `bench/key.v1`, or an actor `actor:CN`), `field`
-its part (template, option_a, option_b, option_c; name). An import is all or nothing: any
+its part (template, option_a, option_b, option_c; name, and in a language whose names have
+grammatical forms `name:genitive`, … one row per form, its `source` the English name). An import is all or nothing: any
 bad row and nothing is written, every bad row named with its key, field and slot."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from django.db import transaction
 from translate.storage.placeables import StringElem, xliff as xliff_placeables
 from translate.storage.xliff2 import Xliff2File
 
-from benchmarks_app.language_codes import SOURCE_LANGUAGE, language_problem, reads
+from benchmarks_app.language_codes import SOURCE_LANGUAGE, form_problem, language_problem, reads, stored_forms
 from kit.csv_safety import SafeWriter, restore
 
 from . import translations
@@ -70,9 +71,10 @@ def version_key(scenario: Scenario) -> str:
     return f"{scenario.benchmark.name}/{scenario.key}.v{scenario.version}"
 
 
-def _items(benchmark: Benchmark):
-    """(key, field, source) of everything a translator translates in `benchmark`: its
-    current scenario versions, then the actors their dyads name."""
+def _items(benchmark: Benchmark, language: str):
+    """(key, field, source) of everything a translator translates into `language` in
+    `benchmark`: its current scenario versions, then the actors their dyads name (each
+    actor's name, then each form of names the language stores)."""
     rows, codes = [], {}
     for scenario in (Scenario.objects.filter(benchmark=benchmark, is_current=True)
                      .select_related("benchmark").prefetch_related("options", "dyads__actor_a", "dyads__actor_b")
@@ -84,6 +86,7 @@ def _items(benchmark: Benchmark):
                 codes[actor.code] = actor
     for code in sorted(codes):
         rows.append((ACTOR_PREFIX + code, "name", codes[code].prompt_name))
+        rows.extend((ACTOR_PREFIX + code, f"name:{form}", codes[code].prompt_name) for form in stored_forms(language))
     return rows
 
 
@@ -91,7 +94,7 @@ def export_translations(benchmark: Benchmark, language: str, fmt: str) -> bytes:
     problem = language_problem(language)
     if problem:
         raise TranslationFileError(f"--language: {problem}")
-    items = _items(benchmark)
+    items = _items(benchmark, language)
     if fmt == "csv":
         out = io.StringIO(newline="")
         writer = SafeWriter(out, lineterminator="\n")  # free text opened in spreadsheets: no formulas
@@ -177,10 +180,12 @@ def read_rows(data: bytes, fmt: str) -> tuple[list[Row], str | None]:
     return rows, store.gettargetlanguage()
 
 
-def _sort_rows(rows: list[Row], report: ImportReport) -> tuple[dict[str, dict[str, Row]], dict[str, Row]]:
-    """The translated rows by scenario version (then field) and by actor; shape problems to `report`."""
+def _sort_rows(rows: list[Row], report: ImportReport, language: str
+               ) -> tuple[dict[str, dict[str, Row]], dict[str, dict[str, Row]]]:
+    """The translated rows by scenario version, and by actor (each then by field: `name`,
+    `name:genitive`, …); shape problems to `report`."""
     scenarios: dict[str, dict[str, Row]] = {}
-    actors: dict[str, Row] = {}
+    actors: dict[str, dict[str, Row]] = {}
     for row in rows:
         where = f"row {row.line}"
         if row.text.startswith("\0"):
@@ -188,12 +193,18 @@ def _sort_rows(rows: list[Row], report: ImportReport) -> tuple[dict[str, dict[st
         elif not row.text.strip():
             continue
         elif row.key.startswith(ACTOR_PREFIX):
-            if row.field != "name":
-                report.errors.append(f"{where} ({row.key}, {row.field}): an actor has one field, name")
-            elif row.key in actors:
-                report.errors.append(f"{where} ({row.key}, name): given twice")
+            head, _, form = row.field.partition(":")
+            fields = actors.setdefault(row.key, {})
+            if head != "name" or (row.field != "name" and not form):
+                report.errors.append(f"{where} ({row.key}, {row.field}): an actor's fields are name and "
+                                     "name:FORM (a grammatical form, e.g. name:genitive)")
+            elif form and (form_problem(language, form) or form not in stored_forms(language)):
+                problem = form_problem(language, form) or f"the name itself is the {form}; give it as name"
+                report.errors.append(f"{where} ({row.key}, {row.field}): {problem}")
+            elif row.field in fields:
+                report.errors.append(f"{where} ({row.key}, {row.field}): given twice")
             else:
-                actors[row.key] = row
+                fields[row.field] = row
         elif _VERSION_KEY.match(row.key):
             fields = scenarios.setdefault(row.key, {})
             if row.field in fields:
@@ -203,6 +214,31 @@ def _sort_rows(rows: list[Row], report: ImportReport) -> tuple[dict[str, dict[st
             report.errors.append(f"{where} ({row.key or 'no key'}, {row.field}): the key names no scenario version "
                                  "(bench/key.vN) or actor (actor:CODE)")
     return scenarios, actors
+
+
+def _plan_actors(actors: dict[str, dict[str, Row]], language: str, report: ImportReport) -> list[tuple]:
+    """(actor, name, forms) to write for each actor's rows; problems to `report`. Forms join
+    those the actor's name has already: a form row left empty keeps what was there."""
+    planned = []
+    for key, fields in actors.items():
+        if not fields:
+            continue
+        first = min(row.line for row in fields.values())
+        actor = Actor.objects.filter(code=key[len(ACTOR_PREFIX):]).first()
+        if actor is None:
+            report.errors.append(f"row {first} ({key}, name): no such actor")
+            continue
+        known = actor.translated_names.filter(language=language).first()
+        name = fields["name"].text if "name" in fields else (known.name if known else "")
+        if not name:
+            field = min(fields, key=lambda f: fields[f].line)
+            report.errors.append(f"row {first} ({key}, {field}): {key} has no name in {language} yet; "
+                                 "fill its name row too")
+            continue
+        forms = {**(known.forms if known else {}),
+                 **{field.partition(":")[2]: row.text for field, row in fields.items() if field != "name"}}
+        planned.append((actor, name, forms))
+    return planned
 
 
 def import_translations(data: bytes, fmt: str, *, language: str | None = None, approved_by=None,
@@ -221,8 +257,8 @@ def import_translations(data: bytes, fmt: str, *, language: str | None = None, a
     if problem:
         raise TranslationFileError(f"language: {problem}")
     report.language = language
-    scenarios, actors = _sort_rows(rows, report)
-    planned_scenarios, planned_actors = [], []
+    scenarios, actors = _sort_rows(rows, report, language)
+    planned_scenarios = []
     for key, fields in scenarios.items():
         match = _VERSION_KEY.match(key)
         scenario = (Scenario.objects.filter(benchmark__name=match["bench"], key=match["key"],
@@ -236,17 +272,12 @@ def import_translations(data: bytes, fmt: str, *, language: str | None = None, a
             if name in source and row.source.strip() and row.source.strip() != source[name].strip():
                 report.errors.append(f"row {row.line} ({key}, {name}): the source text changed since the export; "
                                      "export again and translate the current text")
-        for problem in check_translation(source, {name: row.text for name, row in fields.items()}):
+        for problem in check_translation(source, {name: row.text for name, row in fields.items()}, language):
             line = fields[problem.field].line if problem.field in fields else first
             slot = f", slot {problem.slot}" if problem.slot else ""
             report.errors.append(f"row {line} ({key}, {problem.field}{slot}): {problem.message}")
         planned_scenarios.append((scenario, {name: row.text for name, row in fields.items()}))
-    for key, row in actors.items():
-        actor = Actor.objects.filter(code=key[len(ACTOR_PREFIX):]).first()
-        if actor is None:
-            report.errors.append(f"row {row.line} ({key}, name): no such actor")
-        else:
-            planned_actors.append((actor, row.text))
+    planned_actors = _plan_actors(actors, language, report)
     if approved_by is not None:
         if not translations.is_author(approved_by):
             report.errors.append(f"--approved-by: {approved_by} is not an author")
@@ -256,8 +287,8 @@ def import_translations(data: bytes, fmt: str, *, language: str | None = None, a
         return report
     try:
         with transaction.atomic():
-            for actor, name in planned_actors:
-                translations.set_actor_name(actor, language, name, translated_by=translated_by,
+            for actor, name, forms in planned_actors:
+                translations.set_actor_name(actor, language, name, forms=forms, translated_by=translated_by,
                                             provenance=provenance)
                 report.actors += 1
             for scenario, fields in planned_scenarios:

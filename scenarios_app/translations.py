@@ -14,11 +14,13 @@ from django.utils import timezone
 
 from accounts.models import Profile
 from accounts.roles import AUTHORS
-from benchmarks_app.language_codes import SOURCE_LANGUAGE, language_problem, reads
+from benchmarks_app.language_codes import (
+    SOURCE_LANGUAGE, form_problem, language_problem, name_is_form, reads, stored_forms,
+)
 
 from .expansion import TemplateOption, expand_scenario
 from .models import Actor, ActorNameTranslation, Question, Scenario, ScenarioQuestion, ScenarioTranslation
-from .naming import ActorName
+from .naming import ActorName, forms_used
 from .slots import OPTION_FIELDS, SlotProblem, check_translation
 
 
@@ -51,8 +53,8 @@ def check_language(code: str) -> str:
     return code
 
 
-def problems_of(scenario: Scenario, fields: dict[str, str]) -> list[SlotProblem]:
-    return check_translation(source_fields(scenario), fields)
+def problems_of(scenario: Scenario, fields: dict[str, str], language: str = "") -> list[SlotProblem]:
+    return check_translation(source_fields(scenario), fields, language)
 
 
 @transaction.atomic
@@ -64,7 +66,7 @@ def save_translation(scenario: Scenario, language: str, fields: dict[str, str], 
     (`drafting`) also records the model, its prompt, the back-translation and its scores;
     any other writing clears them (they were of another text)."""
     check_language(language)
-    problems = problems_of(scenario, fields)
+    problems = problems_of(scenario, fields, language)
     if problems:
         raise TranslationError("; ".join(str(p) for p in problems), problems)
     existing = ScenarioTranslation.objects.filter(scenario=scenario, language=language).first()
@@ -136,14 +138,44 @@ def mark_out_of_date(scenario: Scenario) -> int:
     return len(ids)
 
 
-def set_actor_name(actor: Actor, language: str, name: str, *, translated_by=None,
-                   provenance: str = "person") -> ActorNameTranslation:
+MAX_NAME = 120  # ActorNameTranslation.name's length; a form is held to the same
+
+
+def check_forms(language: str, forms: dict[str, str]) -> dict[str, str]:
+    """`forms` (form name -> text) as an actor's name translation into `language` stores
+    them, or TranslationError naming each form it cannot store and the forms it can."""
+    problems, clean = [], {}
+    own = name_is_form(language)
+    for form, text in forms.items():
+        if form == own:
+            problems.append(f"{form}: the name itself is the {form} in {language}; set the name")
+        elif form_problem(language, form):
+            problems.append(f"{form}: {form_problem(language, form)}")
+        elif not isinstance(text, str) or not text.strip():
+            problems.append(f"{form}: empty; give the name in that form or leave the form out")
+        elif len(text.strip()) > MAX_NAME:
+            problems.append(f"{form}: longer than {MAX_NAME} characters")
+        else:
+            clean[form] = text.strip()
+    if problems:
+        raise TranslationError("; ".join(problems))
+    return {form: clean[form] for form in stored_forms(language) if form in clean}
+
+
+def set_actor_name(actor: Actor, language: str, name: str, *, forms: dict[str, str] | None = None,
+                   translated_by=None, provenance: str = "person") -> ActorNameTranslation:
+    """Write `actor`'s name in `language`, and (when `forms` is given) its grammatical forms
+    there, replacing those it had (`forms=None` keeps them)."""
     check_language(language)
     if not name.strip():
         raise TranslationError(f"{actor.code} [{language}]: the name is empty")
-    row, _ = ActorNameTranslation.objects.update_or_create(
-        actor=actor, language=language,
-        defaults={"name": name.strip(), "translated_by": translated_by, "provenance": provenance[:200]})
+    defaults = {"name": name.strip(), "translated_by": translated_by, "provenance": provenance[:200]}
+    if forms is not None:
+        try:
+            defaults["forms"] = check_forms(language, forms)
+        except TranslationError as error:
+            raise TranslationError(f"{actor.code} [{language}]: {error}") from None
+    row, _ = ActorNameTranslation.objects.update_or_create(actor=actor, language=language, defaults=defaults)
     # Approved translations waiting for this name ask its dyads now.
     for translation in ScenarioTranslation.objects.filter(
             language=language, status=ScenarioTranslation.Status.APPROVED, out_of_date=False,
@@ -164,7 +196,9 @@ def translated_key(source_key: str, language: str) -> str:
 class TranslatedSync:
     created: int = 0
     retired: int = 0
-    missing_names: tuple[str, ...] = ()  # actor codes with no name in the language: their dyads are not asked
+    # Actor codes with no name in the language, then `CODE:form` for a form of a name the
+    # translation asks for (`[Actor A:genitive]`) that the actor's name lacks: their dyads are not asked.
+    missing_names: tuple[str, ...] = ()
 
 
 def sync_translated_questions(translation: ScenarioTranslation) -> TranslatedSync:
@@ -184,11 +218,20 @@ def sync_translated_questions(translation: ScenarioTranslation) -> TranslatedSyn
                for text, o in zip(translation.options, scenario.options.select_related("category"))]
     dyads = list(scenario.dyads.select_related("actor_a", "actor_b"))
     codes = {actor.code: actor for d in dyads for actor in (d.actor_a, d.actor_b)}
-    names = {row.actor.code: ActorName(row.name) for row in ActorNameTranslation.objects.filter(
-        actor__code__in=codes, language=translation.language).select_related("actor")}
-    outcome.missing_names = tuple(sorted(set(codes) - set(names)))
-    asked = [(d.actor_a.code, d.actor_b.code) for d in dyads
-             if d.actor_a.code in names and d.actor_b.code in names]
+    own = name_is_form(translation.language)
+    names = {row.actor.code: ActorName(row.name, forms={**row.forms, **({own: row.name} if own else {})})
+             for row in ActorNameTranslation.objects.filter(
+                 actor__code__in=codes, language=translation.language).select_related("actor")}
+    used = set().union(*(forms_used(text) for text in [translation.template, *translation.options]))
+    asked, lacking = [], set()
+    for d in dyads:
+        pair = {"A": d.actor_a.code, "B": d.actor_b.code}
+        gaps = {f"{pair[which]}:{form}" for which, form in used
+                if pair[which] in names and form not in names[pair[which]].forms}
+        lacking |= gaps
+        if not gaps and all(code in names for code in pair.values()):
+            asked.append((pair["A"], pair["B"]))
+    outcome.missing_names = tuple(sorted(set(codes) - set(names))) + tuple(sorted(lacking))
     expanded = expand_scenario(f"{scenario.benchmark.name}/{scenario.key}", scenario.version,
                                translation.template, options, scenario.qualified_actor, asked, names)
     existing = set(mine.values_list("key", flat=True))

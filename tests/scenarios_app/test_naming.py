@@ -1,7 +1,8 @@
 import pytest
 
 from scenarios_app.naming import (
-    ActorName, actor_slots, country_prompt_name, malformed_slots, substitute_actors, takes_definite_article,
+    ActorName, MissingNameForm, actor_slots, country_prompt_name, forms_used, malformed_slots, substitute_actors,
+    takes_definite_article,
 )
 
 BRAZIL = ActorName("Brazil")
@@ -62,3 +63,25 @@ def test_it_knows_which_names_take_the_definite_article(name, expected):
 def test_it_lists_the_slots_a_text_uses_and_the_malformed_ones():
     assert actor_slots("[Actor A] and [Actor A]'s ally") == {"A"}
     assert malformed_slots("[Actor C] met [actor a] and [Actor B]") == ["[Actor C]", "[actor a]"]
+
+
+RUSSIA_RU = ActorName("Россия", forms={"nominative": "Россия", "genitive": "России", "dative": "России"})
+CHINA_RU = ActorName("Китай", forms={"nominative": "Китай", "instrumental": "Китаем"})
+
+
+def test_a_slot_with_a_form_takes_the_name_in_that_form():
+    text = "Армия [Actor A:genitive] стоит у границы с [Actor B:instrumental]. Как ответить [Actor A:dative]?"
+    assert substitute_actors(text, RUSSIA_RU, CHINA_RU) == (
+        "Армия России стоит у границы с Китаем. Как ответить России?")
+    assert substitute_actors("[Actor A] и [Actor B:nominative]", RUSSIA_RU, CHINA_RU) == "Россия и Китай"
+
+
+def test_a_form_the_name_lacks_is_an_error_not_a_guess():
+    with pytest.raises(MissingNameForm, match="Китай has no genitive form"):
+        substitute_actors("посты [Actor B:genitive]", RUSSIA_RU, CHINA_RU)
+
+
+def test_forms_used_names_each_actor_and_form_once():
+    assert forms_used("[Actor A:genitive] [Actor A:genitive] [Actor B] [Actor B:dative]") == {
+        ("A", "genitive"), ("B", "dative")}
+    assert forms_used("[Actor A] and [Actor B]'s") == set()

@@ -1,8 +1,10 @@
 """The slot check of translations (scenarios_app.slots): exact cases and properties."""
 
+import re
+
 from hypothesis import given, strategies as st
 
-from scenarios_app.slots import check_field, check_translation, slots
+from scenarios_app.slots import base_slots, check_field, check_translation, parse_slot, slots
 
 SOURCE = {"template": "[Actor A] has massed troops on the border with [Actor B]. How should [Actor A] respond?",
           "option_a": "Withdraw and reopen talks with [Actor B]",
@@ -89,3 +91,71 @@ def test_adding_one_slot_is_always_named(source, name):
     problems = check_field("option_a", source, source + name)
     assert [(p.field, p.slot, "not in the source as often" in p.message) for p in problems] == [
         ("option_a", name, True)]
+
+
+# --- grammatical forms of names: [Actor A:genitive] --------------------------------------
+
+RU = {"template": "Армия [Actor A:genitive] стоит у границы с [Actor B:instrumental]. Как следует ответить "
+                  "[Actor A:dative]?",
+      "option_a": "Отвести войска и возобновить переговоры с [Actor B:instrumental]",
+      "option_b": "Нанести удар по пограничным постам [Actor B:genitive]"}
+
+
+def test_a_slot_is_read_as_its_base_and_its_form():
+    assert parse_slot("[Actor A:genitive]") == ("[Actor A]", "genitive")
+    assert parse_slot("[Actor A]") == ("[Actor A]", "")
+    # Not a form: a capital, a space, an empty form. Such a slot is a slot of its own.
+    assert [parse_slot(s) for s in ("[Actor A:Genitive]", "[Actor A: genitive]", "[Actor A:]")] == [
+        ("[Actor A:Genitive]", ""), ("[Actor A: genitive]", ""), ("[Actor A:]", "")]
+    assert base_slots("[Actor A] и [Actor A:dative], [Actor B:genitive]") == {"[Actor A]": 2, "[Actor B]": 1}
+
+
+def test_forms_count_as_uses_of_their_base():
+    # The source has [Actor A] twice and [Actor B] once in the template: the translation's
+    # [Actor A:genitive] + [Actor A:dative] are the two uses of [Actor A].
+    assert check_translation(SOURCE, RU, "ru") == []
+    assert check_translation(SOURCE, RU, "ru-RU") == []
+
+
+def test_a_form_the_language_does_not_have_is_named_with_its_field_and_slot():
+    bad = {**RU, "option_b": "Нанести удар по пограничным постам [Actor B:locative]"}
+    problems = check_translation(SOURCE, bad, "ru")
+    assert [(p.field, p.slot) for p in problems] == [("option_b", "[Actor B:locative]")]
+    assert messages(problems) == [
+        "option_b: [Actor B:locative]: ru has no form 'locative' of names; its forms are nominative, genitive, "
+        "dative, accusative, instrumental, prepositional"]
+
+
+def test_a_language_without_forms_refuses_any():
+    zh = {**GOOD, "option_b": "打击[Actor B:genitive]的边境哨所"}
+    assert messages(check_translation(SOURCE, zh, "zh")) == [
+        "option_b: [Actor B:genitive]: zh names actors in one form only (no 'genitive'); write [Actor B]"]
+
+
+def test_a_form_still_counts_against_the_source():
+    # One [Actor A] too many, although written with a form: named by its base.
+    bad = {**RU, "option_a": RU["option_a"] + " и [Actor A:instrumental]"}
+    assert [(p.field, p.slot) for p in check_translation(SOURCE, bad, "ru")] == [("option_a", "[Actor A]")]
+
+
+def test_the_source_uses_no_forms():
+    source = {**SOURCE, "option_a": "Withdraw and reopen talks with [Actor B:genitive]"}
+    assert messages(check_translation(source, RU, "ru")) == [
+        "option_a: [Actor B:genitive] is in the source: the source (en) names actors in one form; "
+        "write [Actor B] there"]
+
+
+RU_FORMS = st.sampled_from(["genitive", "dative", "accusative", "instrumental", "prepositional", "nominative"])
+
+
+@given(slotted(), st.data())
+def test_adding_or_removing_forms_never_changes_the_counts_by_base(text, data):
+    # Give each slot of the text a form, or not, at random: the counts by base stay the same,
+    # and the formed text passes the check against the bare one (in ru, whose forms these are).
+    parts = text.split("]")
+    formed = "]".join(part + (f":{data.draw(RU_FORMS)}" if part.endswith(("[Actor A", "[Actor B"))
+                              and data.draw(st.booleans()) else "") for part in parts)
+    assert base_slots(formed) == base_slots(text) == slots(text)
+    assert check_field("template", text, formed, "ru") == []
+    # Removing the forms again gives the bare text back.
+    assert re.sub(r"\[(Actor [AB]):[a-z]+\]", r"[\1]", formed) == text

@@ -175,3 +175,96 @@ def test_a_broken_xliff_file_is_a_clear_error(scenario, tmp_path):
     path.write_bytes(b"<xliff version='2.0'><file")
     with pytest.raises(CommandError, match="not an XLIFF 2.0 file"):
         call_command("import_translations", str(path))
+
+
+# --- grammatical forms of actor names: `name:genitive` rows ---------------------------------
+
+RU = {("t/esc-ru.v1", "template"): "Армия [Actor A:genitive] стоит у границы с [Actor B:instrumental]. Переговоры "
+                                   "о реке провалились. Как следует ответить [Actor A:dative]?",
+      ("t/esc-ru.v1", "option_a"): "Отвести войска и возобновить переговоры с [Actor B:instrumental]",
+      ("t/esc-ru.v1", "option_b"): "Нанести удар по пограничным постам [Actor B:genitive]",
+      ("actor:RU", "name"): "Россия", ("actor:RU", "name:genitive"): "России", ("actor:RU", "name:dative"): "России",
+      ("actor:CN", "name"): "Китай", ("actor:CN", "name:genitive"): "Китая",
+      ("actor:CN", "name:instrumental"): "Китаем"}
+RU_FORMS = ["genitive", "dative", "accusative", "instrumental", "prepositional"]
+
+
+@pytest.fixture
+def ru_scenario():
+    benchmark = Benchmark.objects.create(name="t")
+    return services.save_spec(benchmark, escalation_spec(key="esc-ru", dyads=[("RU", "CN")])).scenario
+
+
+def export_ru(tmp_path, name="ru.csv"):
+    path = tmp_path / name
+    call_command("export_translations", "--benchmark", "t", "--language", "ru", "--out", str(path))
+    return path
+
+
+def test_a_russian_export_has_a_row_per_form_of_each_actors_name(ru_scenario, tmp_path):
+    rows = list(csv.reader(io.StringIO(export_ru(tmp_path).read_text(encoding="utf-8"))))
+    # 1 header + 3 scenario fields + 2 actors x (name + 5 forms; the name itself is the nominative) = 16
+    assert len(rows) == 16
+    assert rows[4:] == [[f"actor:{code}", field, english, ""] for code, english in (("CN", "China"), ("RU", "Russia"))
+                        for field in ["name", *(f"name:{form}" for form in RU_FORMS)]]
+
+
+def test_a_csv_round_trip_of_names_forms_asks_the_russian_question(ru_scenario, tmp_path, author):
+    path = export_ru(tmp_path)
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    write_csv(path, [rows[0]] + [[key, field, source, RU.get((key, field), "")] for key, field, source, _ in rows[1:]])
+    translations.set_languages(author, ["ru"])
+    out = io.StringIO()
+    call_command("import_translations", str(path), "--language", "ru", "--approved-by", "alice", stdout=out)
+    assert out.getvalue() == "ru: 1 scenario translation(s), 2 actor name(s), 1 approved\n"
+    assert {code: (name, forms) for code, name, forms in ActorNameTranslation.objects.values_list(
+        "actor__code", "name", "forms")} == {
+        "RU": ("Россия", {"genitive": "России", "dative": "России"}),
+        "CN": ("Китай", {"genitive": "Китая", "instrumental": "Китаем"})}
+    assert Question.objects.get(language="ru").text == (
+        "Армия России стоит у границы с Китаем. Переговоры о реке провалились. Как следует ответить России?")
+    # A second file with one more form adds it and keeps the others (its empty rows change nothing).
+    write_csv(path, [rows[0], ["actor:CN", "name:dative", "China", "Китаю"]])
+    call_command("import_translations", str(path), "--language", "ru", stdout=io.StringIO())
+    assert ActorNameTranslation.objects.get(actor__code="CN").forms == {
+        "genitive": "Китая", "dative": "Китаю", "instrumental": "Китаем"}
+
+
+def test_a_bad_form_row_is_named_and_nothing_is_written(ru_scenario, tmp_path):
+    path = tmp_path / "ru.csv"
+    write_csv(path, [["key", "field", "source", "text"],
+                     ["actor:RU", "name", "Russia", "Россия"],
+                     ["actor:RU", "name:locative", "Russia", "России"],
+                     ["actor:RU", "name:nominative", "Russia", "Россия"],
+                     ["actor:CN", "name:genitive", "China", "Китая"],
+                     ["actor:CN", "genitive", "China", "Китая"]])
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="4 problem"):
+        call_command("import_translations", str(path), "--language", "ru", stderr=err)
+    assert err.getvalue().splitlines() == [
+        "row 2 (actor:RU, name:locative): ru has no form 'locative' of names; its forms are nominative, genitive, "
+        "dative, accusative, instrumental, prepositional",
+        "row 3 (actor:RU, name:nominative): the name itself is the nominative; give it as name",
+        "row 5 (actor:CN, genitive): an actor's fields are name and name:FORM (a grammatical form, e.g. "
+        "name:genitive)",
+        "row 4 (actor:CN, name:genitive): actor:CN has no name in ru yet; fill its name row too",
+    ]
+    assert not ActorNameTranslation.objects.exists()
+
+
+def test_an_xliff_round_trip_carries_forms_in_the_placeholders(ru_scenario, tmp_path, author):
+    from scenarios_app.translation_files import _with_placeholders
+
+    path = export_ru(tmp_path, "ru.xlf")
+    store = Xliff2File.parsestring(path.read_bytes())
+    for unit in store.getunits():
+        key, _, field = unit.getid().rpartition("#")
+        unit.rich_target = [_with_placeholders(RU.get((key, field), ""))]
+    path.write_bytes(bytes(store))
+    assert ('<target>Нанести удар по пограничным постам <ph id="1" equiv="[Actor B:genitive]" '
+            'disp="[Actor B:genitive]"/></target>') in path.read_text("utf-8")
+    translations.set_languages(author, ["ru"])
+    call_command("import_translations", str(path), "--approved-by", "alice", stdout=io.StringIO())
+    assert ActorNameTranslation.objects.get(actor__code="RU").forms == {"genitive": "России", "dative": "России"}
+    assert Question.objects.get(language="ru").option_texts() == [
+        "Отвести войска и возобновить переговоры с Китаем", "Нанести удар по пограничным постам Китая"]

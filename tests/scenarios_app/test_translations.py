@@ -169,3 +169,83 @@ def test_a_translation_and_its_approval_are_in_the_record_of_changes(scenario, z
     assert [e.action for e in entries][:1] == [LogEntry.Action.CREATE]
     assert any(e.changes_dict.get("status") == ["draft", "approved"] for e in entries), [e.changes_dict for e in entries]
     assert all(e.actor == zh_author for e in entries)
+
+
+# --- grammatical forms of actor names (`[Actor A:genitive]`) --------------------------------
+
+RU = {"template": "Армия [Actor A:genitive] стоит у границы с [Actor B:instrumental]. Переговоры о реке "
+                  "провалились. Как следует ответить [Actor A:dative]?",
+      "option_a": "Отвести войска и возобновить переговоры с [Actor B:instrumental]",
+      "option_b": "Нанести удар по пограничным постам [Actor B:genitive]"}
+
+
+@pytest.fixture
+def ru_scenario(benchmark):
+    return services.save_spec(benchmark, escalation_spec(key="esc-ru", dyads=[("RU", "CN")])).scenario
+
+
+@pytest.fixture
+def ru_author(second_author):
+    translations.set_languages(second_author, ["ru"])
+    return second_author
+
+
+def test_a_russian_translation_asks_each_actor_in_the_form_its_slot_names(ru_scenario, ru_author):
+    translations.set_actor_name(Actor.objects.get(code="RU"), "ru", "Россия",
+                                forms={"genitive": "России", "dative": "России"})
+    translations.set_actor_name(Actor.objects.get(code="CN"), "ru", "Китай",
+                                forms={"genitive": "Китая", "instrumental": "Китаем"})
+    translations.approve_translation(translations.save_translation(ru_scenario, "ru", RU), ru_author)
+    question = Question.objects.get(language="ru")
+    assert question.key == "t/esc-ru.v1.RU-CN.full@ru"
+    assert question.text == ("Армия России стоит у границы с Китаем. Переговоры о реке провалились. "
+                             "Как следует ответить России?")
+    assert question.option_texts() == ["Отвести войска и возобновить переговоры с Китаем",
+                                       "Нанести удар по пограничным постам Китая"]
+
+
+def test_a_dyad_whose_actor_lacks_a_form_is_not_asked_and_is_named(ru_scenario, ru_author):
+    russia, china = Actor.objects.get(code="RU"), Actor.objects.get(code="CN")
+    translations.set_actor_name(russia, "ru", "Россия", forms={"genitive": "России"})  # no dative
+    translations.set_actor_name(china, "ru", "Китай", forms={"genitive": "Китая"})  # no instrumental
+    translation = translations.approve_translation(translations.save_translation(ru_scenario, "ru", RU), ru_author)
+    assert not Question.objects.filter(language="ru").exists()
+    assert translations.sync_translated_questions(translation).missing_names == ("CN:instrumental", "RU:dative")
+    # Giving the forms asks the dyad (set_actor_name syncs the translations waiting for the actor).
+    translations.set_actor_name(russia, "ru", "Россия", forms={"genitive": "России", "dative": "России"})
+    translations.set_actor_name(china, "ru", "Китай", forms={"genitive": "Китая", "instrumental": "Китаем"})
+    assert translations.sync_translated_questions(translation).missing_names == ()
+    assert Question.objects.filter(language="ru").count() == 1
+
+
+def test_missing_names_come_before_missing_forms(ru_scenario, ru_author):
+    translations.set_actor_name(Actor.objects.get(code="RU"), "ru", "Россия", forms={"genitive": "России"})
+    translation = translations.approve_translation(translations.save_translation(ru_scenario, "ru", RU), ru_author)
+    # CN has no Russian name at all (so no form of it is looked for); RU lacks its dative.
+    assert translations.sync_translated_questions(translation).missing_names == ("CN", "RU:dative")
+    assert not Question.objects.filter(language="ru").exists()
+
+
+def test_an_actor_names_forms_are_checked_against_the_language(ru_scenario):
+    russia = Actor.objects.get(code="RU")
+    with pytest.raises(translations.TranslationError) as caught:
+        translations.set_actor_name(russia, "ru", "Россия", forms={"locative": "России", "genitive": " ",
+                                                                   "nominative": "Россия"})
+    assert str(caught.value) == (
+        "RU [ru]: locative: ru has no form 'locative' of names; its forms are nominative, genitive, dative, "
+        "accusative, instrumental, prepositional; genitive: empty; give the name in that form or leave the form "
+        "out; nominative: the name itself is the nominative in ru; set the name")
+    with pytest.raises(translations.TranslationError, match="zh names actors in one form only"):
+        translations.set_actor_name(russia, "zh", "俄罗斯", forms={"genitive": "俄罗斯"})
+    row = translations.set_actor_name(russia, "ru", "Россия", forms={"dative": " России ", "genitive": "России"})
+    assert row.forms == {"genitive": "России", "dative": "России"}  # trimmed
+    # Writing the name again without forms keeps them; forms={} clears them.
+    assert translations.set_actor_name(russia, "ru", "Россия").forms == {"genitive": "России", "dative": "России"}
+    assert translations.set_actor_name(russia, "ru", "Россия", forms={}).forms == {}
+
+
+def test_a_translation_with_a_form_its_language_lacks_is_refused(ru_scenario):
+    with pytest.raises(translations.TranslationError) as caught:
+        translations.save_translation(ru_scenario, "ru", {**RU, "option_b": "Удар по постам [Actor B:locative]"})
+    assert str(caught.value).startswith("option_b: [Actor B:locative]: ru has no form 'locative' of names")
+    assert not ScenarioTranslation.objects.exists()
