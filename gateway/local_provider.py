@@ -59,6 +59,13 @@ def choice_letters(optional_params: dict) -> list[str] | None:
     return None
 
 
+def stop_strings(stop) -> list[str]:
+    """OpenAI's `stop` (a string or a list of them) as a list."""
+    if isinstance(stop, str):
+        return [stop]
+    return [str(s) for s in stop or [] if s]
+
+
 def echoed_prompts(messages: list[dict], optional_params: dict) -> tuple[list[str], int]:
     """The prompts of an echo request (LiteLLM's `text_completion` sends each as a user
     message) and where their scored part begins; LocalModelError names what is wrong."""
@@ -139,7 +146,8 @@ def handler():
                 else:
                     result = loaded.generate(messages, max_tokens=optional_params.get("max_tokens") or 256,
                                              temperature=optional_params.get("temperature") or 0.0,
-                                             top_p=optional_params.get("top_p"), seed=optional_params.get("seed"))
+                                             top_p=optional_params.get("top_p"), seed=optional_params.get("seed"),
+                                             stop=stop_strings(optional_params.get("stop")))
                     text, completion_tokens = result["text"], result["completion_tokens"]
                     finish, logprobs = result["finish_reason"], None
             except LocalModelError as exc:

@@ -47,6 +47,13 @@ class LocalModelError(RuntimeError):
     pass
 
 
+def cut_at_stop(text: str, stop: list[str]) -> int | None:
+    """Where `text` ends under OpenAI's `stop`: the offset of the earliest stop string it
+    holds, None when it holds none. E.g. ("ab\n\nText: c", ["\nText:", "\n\n"]) → 2."""
+    found = [text.find(s) for s in stop if s and s in text]
+    return min(found) if found else None
+
+
 @dataclass(frozen=True)
 class BundledWeights:
     alias: str
@@ -222,12 +229,16 @@ class LoadedModel:
         with torch.inference_mode():
             return self.model(input_ids, **kwargs)
 
-    def head_length(self, messages: list[dict], ids: list[int]) -> int:
+    def head_length(self, messages: list[dict], ids: list[int], plain: bool = False) -> int:
         """How many of the prompt's first tokens do not depend on its last message's text:
         the chat template's opening, the system prompt and the last turn's header — the
         tokens the prompt shares with the same messages whose last text is a placeholder.
-        0 without a chat template or for a prompt of one message's text only."""
-        if not self.tokenizer.chat_template or not messages or not messages[-1].get("content"):
+        0 for a prompt of one message's text only, and without a chat template unless
+        `plain` (a base model's prompt is its messages' texts one after the other: the
+        earlier messages are its head; `generate` keeps them, `choice` does not)."""
+        if not messages or not messages[-1].get("content"):
+            return 0
+        if not self.tokenizer.chat_template and not (plain and len(messages) > 1):
             return 0
         probe = self.prompt_ids([*messages[:-1], {**messages[-1], "content": "\u2063"}])
         shared = 0
@@ -283,11 +294,13 @@ class LoadedModel:
         return {"letter": chosen, "letter_logprobs": per_letter, "token_logprobs": tokens, "prompt_tokens": len(ids)}
 
     def generate(self, messages: list[dict], max_tokens: int = 60, temperature: float = 0.0,
-                 top_p: float | None = None, seed: int | None = None) -> dict:
+                 top_p: float | None = None, seed: int | None = None, stop: list[str] | None = None) -> dict:
         """Greedy at temperature 0, else sampled (temperature, optional nucleus top_p) with
         a generator seeded per call. A plain decode loop over the KV cache: transformers'
         `generate` spends as long again on its logits processors over Gemma's 262k-word
-        vocabulary, and the vocabulary projection is already most of a step."""
+        vocabulary, and the vocabulary projection is already most of a step. `stop`: as
+        OpenAI's parameter, the text ends before the first of these strings it would hold
+        (a base model's few-shot prompt: its next example's label)."""
         import torch
         ids = self.prompt_ids(messages)
         limit = max(1, int(max_tokens))
@@ -295,20 +308,30 @@ class LoadedModel:
             if not isinstance(getattr(self.model.generation_config, "eos_token_id", None), int) \
             else {self.tokenizer.eos_token_id, self.model.generation_config.eos_token_id}
         generator = torch.Generator().manual_seed(int(seed)) if seed is not None else None
+        # The head (a system prompt; a draft's instruction and worked examples) computed once
+        # and kept, as `last_logits` keeps it: each sentence of a draft computes its own tokens.
+        head = self.head_length(messages, ids, plain=True) if self.keep_heads else 0
         new: list[int] = []
         with self.lock:
             torch.set_num_threads(self.threads)
             with torch.inference_mode():
-                out = self.model(torch.tensor([ids]), use_cache=True, logits_to_keep=1)
+                if head:
+                    out = self.model(torch.tensor([ids[head:]]), past_key_values=copy.deepcopy(
+                        self._head(tuple(ids[:head]))), use_cache=True, logits_to_keep=1)
+                else:
+                    out = self.model(torch.tensor([ids]), use_cache=True, logits_to_keep=1)
                 while True:
                     token = self._next_token(out.logits[0, -1].float(), temperature, top_p, generator)
                     new.append(token)
-                    if token in eos or len(new) >= limit:
+                    if token in eos or len(new) >= limit or (stop and cut_at_stop(
+                            self.tokenizer.decode(new, skip_special_tokens=True), stop) is not None):
                         break
                     out = self.model(torch.tensor([[token]]), past_key_values=out.past_key_values, use_cache=True,
                                      logits_to_keep=1)
-        stopped = new[-1] in eos
         text = self.tokenizer.decode(new, skip_special_tokens=True)
+        at = cut_at_stop(text, stop or [])
+        stopped = new[-1] in eos or at is not None
+        text = text if at is None else text[:at]
         return {"text": text.strip(), "prompt_tokens": len(ids), "completion_tokens": len(new),
                 "finish_reason": "stop" if stopped else "length"}
 

@@ -32,17 +32,22 @@ def check_askable(model: LLMModel):
         raise NotAskable(f"{model.name} has no LiteLLM model string to call")
 
 
-def ask_text(model: LLMModel, prompt: str, *, max_tokens: int | None = None) -> gateway.LLMResult:
-    """`model`'s free-text answer to one user message, at temperature 0 (a draft is asked
-    once: the most likely text). Raises CallFailed or NotAskable."""
+def ask_text(model: LLMModel, prompt: str, *, max_tokens: int | None = None, system: str | None = None,
+             stop: list[str] | None = None, temperature: float = 0, seed: int | None = None) -> gateway.LLMResult:
+    """`model`'s free-text answer to one user message (after `system`, when given), at
+    temperature 0 unless told (a draft is asked once: the most likely text; a sentence
+    asked again is sampled, with `seed`); `stop` as OpenAI's parameter. Raises CallFailed
+    or NotAskable."""
     check_askable(model)
     if model.is_bundled:
         gateway.configure_local(settings.CFPD_MODELS_DIR, settings.CFPD_LOCAL_THREADS)
-    params = {**model.sampling_params(), "temperature": 0}
-    if max_tokens is not None:
-        params["max_tokens"] = max_tokens
+    params = {**model.sampling_params(), "temperature": temperature}
+    for name, value in (("max_tokens", max_tokens), ("stop", stop), ("seed", seed)):
+        if value is not None:
+            params[name] = value
+    messages = [{"role": "system", "content": system}] if system else []
     request = gateway.LLMRequest(
-        model=model.litellm_model, messages=[{"role": "user", "content": prompt}], params=params,
+        model=model.litellm_model, messages=[*messages, {"role": "user", "content": prompt}], params=params,
         api_base=None if model.is_bundled else (model.api_base or None), timeout=model.timeout_seconds,
         mode="generate")
     limiter = get_limiter(settings.REDIS_URL)

@@ -13,9 +13,13 @@ the actors' names in the language come from a fixture written for the demo
 
 The demo's author approves a model's draft only when it passed the slot check and is
 written in the language's script (`script_share`, at least half of its letters). The
-bundled Gemma 3 270M is a base model: it does not translate (it continues the prompt in
-English), so its drafts are recorded, said and not approved; the scenario is then asked in
-the language from the demo's own translation, written by a person for the demo
+bundled Gemma 3 270M is a base model: asked for a whole field with an instruction it goes on
+in English; asked sentence by sentence after worked examples (`draft_segments`, the path
+every bundled model's draft takes) it writes Chinese, each sentence that drops a slot asked
+again, sampled. Its drafts are poor translations: the back-translation's chrF and BERTScore
+beside each item say how far each drifted, which is what the demo shows an author. A draft
+that still loses a slot is refused and said; the scenario is then asked in the language from
+the demo's own translation, written by a person for the demo
 (`fixtures/demo_translations_<lang>.csv`, the translators' CSV format), saved with
 provenance `person: demo fixture` and approved by the same author. Every line the command
 prints, and each translation's page, says which of the two a translation is.

@@ -28,11 +28,14 @@ from runs_app import queueing
 from runs_app.models import LLMModel
 from runs_app.single_calls import CallFailed, NotAskable, ask_text, check_askable
 
-from . import translations
+from . import draft_segments, translations
 from .models import Scenario, TranslationDraft
 
 TASK = "scenarios_app.tasks.translation_draft"  # scenarios_app.tasks registers its task under this name
 MAX_TOKENS = 400  # a field's translation: a scenario's template is a few sentences
+SENTENCE_TOKENS = 120  # one sentence's translation by a bundled model (`draft_segments`)
+SENTENCE_RETRIES = 6  # a bundled model's sentence that loses or adds a slot: asked again, sampled
+RETRY_TEMPERATURE = 0.8
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,35 @@ def clean_reply(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'“”「":
         text = text[1:-1].strip()
     return text
+
+
+def translate(model: LLMModel, text: str, source: str, target: str, *, guard_slots: bool = True) -> tuple[str, str]:
+    """`model`'s translation of `text` and the prompt it was asked with (as recorded). A
+    provider's model translates the whole text at once (`PROMPT`); a bundled model sentence
+    by sentence after worked examples (`draft_segments`), each sentence that loses or adds
+    a slot asked again, sampled with seeds 1, 2, … (`guard_slots`; the greedy reply is kept
+    when none keeps them, and the draft's slot check then says where)."""
+    if not model.is_bundled:
+        prompt = prompt_for(text, source, target)
+        return clean_reply(ask_text(model, prompt, max_tokens=MAX_TOKENS).text), prompt
+    examples = draft_segments.examples_for(source, target, draft_segments.load_examples())
+    head = draft_segments.head(language_name(source), source, language_name(target), target, examples)
+    replies, asked = [], []
+    for sentence in draft_segments.split_sentences(text):
+        user = draft_segments.segment_prompt(sentence)
+        kept = None
+        for attempt in range(1 + (SENTENCE_RETRIES if guard_slots else 0)):
+            sampled = {"temperature": RETRY_TEMPERATURE, "seed": attempt} if attempt else {}
+            reply = clean_reply(ask_text(model, user, system=head, stop=draft_segments.STOP,
+                                         max_tokens=SENTENCE_TOKENS, **sampled).text)
+            keeps = not guard_slots or draft_segments.keeps_slots(sentence, reply, target)
+            if kept is None or keeps:
+                kept = reply
+            if keeps:
+                break
+        replies.append(kept)
+        asked.append(user)
+    return draft_segments.join_sentences(replies, target), "\n\n".join([head, *asked])
 
 
 class DraftRefused(ValueError):
@@ -122,8 +154,7 @@ def run_draft(draft_id: int) -> TranslationDraft | None:
         drafted, prompts = {}, {}
         for field, text in source.items():
             _progress(draft, step=f"{draft.model.name}: translating {field} into {language}")
-            prompts[field] = prompt_for(text, SOURCE_LANGUAGE, language)
-            drafted[field] = clean_reply(ask_text(draft.model, prompts[field], max_tokens=MAX_TOKENS).text)
+            drafted[field], prompts[field] = translate(draft.model, text, SOURCE_LANGUAGE, language)
             _progress(draft, done=draft.done + 1, prompts=prompts, fields=drafted)
         problems = translations.problems_of(scenario, drafted, language)
         if problems:
@@ -135,8 +166,7 @@ def run_draft(draft_id: int) -> TranslationDraft | None:
         back = {}
         for field, text in drafted.items():
             _progress(draft, step=f"{draft.back_model.name}: translating {field} back into {SOURCE_LANGUAGE}")
-            back[field] = clean_reply(ask_text(draft.back_model, prompt_for(text, language, SOURCE_LANGUAGE),
-                                               max_tokens=MAX_TOKENS).text)
+            back[field] = translate(draft.back_model, text, language, SOURCE_LANGUAGE, guard_slots=False)[0]
             _progress(draft, done=draft.done + 1, back_translation=back)
         _progress(draft, step="scoring the back-translation (chrF, BERTScore)")
         scores = {field: score.as_dict()

@@ -128,3 +128,43 @@ def test_a_prompts_head_is_computed_once_and_changes_no_answer(settings):
         whole = model.model(torch.tensor([ids[1]]), logits_to_keep=1).logits[0, -1]
     split = model.last_logits(asks[1], ids[1])
     assert torch.allclose(whole, split, atol=1e-3)  # the same prompt computed at once (float32 sums in another order)
+
+
+def test_cut_at_stop_is_the_earliest_stop_string():
+    from gateway.local_runtime import cut_at_stop
+
+    # "ab\n\nText: c": "\n\n" at 2, "\nText:" at 3 → 2; none held → None; an empty stop is no stop.
+    assert cut_at_stop("ab\n\nText: c", ["\nText:", "\n\n"]) == 2
+    assert cut_at_stop("abc", ["\n\n"]) is None and cut_at_stop("abc", [""]) is None
+
+
+def test_a_base_models_few_shot_head_is_kept_and_its_reply_ends_at_the_stop(settings):
+    """Issue 41: a draft asks Gemma 3 (a base model, no chat template) sentence by sentence
+    after the same head (the instruction and worked examples, as a system message). The
+    head is computed once and kept; the greedy reply is the one the whole prompt gives;
+    the reply ends before the next example's label (`stop`), as OpenAI's parameter."""
+    from scenarios_app import draft_segments
+
+    local_provider.configure(settings.CFPD_MODELS_DIR, 1)
+    model = local_provider.runtime().model("gemma3")
+    head = draft_segments.head("English", "en", "Chinese", "zh", draft_segments.examples_for(
+        "en", "zh", draft_segments.load_examples()))
+    messages = [{"role": "system", "content": head},
+                {"role": "user", "content": draft_segments.segment_prompt("How should [Actor A] respond?")}]
+    ids = model.prompt_ids(messages)
+    kept = model.head_length(messages, ids, plain=True)
+    assert model.head_length(messages, ids) == 0  # `choice` keeps no head of a base model's prompt
+    assert "Answer: [Actor B]应如何回应？" in model.tokenizer.decode(ids[:kept])  # the examples are the head
+    assert "[Actor A] respond" in model.tokenizer.decode(ids[kept:])
+    model._heads.clear()
+    with_head = model.generate(messages, max_tokens=40, stop=draft_segments.STOP)
+    assert len(model._heads) == 1
+    model.keep_heads = False
+    try:
+        whole = model.generate(messages, max_tokens=40, stop=draft_segments.STOP)
+    finally:
+        model.keep_heads = True
+    assert with_head == whole
+    assert with_head["text"] and "\n\n" not in with_head["text"] and "Text:" not in with_head["text"]
+    unstopped = model.generate(messages, max_tokens=40)
+    assert unstopped["text"].startswith(with_head["text"])
