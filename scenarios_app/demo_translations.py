@@ -144,7 +144,7 @@ def translate_demo(language: str, *, benchmark: str = "demo", keys=DEMO_SCENARIO
     passed as `author` (the demo's author: the first superuser), adding `language` to the
     author's profile. Idempotent: a scenario already approved in the language is kept.
     `drafts`: ask the model for the first N scenarios only (a draft costs the bundled
-    Gemma ~2.5 min of CPU); the others take the demo's own translation at once."""
+    Gemma about a minute of CPU); the others take the demo's own translation at once."""
     say = progress or (lambda line: None)
     translations.check_language(language)
     if author is None:
