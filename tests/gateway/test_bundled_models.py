@@ -168,3 +168,17 @@ def test_a_base_models_few_shot_head_is_kept_and_its_reply_ends_at_the_stop(sett
     assert with_head["text"] and "\n\n" not in with_head["text"] and "Text:" not in with_head["text"]
     unstopped = model.generate(messages, max_tokens=40)
     assert unstopped["text"].startswith(with_head["text"])
+
+
+def test_stop_reaches_a_bundled_model_through_litellm(db):
+    """`ask_text`'s `stop` goes through LiteLLM to the local provider: the reply ends before
+    the stop string and spends fewer tokens than the same greedy reply without it."""
+    from runs_app.single_calls import ask_text
+
+    model = LLMModel.objects.get(name="local-smollm2")
+    prompt = "Count: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12"
+    whole = ask_text(model, prompt, max_tokens=40)
+    cut = whole.text.find("1")
+    assert cut > 0  # the greedy reply holds a "1" after some text (it goes on counting or explaining)
+    stopped = ask_text(model, prompt, max_tokens=40, stop=["1"])
+    assert stopped.text == whole.text[:cut].strip() and "1" not in stopped.text
