@@ -266,7 +266,8 @@ def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, ans
         assert "response_output_search" in " ".join(row[0] for row in cursor.fetchall())
 
 
-def test_a_search_on_one_model_finds_that_models_answers_and_leaves_its_index_aside_on_postgresql(client, answers):
+def test_a_search_on_one_model_finds_that_models_answers_and_leaves_its_index_aside_on_postgresql(
+        client, answers, monkeypatch):
     _login(client, "ana", "analysts")
     assert _ids(client.get("/api/answers/", {"q": "escalation", "model": "m1"})) == [answers["scripted"].pk]
     on_m2 = set(_ids(client.get("/api/answers/", {"q": "escalation", "model": "m2"})))
@@ -280,6 +281,12 @@ def test_a_search_on_one_model_finds_that_models_answers_and_leaves_its_index_as
     sql = str(answer_list.narrowed(Response.objects.all(), f).values("id").query)
     fenced = '("runs_app_response"."model_id" + 0) IN' in sql
     assert fenced == (connection.vendor == "postgresql")
+    # Dense (SPARSE matches or more, `page`): the model's index in id order, the text a test.
+    dense = str(answer_list.narrowed(Response.objects.all(), f, dense=True).values("id").query)
+    assert "+ 0" not in dense and (("|| ''" in dense) == (connection.vendor == "postgresql"))
+    monkeypatch.setattr(answer_list, "SPARSE", 1)  # every search dense: the same answers
+    assert _ids(client.get("/api/answers/", {"q": "escalation", "model": "m1"})) == [answers["scripted"].pk]
+    assert set(_ids(client.get("/api/answers/", {"q": "escalation", "model": "m2"}))) == on_m2
     # Without a search, or searching the questions, the model's index serves as before.
     for other in (answer_list.AnswerFilter(models=("m1",)),
                   answer_list.AnswerFilter(models=("m1",), search="escalate", search_in="questions")):
