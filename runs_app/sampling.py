@@ -27,7 +27,7 @@ def sample_groups(run: Run, per_model: int = QUESTIONS_PER_MODEL) -> list[Sample
         return []
     answered = run.responses.filter(status=Response.Status.DONE)
     names: dict[int, str] = {}
-    asked = Q(pk__in=[])
+    asked = Q()
     for model in run.llm_models.all():
         twice = list(answered.filter(model=model, repeat=1).values_list("question_id", flat=True)[:per_model])
         if twice:
