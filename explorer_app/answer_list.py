@@ -22,15 +22,15 @@ from urllib.parse import urlencode
 from django.db import connection
 import re
 
-from django.db.models import F, Q, TextField, Value
-from django.db.models.functions import Cast, Coalesce
+from django.db.models import BigIntegerField, ExpressionWrapper, F, Q, TextField, Value
+from django.db.models.functions import Cast, Coalesce, Concat
 
 from benchmarks_app import families
 from benchmarks_app.models import Question
 from kit import params
 from kit.params import BadParameter
 from encoding_app.models import ReviewTask, Source
-from runs_app.models import Response, Run
+from runs_app.models import LLMModel, Response, Run
 
 from . import answer_query, filter_params, readers
 from .filter_params import CODES, STATUSES  # noqa: F401  (the pages' and API's choices)
@@ -109,8 +109,11 @@ def read_filter(query) -> AnswerFilter:
     return found
 
 
-def searched(answers, words: str):
-    """Answers whose raw output matches `words` (see the module's docstring)."""
+def searched(answers, words: str, indexed: bool = True):
+    """Answers whose raw output matches `words` (see the module's docstring). Not
+    `indexed` (PostgreSQL): the same match written so that the GIN index cannot serve it
+    (the output concatenated with ""), for a page that reads another index in order and
+    tests each answer's text (`page`, a dense search on some models)."""
     if not words:
         return answers
     if connection.vendor == "postgresql":
@@ -118,7 +121,8 @@ def searched(answers, words: str):
 
         # Only answers with an output: the index's condition (a unit not answered yet has
         # none to search; "-word" alone would otherwise match every one of them).
-        return answers.exclude(raw_output="").annotate(search=SearchVector("raw_output", config=SEARCH_CONFIG)).filter(
+        text = "raw_output" if indexed else Concat("raw_output", Value(""), output_field=TextField())
+        return answers.exclude(raw_output="").annotate(search=SearchVector(text, config=SEARCH_CONFIG)).filter(
             search=SearchQuery(words, config=SEARCH_CONFIG, search_type="websearch"))
     for word in words.split():
         word = word.strip('"')
@@ -150,8 +154,9 @@ def question_searched(answers, words: str):
     return answers.filter(question_id__in=questions.values("pk"))
 
 
-def filtered(f: AnswerFilter, user):
-    """The answers `user` may read that `f` picks (judge units are no answers), unsorted."""
+def filtered(f: AnswerFilter, user, dense: bool = False):
+    """The answers `user` may read that `f` picks (judge units are no answers), unsorted
+    (`dense`: see `narrowed`)."""
     answers = Response.objects.answers()
     if f.runs and not Run.objects.filter(pk__in=f.runs, kind=Run.Kind.JUDGE).exists():
         # Runs named, none a judge run: their units are answers, and leaving out the judge
@@ -164,13 +169,27 @@ def filtered(f: AnswerFilter, user):
         return answers.none()
     if allowed != readers.ALL:
         answers = answers.filter(run__benchmark_id__in=sorted(allowed))
-    return narrowed(answers, f)
+    return narrowed(answers, f, dense)
 
 
-def narrowed(answers, f: AnswerFilter):
+def narrowed(answers, f: AnswerFilter, dense: bool = False):
     """`answers` narrowed by every part of `f` (no reader's restriction: `filtered` adds it;
-    a command's export, run by whoever runs the site, uses this alone)."""
-    answers = filter_params.apply_shared(answers, f)
+    a command's export, run by whoever runs the site, uses this alone). A search of the
+    outputs on some models is found through the search's index, each answer's model a test
+    of its row (`_models_fenced`), unless `dense`: then through the models' index in id
+    order, each answer's text a test (the same answers, for a page of a search with
+    SPARSE matches or more, which that order meets soon)."""
+    if _models_fenced(f):
+        # The models' ids first, so that the planner knows how many answers each has (a
+        # subquery of their names planned a hash join in parallel workers, 0.25 s for a word
+        # in no answer; a join on their names tested each answer's text before its model).
+        ids = sorted(LLMModel.objects.filter(name__in=f.models).values_list("pk", flat=True))
+        answers = filter_params.apply_shared(answers, replace(f, models=()))
+        answers = answers.filter(model_id__in=ids) if dense else answers.alias(
+            model_fenced=ExpressionWrapper(F("model_id") + 0, output_field=BigIntegerField())).filter(
+            model_fenced__in=ids)
+    else:
+        answers = filter_params.apply_shared(answers, f)
     if f.code_sources:
         answers = answers.filter(filter_params.empty_or(f.code_sources, "code_source"))
     if f.questions:
@@ -180,7 +199,18 @@ def narrowed(answers, f: AnswerFilter):
         answers = answers.filter(question__in=offered[name].questions(Question.objects.all(), value))
     if f.search_in == "questions":
         return question_searched(answers, f.search)
-    return searched(answers, f.search)
+    return searched(answers, f.search, indexed=not (dense and _models_fenced(f)))
+
+
+def _models_fenced(f: AnswerFilter) -> bool:
+    """Whether the filter's models are matched as `model_id + 0` (which no index serves):
+    with a search of the outputs on PostgreSQL, so that the search's GIN index finds the
+    answers and each one's model is a test of its row. Matched by the (model, id) index,
+    PostgreSQL ANDed that index's bitmap (1.33 M entries for one model at 10.6 M answers)
+    with the search's and then parsed the text of every matching answer on the pages it
+    had made lossy: "merit" on one model was 1.7-2.6 s a page, 0.3 s fenced (issue 42,
+    h54, docs/performance.md)."""
+    return bool(f.models and f.search and f.search_in == SEARCH_IN[0] and connection.vendor == "postgresql")
 
 
 # an answer not timed (pending, imported) sorts as 0 ms: fastest
@@ -243,6 +273,11 @@ def page(f: AnswerFilter, user, size: int | None = None) -> Page:
     sort = SORTS[f.sort]
     answers = _sorted(filtered(f, user), sort)
     fenced = few_matches(answers, f)
+    if not fenced and _models_fenced(f):
+        # SPARSE matches or more on the models: a page of them is met soon walking the
+        # models' (model, id) index; through the search's index, a word in 46 % of the
+        # answers ("b") read 4.9 M index entries for a page of one model (3.2 s).
+        answers = _sorted(filtered(f, user, dense=True), sort)
     direction, reverse = answer_query.AFTER, False
     if f.cursor:
         direction, value, row_id = answer_query.decode_cursor(f.cursor, sort)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 
-from .models import LLMModel, Run, RunProgress
+from .models import LLMModel, Response, Run, RunProgress
 
 
 @dataclass
@@ -102,16 +102,18 @@ def _progress_of(rows: list[dict]) -> Progress:
 
 
 def error_breakdown(run: Run) -> list[dict]:
-    """Failed and retried units by model and error kind, with one example message each."""
-    rows = (run.responses.exclude(error_kind="").values("model__name", "error_kind", "status")
-            .annotate(n=Count("id")).order_by("model__name", "-n"))
-    result = []
-    for row in rows:
-        example = (run.responses.filter(model__name=row["model__name"], error_kind=row["error_kind"],
-                                        status=row["status"])
-                   .values_list("error_message", flat=True).first())
-        result.append({**row, "example": example})
-    return result
+    """Failed and retried units by model and error kind, with one example message each
+    (the first unit's, by id). Two queries, whatever the number of models and kinds: the
+    groups with their first unit from the errors' index, then those units' messages. (A
+    subquery per group for its example was planned as a walk of the run's units in id
+    order, and JIT-compiled: 0.5-2.4 s at 2.66 M answers.)"""
+    rows = list(run.responses.exclude(error_kind="").values("model__name", "error_kind", "status")
+                .annotate(n=Count("id"), first=Min("id")).order_by("model__name", "-n", "error_kind", "status"))
+    # By their keys alone (the run's too, and PostgreSQL may walk the run's units instead).
+    examples = dict(Response.objects.filter(pk__in=[row["first"] for row in rows])
+                    .values_list("pk", "error_message"))
+    return [{"model__name": row["model__name"], "error_kind": row["error_kind"], "status": row["status"],
+             "n": row["n"], "example": examples.get(row["first"])} for row in rows]
 
 
 # The run page counts the answers per worker over the run's last this many units (by id),

@@ -92,8 +92,10 @@ def latest_rows(run):
     textContent. Two reads, each from an index: the answered through one that holds only
     answered units (runs_app migration 0019: a launch's millions of pending units enter
     none), the unanswered through the unit key's."""
+    # "run" among the fields read: the run's manager sets each unit's run, reading its run id
+    # (deferred, that was one more query per row: 50 of the page's 91 at 10.6 M answers).
     units = (run.responses.select_related("question", "model")
-             .only("id", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
+             .only("id", "run", "repeat", "status", "chosen_letter", "raw_output", "latency_ms", "cache_hit",
                    "answered_at", "error_kind", "question__key", "model__name"))
     rows = list(units.filter(answered_at__isnull=False).order_by("-answered_at", "-id")[:LATEST_RESPONSES])
     if len(rows) < LATEST_RESPONSES:
@@ -131,7 +133,8 @@ def progress_payload(run, user):
     state, per_model = services.progress_by_model(run)
     payload = _progress_fields(state)
     seconds = elapsed_seconds(run)
-    external = run.llm_models.filter(is_external=True).exists()
+    models = list(run.llm_models.all())
+    external = any(model.is_external for model in models)
     payload.update(
         run=run.pk, status=run.status, status_label=run.get_status_display(),
         status_note=_status_note(run, state), open=state.open,
@@ -143,7 +146,7 @@ def progress_payload(run, user):
         elapsed_text=f"elapsed {span(seconds)}" if seconds is not None else "not started yet",
         started_at=_when(run.started_at), finished_at=_when(run.finished_at),
         models=[{"name": model.name, **_progress_fields(per_model[model.pk]), **_throughput(run, model)}
-                for model in run.llm_models.all()],
+                for model in models],
         budget=services.budget_state(run),
         # A service the run waits on (Redis, the database, its disk), from the workers' watchers.
         service_notice=services.service_notice(run),

@@ -266,6 +266,33 @@ def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, ans
         assert "response_output_search" in " ".join(row[0] for row in cursor.fetchall())
 
 
+def test_a_search_on_one_model_finds_that_models_answers_and_leaves_its_index_aside_on_postgresql(
+        client, answers, monkeypatch):
+    _login(client, "ana", "analysts")
+    assert _ids(client.get("/api/answers/", {"q": "escalation", "model": "m1"})) == [answers["scripted"].pk]
+    on_m2 = set(_ids(client.get("/api/answers/", {"q": "escalation", "model": "m2"})))
+    assert on_m2 == ({answers["refusal"].pk, answers["elsewhere"].pk} if connection.vendor == "postgresql"
+                     else {answers["refusal"].pk})
+    assert set(_ids(client.get("/api/answers/", {"q": "escalation", "model": ["m1", "m2"]}))) == (
+        on_m2 | {answers["scripted"].pk})
+    # Issue 42 (h54): with a search on PostgreSQL the model is a test of each row the search's
+    # GIN index finds (model_id + 0), not a bitmap of the model's index ANDed with it.
+    f = answer_list.AnswerFilter(models=("m1",), search="escalation")
+    sql = str(answer_list.narrowed(Response.objects.all(), f).values("id").query)
+    fenced = '("runs_app_response"."model_id" + 0) IN' in sql
+    assert fenced == (connection.vendor == "postgresql")
+    # Dense (SPARSE matches or more, `page`): the model's index in id order, the text a test.
+    dense = str(answer_list.narrowed(Response.objects.all(), f, dense=True).values("id").query)
+    assert '"model_id" + 0' not in dense and (("|| COALESCE(" in dense) == (connection.vendor == "postgresql"))
+    monkeypatch.setattr(answer_list, "SPARSE", 1)  # every search dense: the same answers
+    assert _ids(client.get("/api/answers/", {"q": "escalation", "model": "m1"})) == [answers["scripted"].pk]
+    assert set(_ids(client.get("/api/answers/", {"q": "escalation", "model": "m2"}))) == on_m2
+    # Without a search, or searching the questions, the model's index serves as before.
+    for other in (answer_list.AnswerFilter(models=("m1",)),
+                  answer_list.AnswerFilter(models=("m1",), search="escalate", search_in="questions")):
+        assert '"model_id" + 0' not in str(answer_list.narrowed(Response.objects.all(), other).values("id").query)
+
+
 def test_keyset_pages_walk_forward_and_back_without_repeats(client, answers, monkeypatch):
     monkeypatch.setattr("explorer_app.answer_query.PAGE_SIZE", 2)
     monkeypatch.setattr(answer_list.answer_query, "PAGE_SIZE", 2)
