@@ -16,6 +16,7 @@ the whole field at once (`drafting.PROMPT`): it has the context a sentence lacks
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -45,8 +46,10 @@ def join_sentences(parts: list[str], language: str) -> str:
     return glue.join(part.strip() for part in parts if part.strip())
 
 
+@functools.cache
 def load_examples(path: Path = EXAMPLES) -> dict[str, list[tuple[str, str]]]:
-    """language → [(English sentence, its translation)], in the file's order."""
+    """language → [(English sentence, its translation)], in the file's order (read once a
+    process; callers copy what they change: `examples_for` returns new lists)."""
     table: dict[str, list[tuple[str, str]]] = {}
     with path.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
