@@ -109,6 +109,11 @@ class RedisLimiter:
     def release(self, model: str, token: str):
         self.redis.zrem(f"{self.prefix}:{model}:inflight", token)
 
+    def release_many(self, model: str, tokens: list[str]):
+        """Several slots given back in one round trip (one ZREM of them all)."""
+        if tokens:
+            self.redis.zrem(f"{self.prefix}:{model}:inflight", *tokens)
+
     def try_rate(self, model: str, per_minute: int) -> float:
         """0 when the call may go now, else seconds until the next minute window."""
         window = int(time.time() // 60)
@@ -325,6 +330,10 @@ class LocalLimiter:
     def release(self, model: str, token: str):
         with self.lock:
             self.holders.get(model, {}).pop(token, None)
+
+    def release_many(self, model: str, tokens: list[str]):
+        for token in tokens:
+            self.release(model, token)
 
     def try_rate(self, model: str, per_minute: int) -> float:
         window = int(time.time() // 60)
