@@ -18,12 +18,15 @@ from dataclasses import replace
 from . import adaptive, pacing
 
 # KEYS[1] = holders sorted set, KEYS[2] = the Redis life its holders were taken in;
-# ARGV = now, expires_at, limit, token, token, ...
+# ARGV = now, expires_at, limit, how many wanted, a prefix unique to this round trip (the
+# holders are named <life>/<prefix><i>, i = 1..n: one random name per round trip, not one
+# per slot wanted: the first call in line asks for every call waiting behind it, 65 names
+# every 10 ms at concurrency 128, issue 45)
 # Drops holders whose lease ran out (a killed worker never releases), and every holder
 # taken before Redis last started (issue 44: restored from the append-only file, their
 # calls ended while it was down, their release lost; else no call starts until their
 # leases run out): each holder is named after the `run_id` Redis had when it was taken,
-# a new one at every start. Then admits as many of the tokens, in order, as there is
+# a new one at every start. Then admits as many holders as are wanted and there is
 # room for; returns {how many, the life}: one atomic step, so two workers never both
 # take the last slot.
 _ACQUIRE = """
@@ -36,9 +39,9 @@ if redis.call('GET', KEYS[2]) ~= life then
   redis.call('SET', KEYS[2], life, 'EX', 7 * 86400)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local n = math.min(tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]), #ARGV - 3)
+local n = math.min(tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]), tonumber(ARGV[4]))
 if n <= 0 then return {0, life} end
-for i = 1, n do redis.call('ZADD', KEYS[1], ARGV[2], life .. '/' .. ARGV[3 + i]) end
+for i = 1, n do redis.call('ZADD', KEYS[1], ARGV[2], life .. '/' .. ARGV[5] .. i) end
 redis.call('EXPIRE', KEYS[1], 3600)
 return {n, life}
 """
@@ -99,15 +102,22 @@ class RedisLimiter:
 
     def try_acquire_many(self, model: str, limit: int, lease: float, count: int) -> list[str]:
         """Up to `count` slots at once (as many as are free), in one round trip."""
-        tokens = [uuid.uuid4().hex for _ in range(count)]
+        if count <= 0:
+            return []
+        prefix = f"{uuid.uuid4().hex}."
         now = time.time()
         key = f"{self.prefix}:{model}:inflight"
-        taken, life = self._acquire(keys=[key, f"{key}:life"], args=[now, now + lease, limit, *tokens])
+        taken, life = self._acquire(keys=[key, f"{key}:life"], args=[now, now + lease, limit, count, prefix])
         life = life.decode() if isinstance(life, bytes) else life
-        return [f"{life}/{token}" for token in tokens[:int(taken)]]
+        return [f"{life}/{prefix}{i}" for i in range(1, int(taken) + 1)]
 
     def release(self, model: str, token: str):
         self.redis.zrem(f"{self.prefix}:{model}:inflight", token)
+
+    def release_many(self, model: str, tokens: list[str]):
+        """Several slots given back in one round trip (one ZREM of them all)."""
+        if tokens:
+            self.redis.zrem(f"{self.prefix}:{model}:inflight", *tokens)
 
     def try_rate(self, model: str, per_minute: int) -> float:
         """0 when the call may go now, else seconds until the next minute window."""
@@ -118,8 +128,10 @@ class RedisLimiter:
 
     def in_flight(self, model: str) -> int:
         key = f"{self.prefix}:{model}:inflight"
-        self.redis.zremrangebyscore(key, "-inf", time.time())
-        return self.redis.zcard(key)
+        pipe = self.redis.pipeline(transaction=False)  # one round trip (a batch's lessons ask it each time)
+        pipe.zremrangebyscore(key, "-inf", time.time())
+        pipe.zcard(key)
+        return pipe.execute()[1]
 
     def refused(self, model: str, pause: float, memory: float) -> float:
         """The model's server refused a connection: pause its calls for `pause` seconds
@@ -325,6 +337,10 @@ class LocalLimiter:
     def release(self, model: str, token: str):
         with self.lock:
             self.holders.get(model, {}).pop(token, None)
+
+    def release_many(self, model: str, tokens: list[str]):
+        for token in tokens:
+            self.release(model, token)
 
     def try_rate(self, model: str, per_minute: int) -> float:
         window = int(time.time() // 60)

@@ -47,8 +47,11 @@ def test_a_worker_takes_many_slots_in_one_step_but_never_more_than_are_free():
     assert worker_b.try_acquire_many("m", 5, lease=30, count=3) == []
     worker_b.release("m", held)
     worker_a.release("m", taken[0])
-    assert len(worker_b.try_acquire_many("m", 5, lease=30, count=3)) == 2
+    again = worker_b.try_acquire_many("m", 5, lease=30, count=3)
+    assert len(again) == 2 and not set(again) & set(taken)  # each round trip's names are its own
     assert worker_a.in_flight("m") == 5
+    worker_a.release_many("m", taken[1:])  # one ZREM
+    assert worker_a.in_flight("m") == 2
 
 
 def test_a_pace_learned_by_one_worker_spaces_the_starts_of_another():
@@ -91,3 +94,31 @@ def test_unpaced_starts_skip_the_reservation_and_a_pace_learned_elsewhere_reache
     assert limits._pace_wait(worker_a, "m", None, 10.0) == 0.0  # the first start is reserved at once
     assert 5.0 < limits._pace_wait(worker_a, "m", None, 10.0) <= 5.27  # the next, spaced by b's pace
     assert len(reserved) == 4
+
+
+def test_slots_given_back_in_one_turn_go_back_to_redis_in_one_round_trip():
+    """Issue 45: four calls that end in one turn of the loop give their slots back with one
+    ZREM at the next turn (`async_slots._give_back_soon`), not four."""
+    import asyncio
+
+    from gateway.async_slots import aslot
+
+    limiter = RedisLimiter(os.environ["REDIS_URL"], f"cfpd-test:{uuid.uuid4().hex[:8]}")
+    asked, zrem = [], limiter.redis.zrem
+    limiter.redis.zrem = lambda key, *tokens: asked.append(len(tokens)) or zrem(key, *tokens)
+
+    async def call(go):
+        async with aslot(limiter, "m", 4, None, lease=10):
+            await go.wait()
+
+    async def main():
+        go = asyncio.Event()
+        calls = [asyncio.create_task(call(go)) for _ in range(4)]
+        await asyncio.sleep(0.05)
+        assert limiter.in_flight("m") == 4
+        go.set()
+        await asyncio.gather(*calls)
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert asked == [4] and limiter.in_flight("m") == 0
