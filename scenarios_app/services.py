@@ -269,6 +269,14 @@ def expected_questions(scenario: Scenario):
     return _expansion(scenario)[0]
 
 
+def _differs(row, name: str, value) -> bool:
+    """The row's field differs from value; a foreign key compared by id (reading the related
+    row would be a query per question and key: ~2,700 for the demo's 683 questions)."""
+    if isinstance(value, models.Model):
+        return getattr(row, f"{name}_id") != value.pk
+    return getattr(row, name) != value
+
+
 def sync_questions(scenario: Scenario) -> dict[str, int]:
     """Make the scenario version's questions exactly its expansion: deterministic and
     idempotent (a second call changes nothing). Frozen versions are never touched."""
@@ -299,7 +307,7 @@ def sync_questions(scenario: Scenario) -> dict[str, int]:
             to_create.append(question)
             details.append((question, detail))
         elif (any(getattr(row, name) != value for name, value in fields.items())
-              or any(getattr(row.cfpd, name) != value for name, value in detail.items())):
+              or any(_differs(row.cfpd, name, value) for name, value in detail.items())):
             for name, value in fields.items():
                 setattr(row, name, value)
             for name, value in detail.items():

@@ -122,15 +122,17 @@ def _provider_folder() -> Path:
     return folder
 
 
-@pytest.fixture
-def provider(live_server, tmp_path):
-    folder = _provider_folder()
-    port, groups = _free_port(), tmp_path / "groups.json"
-    groups.write_text(json.dumps({"ana": ["cfpd-authors", "cfpd-ops", "everyone"]}))
+@pytest.fixture(scope="module")
+def provider_process(live_server, tmp_path_factory):
+    """The provider, started once for the module's browser tests (a start is about a second):
+    each test signs on in a fresh browser, so no session of the provider's carries over, and
+    `provider` puts its groups and its behaviour back before each test."""
+    folder, files = _provider_folder(), tmp_path_factory.mktemp("oidc")
+    port = _free_port()
     process = subprocess.Popen(
         ["node", "oidc_provider.mjs", str(port), f"{live_server.url}/accounts/sso/callback/",
-         f"{live_server.url}/accounts/login/", str(groups), str(tmp_path / "tamper.json")], cwd=folder, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+         f"{live_server.url}/accounts/login/", str(files / "groups.json"), str(files / "tamper.json")], cwd=folder,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     issuer = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -141,6 +143,17 @@ def provider(live_server, tmp_path):
             assert process.poll() is None, process.communicate()[0]
             assert time.monotonic() < deadline, "the provider did not start"
             time.sleep(0.2)
+    yield issuer, files
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def provider(provider_process):
+    issuer, files = provider_process
+    groups = files / "groups.json"  # read at each sign-in
+    groups.write_text(json.dumps({"ana": ["cfpd-authors", "cfpd-ops", "everyone"]}))
+    (files / "tamper.json").unlink(missing_ok=True)  # the provider behaves
     sso.discovery.cache_clear()
     policy = copy.deepcopy(settings.CONTENT_SECURITY_POLICY)
     policy["DIRECTIVES"]["form-action"].append(issuer)  # as the settings add it when CFPD_OIDC_ISSUER is set
@@ -151,12 +164,16 @@ def provider(live_server, tmp_path):
                                                     "accounts.sso.SSOBackend"]):
         yield groups
     sso.discovery.cache_clear()
-    process.terminate()
-    process.wait(timeout=10)
 
 
 def _sign_on(page, live_server, name, screenshots=None):
     """Through the provider's own pages; with `screenshots`, each step's picture (sso-1… sso-3)."""
+    if not getattr(page, "fonts_refused", False):
+        # The provider's stand-in pages link Roboto from fonts.googleapis.com, a stylesheet that
+        # holds the page's drawing (and so the click on its button) until it comes or fails:
+        # 0.1-5 s on a machine with no way out. Refused at once ("aborted": no problem of the page).
+        page.route("https://fonts.googleapis.com/**", lambda route: route.abort("aborted"))
+        page.fonts_refused = True
     page.goto(f"{live_server.url}/accounts/login/")
     page.click("#sso-sign-in")
     page.fill("input[name=login]", name)  # the provider's own sign-in page

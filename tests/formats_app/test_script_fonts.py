@@ -6,6 +6,7 @@ title of as many unassigned code points; with the fonts `scripts/services` insta
 draw it)."""
 
 import json
+import os
 
 import pytest
 
@@ -18,24 +19,31 @@ pytestmark = pytest.mark.browser
 UNASSIGNED = "\ue000\ue001\ue002\ue003\ue004\ue005"
 
 
+@pytest.fixture(scope="module")
+def draw():
+    """One kaleido Chromium for the module's figures (a start is seconds on 2 cores; each
+    figure is drawn afresh, so no test sees another's)."""
+    if chromium_path() is None and os.environ.get("CI") != "true":  # in CI: Drawing's error, a failure
+        pytest.skip("no Chromium to draw with")
+    with Drawing() as drawing:
+        yield drawing
+
+
 def _titled(title: str) -> dict:
     return {"data": [{"type": "bar", "x": ["a"], "y": [1]}],
             "layout": {"title": {"text": title}, "width": 420, "height": 260, "showlegend": False}}
 
 
 @pytest.mark.parametrize("text", ["中国与俄罗斯", "روسيا وكوبا"], ids=["chinese", "arabic"])
-def test_chinese_and_arabic_are_drawn_not_boxed_in_png_figures(text):
-    if chromium_path() is None:
-        pytest.skip("no Chromium to draw with")
-    with Drawing() as draw:
-        written = draw(_titled(text[:6]), "png")
-        boxes = draw(_titled(UNASSIGNED[:len(text[:6])]), "png")
-        svg = draw(_titled(text), "svg").decode()
+def test_chinese_and_arabic_are_drawn_not_boxed_in_png_figures(text, draw):
+    written = draw(_titled(text[:6]), "png")
+    boxes = draw(_titled(UNASSIGNED[:len(text[:6])]), "png")
+    svg = draw(_titled(text), "svg").decode()
     assert written != boxes, f"{text!r} is drawn as empty boxes: install fonts-noto-cjk / fonts-arabeyes"
     assert text in svg
 
 
-def test_a_language_heat_map_with_chinese_labels_draws_to_png(tmp_path):
+def test_a_language_heat_map_with_chinese_labels_draws_to_png(tmp_path, draw):
     import pandas as pd
 
     rates = pd.DataFrame({"model": ["hawk"] * 3, "domain": ["Escalation"] * 3, "choice_count": [2] * 3,
@@ -43,8 +51,7 @@ def test_a_language_heat_map_with_chinese_labels_draws_to_png(tmp_path):
                           "n_scenarios": [2] * 3, "n_answers": [4] * 3})
     figure = heatmap_figure(rates, {"Escalation": "Use of force"}, "hawk")
     figure["layout"]["title"]["text"] = "hawk：使用武力 · استخدام القوة"
-    with Drawing() as draw:
-        png = draw(figure, "png")
+    png = draw(figure, "png")
     assert png.startswith(b"\x89PNG")
     (tmp_path / "heatmap.png").write_bytes(png)
 
@@ -53,15 +60,13 @@ ZH_TEXT = "[Actor A]在与[Actor B]的边境集结了军队。[Actor A]应如何
 AR_TEXT = "حشد [Actor A] قواته على الحدود مع [Actor B]. كيف ينبغي أن يرد [Actor A]؟"
 
 
-def test_a_scenario_asked_in_chinese_and_arabic_is_labelled_in_its_own_words_in_the_exported_figure():
+def test_a_scenario_asked_in_chinese_and_arabic_is_labelled_in_its_own_words_in_the_exported_figure(draw):
     """The dashboard's *Languages by scenario* figure (exported with the report's figures):
     each row labelled with the scenario's opening in the row's language, drawn, not boxed."""
     import pandas as pd
 
     from scenarios_app.analysis.language_figures import scenario_language_figure
 
-    if chromium_path() is None:
-        pytest.skip("no Chromium to draw with")
     per_scenario = pd.DataFrame({
         "model": ["hawk"] * 3, "domain": ["Escalation"] * 3, "choice_count": [2] * 3,
         "scenario": ["b/s1.v1:full"] * 3, "language": ["zh", "en", "ar"], "category": ["Use of force"] * 3,
@@ -77,15 +82,14 @@ def test_a_scenario_asked_in_chinese_and_arabic_is_labelled_in_its_own_words_in_
     # Right to left: isolated (RLI … PDI), so that it reads as one run after "ar · ".
     assert labels[1] == "ar · \u2067حشد [Actor A] قواته على الحدود مع [Actor B]. كي…\u2069"
     assert labels[2] == "zh · " + ZH_TEXT  # 44 characters: not cut
-    with Drawing() as draw:
-        svg = draw(figure, "svg").decode()
-        png = draw(figure, "png")
-        # The same figure with the Chinese and Arabic letters swapped for unassigned code
-        # points (boxes wherever no font has them): a PNG differing from it drew the letters.
-        boxed = json.loads(json.dumps(figure))
-        for trace in boxed["data"]:
-            trace["y"] = [_boxed(label) for label in trace["y"]]
-        boxes = draw(boxed, "png")
+    svg = draw(figure, "svg").decode()
+    png = draw(figure, "png")
+    # The same figure with the Chinese and Arabic letters swapped for unassigned code
+    # points (boxes wherever no font has them): a PNG differing from it drew the letters.
+    boxed = json.loads(json.dumps(figure))
+    for trace in boxed["data"]:
+        trace["y"] = [_boxed(label) for label in trace["y"]]
+    boxes = draw(boxed, "png")
     assert "在与" in svg and "قواته" in svg
     assert png != boxes, "Chinese or Arabic drawn as empty boxes: install fonts-noto-cjk / fonts-arabeyes"
 

@@ -35,6 +35,26 @@ def test_syncing_again_changes_nothing(benchmark):
     assert sorted(Question.objects.values_list("id", flat=True)) == ids
 
 
+def test_a_questions_actors_or_domain_gone_astray_are_put_back_by_a_sync(benchmark):
+    """sync_questions compares a question's actors and domain by id (no query per question):
+    a row whose foreign keys differ from the expansion is still found and mended."""
+    from benchmarks_app.models import Actor
+    from scenarios_app.models import Domain, ScenarioQuestion
+
+    scenario = services.save_spec(benchmark, escalation_spec(dyads=[("CN", "RU"), ("US", "MX")])).scenario
+    before = {row.question_id: (row.actor_a_id, row.actor_b_id, row.qualified_actor_id, row.domain_id)
+              for row in ScenarioQuestion.objects.filter(scenario=scenario)}
+    stray = Actor.objects.exclude(code__in=["CN", "RU", "US", "MX"]).first()
+    other_domain = Domain.objects.exclude(pk=scenario.domain_id).first()
+    first, second = sorted(before)[:2]
+    ScenarioQuestion.objects.filter(question_id=first).update(actor_a=stray, qualified_actor=stray)
+    ScenarioQuestion.objects.filter(question_id=second).update(domain=other_domain)
+    assert services.sync_questions(scenario) == {"created": 0, "updated": 2, "deleted": 0}
+    assert {row.question_id: (row.actor_a_id, row.actor_b_id, row.qualified_actor_id, row.domain_id)
+            for row in ScenarioQuestion.objects.filter(scenario=scenario)} == before
+    assert services.sync_questions(scenario) == {"created": 0, "updated": 0, "deleted": 0}
+
+
 def test_editing_an_unasked_scenario_updates_its_questions_in_place(benchmark):
     spec = escalation_spec(dyads=[("CN", "RU"), ("US", "MX")])
     scenario = services.save_spec(benchmark, spec).scenario
