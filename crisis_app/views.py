@@ -49,14 +49,15 @@ def _selected(request):
     return {key: request.GET.getlist(key) for key in ("model", "continuation")}
 
 
-def _temperature_warnings(board, most=20) -> list[str]:
+def _temperature_warnings(board, fresh: bool, most=20) -> list[str]:
     """The shown runs' models whose samples above temperature 0 are all alike (their scores are
-    0 for that reason, not because the model is consistent); a few small queries per run."""
+    0 for that reason, not because the model is consistent); a few small queries per run, the
+    runs' kept findings unless the page is recomputed (`fresh`)."""
     if board.per_run is None or board.per_run.empty:
         return []
     shown = sorted({int(run) for run in board.per_run["run"].dropna()})[:most]
     return [warning for run in Run.objects.filter(pk__in=shown).order_by("pk")
-            for warning in sampling.temperature_warnings(run)]
+            for warning in sampling.temperature_warnings(run, kept=not fresh)]
 
 
 @permission_required(VIEW, raise_exception=True)
@@ -80,7 +81,7 @@ def crisis_page(request):
     return render(request, "crisis_app/dashboard.html", {
         "board": board, "panels": panels, "filters": filters, "instrument_notice": notice, "failed_scorers": failed, "options": options, "query": query,
         "move": filters.moves[0] if filters.moves else None, "selected": _selected(request),
-        "top_groups": top_groups, "temperature_warnings": _temperature_warnings(board), "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
+        "top_groups": top_groups, "temperature_warnings": _temperature_warnings(board, flag(request.GET, "fresh")), "kept": [(k, v) for k, values in request.GET.lists() if k != "group"
                                            for v in values], **_choices(filters)})
 
 

@@ -45,7 +45,7 @@ def sample_groups(run: Run, per_model: int = QUESTIONS_PER_MODEL) -> list[Sample
     return groups
 
 
-def temperature_warnings(run: Run) -> list[str]:
+def temperature_warnings(run: Run, kept: bool = True) -> list[str]:
     """The run's models whose samples above temperature 0 are all alike (none while it runs:
     the first questions' repeats may not all be in). Kept in the cache under the run's
     finish and its answers' count: a finished run's answers do not change until it is
@@ -57,7 +57,7 @@ def temperature_warnings(run: Run) -> list[str]:
                       run.finished_at and run.finished_at.isoformat(), done))
     key = "temperature-warnings:" + hashlib.sha256(described.encode()).hexdigest()
     try:
-        found = cache.get(key)
+        found = cache.get(key) if kept else None  # not `kept`: counted again (a page's "recompute")
     except Exception:  # the cache is a shortcut: without Redis the groups are counted
         found = None
     if found is None:
