@@ -170,9 +170,7 @@ def test_an_old_slot_goes_back_to_the_limiter_instead_of_being_handed_over(monke
 def test_slots_given_back_in_one_turn_of_the_loop_go_back_together_at_the_next():
     """Issue 45: the calls that end in one turn of the loop give their slots back to the
     limiter together (one ZREM on Redis), not one each."""
-    import asyncio
-
-    from gateway.async_slots import aslot
+    from tests.gateway.support import end_in_one_turn
 
     class Batching(CountingLimiter):
         def __init__(self):
@@ -184,22 +182,8 @@ def test_slots_given_back_in_one_turn_of_the_loop_go_back_together_at_the_next()
             super().release_many(model, tokens)
 
     limiter = Batching()
-
-    async def call(go):
-        async with aslot(limiter, "m", 4, None, lease=10):
-            await go.wait()
-
-    async def main():
-        go = asyncio.Event()
-        calls = [asyncio.create_task(call(go)) for _ in range(4)]
-        await asyncio.sleep(0.01)
-        assert limiter.in_flight("m") == 4
-        go.set()
-        await asyncio.gather(*calls)
-        await asyncio.sleep(0)
-        assert limiter.given_back == [4] and limiter.in_flight("m") == 0
-
-    asyncio.run(main())
+    assert end_in_one_turn(limiter) == 4
+    assert limiter.given_back == [4] and limiter.in_flight("m") == 0
     assert limiter.released == 4
 
 

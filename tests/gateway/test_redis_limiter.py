@@ -99,26 +99,11 @@ def test_unpaced_starts_skip_the_reservation_and_a_pace_learned_elsewhere_reache
 def test_slots_given_back_in_one_turn_go_back_to_redis_in_one_round_trip():
     """Issue 45: four calls that end in one turn of the loop give their slots back with one
     ZREM at the next turn (`async_slots._give_back_soon`), not four."""
-    import asyncio
-
-    from gateway.async_slots import aslot
+    from tests.gateway.support import end_in_one_turn
 
     limiter = RedisLimiter(os.environ["REDIS_URL"], f"cfpd-test:{uuid.uuid4().hex[:8]}")
     asked, zrem = [], limiter.redis.zrem
     limiter.redis.zrem = lambda key, *tokens: asked.append(len(tokens)) or zrem(key, *tokens)
 
-    async def call(go):
-        async with aslot(limiter, "m", 4, None, lease=10):
-            await go.wait()
-
-    async def main():
-        go = asyncio.Event()
-        calls = [asyncio.create_task(call(go)) for _ in range(4)]
-        await asyncio.sleep(0.05)
-        assert limiter.in_flight("m") == 4
-        go.set()
-        await asyncio.gather(*calls)
-        await asyncio.sleep(0)
-
-    asyncio.run(main())
+    assert end_in_one_turn(limiter, settle=0.05) == 4
     assert asked == [4] and limiter.in_flight("m") == 0
