@@ -1,0 +1,145 @@
+"""The answers partitioned by run on PostgreSQL (issue 42, `runs_app.partitions`): every run
+gets its partition from the database whatever made it, its units land there, `delete_run`
+drops it (and nothing of another run), a deletion that cannot get the answers' lock leaves
+the run whole, a run deleted or truncated another way leaves no partition, and the
+conversion keeps every row, id, index name, trigger and tally. Services pass only."""
+
+import psycopg
+import pytest
+from django.db import connection
+
+from runs_app import partitions, run_deletion, services
+from runs_app.launching import RunError
+from runs_app.models import Response, Run
+from tests.runs_app.test_run_deletion import kept_of, other_run
+from tests.runs_app.test_run_progress_counters import assert_counters_equal_a_recount
+from tests.scenarios_app.test_analysis import answered  # noqa: F401 (fixture)
+from tests.scenarios_app.test_analysis_tally import recounted, tallied
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db]
+
+
+def sql(query: str, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(query, params)
+        return cursor.fetchall()
+
+
+def partition_of_units(run: Run) -> set[str]:
+    return {name for (name,) in sql("SELECT DISTINCT tableoid::regclass::text FROM runs_app_response "
+                                    "WHERE run_id = %s", [run.pk])}
+
+
+def shape() -> dict:
+    """Index names and definitions (the table's name aside), constraints and triggers."""
+    indexes = sql("SELECT indexname, replace(indexdef, ' ONLY ', ' ') FROM pg_indexes "
+                  "WHERE tablename = 'runs_app_response' AND indexname <> 'runs_app_response_pkey' ORDER BY 1")
+    constraints = sql("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                      "WHERE conrelid = 'runs_app_response'::regclass AND contype <> 'p' ORDER BY 1")
+    triggers = sql("SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger "
+                   "WHERE tgrelid = 'runs_app_response'::regclass AND NOT tgisinternal ORDER BY 1")
+    columns = sql("SELECT column_name, data_type, column_default, is_nullable, is_identity FROM "
+                  "information_schema.columns WHERE table_name = 'runs_app_response' ORDER BY ordinal_position")
+    return {"indexes": indexes, "constraints": constraints, "triggers": triggers, "columns": columns}
+
+
+def test_the_answers_are_partitioned_and_every_new_run_gets_its_partition(answered):  # noqa: F811
+    with connection.cursor() as cursor:
+        assert partitions.is_partitioned(cursor)
+        made = set(partitions.partitions(cursor))
+    assert partition_of_units(answered) == {partitions.partition_name(answered.pk)}
+    assert partitions.partition_name(answered.pk) in made
+    created = Run.objects.create(benchmark=answered.benchmark, status="done")
+    bulk = Run.objects.bulk_create([Run(benchmark=answered.benchmark, status="done") for _ in range(2)])
+    with connection.cursor() as cursor:
+        now = set(partitions.partitions(cursor))
+    assert now - made == {partitions.partition_name(run.pk) for run in [created, *bulk]}
+    # A unit written through the parent lands in its run's partition, counted once.
+    unit = answered.responses.order_by("pk").first()
+    Response.objects.bulk_create([Response(run=bulk[1], question=unit.question, model=unit.model, status="done",
+                                           chosen_letter="A", code="A", code_source="choice", option_order=[0, 1])])
+    assert partition_of_units(bulk[1]) == {partitions.partition_name(bulk[1].pk)}
+    assert tallied() == recounted()
+    assert_counters_equal_a_recount(bulk[1])
+
+
+def test_a_row_for_a_run_without_a_partition_fails_loudly(answered):  # noqa: F811
+    unit = answered.responses.order_by("pk").first()
+    with pytest.raises(Exception, match="no partition of relation"):  # no default partition takes it
+        sql("UPDATE runs_app_response SET run_id = 987654 WHERE id = %s", [unit.pk])
+
+
+def test_delete_run_drops_the_partition_and_leaves_another_run_as_it_was(answered, reviewer):  # noqa: F811
+    kept = other_run(answered.benchmark.name)
+    before = kept_of(kept)
+    result = services.delete_run(answered)
+    assert result.units == 10
+    with connection.cursor() as cursor:
+        left = set(partitions.partitions(cursor))
+    assert partitions.partition_name(answered.pk) not in left and partitions.partition_name(kept.pk) in left
+    assert not Response.objects.filter(run_id=answered.pk).exists()
+    assert kept_of(kept) == before
+    assert tallied() == recounted()
+    assert not sql("SELECT 1 FROM runs_app_runprogress WHERE run_id = %s", [answered.pk])
+
+
+def test_a_deletion_that_cannot_get_the_lock_leaves_the_run_whole(answered, monkeypatch):  # noqa: F811
+    units, tallies = answered.responses.count(), tallied()
+    monkeypatch.setattr(run_deletion, "DROP_LOCK_TIMEOUT", "200ms")
+    name = connection.settings_dict["NAME"]
+    with psycopg.connect(host=connection.settings_dict["HOST"], port=connection.settings_dict["PORT"] or 5432,
+                         user=connection.settings_dict["USER"], password=connection.settings_dict["PASSWORD"],
+                         dbname=name) as reader:
+        reader.execute("LOCK TABLE runs_app_response IN ACCESS SHARE MODE")  # a long read under way
+        with pytest.raises(RunError, match="busy for 200ms"):
+            services.delete_run(answered)
+    assert answered.responses.count() == units and Run.objects.filter(pk=answered.pk).exists()
+    assert partition_of_units(answered) == {partitions.partition_name(answered.pk)}
+    assert tallied() == tallies
+    assert_counters_equal_a_recount(answered)
+
+
+def test_a_run_deleted_or_truncated_another_way_leaves_no_partition(answered):  # noqa: F811
+    second = Run.objects.create(benchmark=answered.benchmark, status="done")
+    name = partitions.partition_name(second.pk)
+    assert name in partitions.partitions(connection.cursor())
+    second.delete()  # Django's collector
+    with connection.cursor() as cursor:
+        assert name not in partitions.partitions(cursor)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no deferred check pending on the runs
+        cursor.execute("TRUNCATE runs_app_run, runs_app_response CASCADE")  # a test's flush
+        assert partitions.partitions(cursor)  # a TRUNCATE fires no delete trigger
+        assert partitions.sweep() >= 1  # (runs_app's post_migrate, after a flush)
+        assert partitions.partitions(cursor) == []
+    again = Run.objects.create(benchmark=answered.benchmark, status="done")
+    assert partitions.partition_name(again.pk) in partitions.partitions(connection.cursor())
+
+
+def test_the_conversion_keeps_every_row_id_index_and_tally(answered, reviewer):  # noqa: F811
+    kept = other_run(answered.benchmark.name)
+    rows = sorted(Response.objects.values_list())
+    partitioned_shape, tallies = shape(), tallied()
+    with connection.cursor() as cursor:
+        partitions.convert(cursor, partitioned=False)  # the migration's reverse
+        assert not partitions.is_partitioned(cursor) and partitions.partitions(cursor) == []
+        assert sql("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'runs_app_response_pkey'") \
+            == [("PRIMARY KEY (id)",)]
+        assert shape() == partitioned_shape
+        # Rows written to the plain table, then the conversion forward.
+        unit = kept.responses.order_by("pk").first()
+        Response.objects.create(run=kept, question=unit.question, model=unit.model, repeat=5, status="done",
+                                chosen_letter="A", code="A", code_source="choice", option_order=[0, 1])
+        rows = sorted(Response.objects.values_list())
+        tallies = tallied()
+        partitions.convert(cursor, partitioned=True)
+        assert partitions.is_partitioned(cursor)
+        assert set(partitions.partitions(cursor)) >= {partitions.partition_name(answered.pk),
+                                                      partitions.partition_name(kept.pk)}
+    assert sorted(Response.objects.values_list()) == rows
+    assert shape() == partitioned_shape
+    assert tallied() == tallies == recounted()  # the copy counted nothing twice
+    newest = Response.objects.create(run=kept, question=unit.question, model=unit.model, repeat=6, status="done",
+                                     option_order=[0, 1])
+    assert newest.pk > max(r[0] for r in rows)  # the ids go on past the copied ones
+    assert tallied() == recounted()
+    assert_counters_equal_a_recount(kept)
