@@ -143,3 +143,28 @@ def test_the_conversion_keeps_every_row_id_index_and_tally(answered, reviewer): 
     assert newest.pk > max(r[0] for r in rows)  # the ids go on past the copied ones
     assert tallied() == recounted()
     assert_counters_equal_a_recount(kept)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_index_added_online_to_the_partitioned_answers_is_built_on_every_partition():
+    from django.db import models
+
+    from benchmarks_app.models import Benchmark
+    from kit.migration_operations import _index_partitioned, _partitions
+
+    benchmark = Benchmark.objects.create(name="indexed")
+    runs = [Run.objects.create(benchmark=benchmark, status="done") for _ in range(2)]
+    index = models.Index(fields=["cache_key"], name="h57_answers_cache_key")
+    with connection.schema_editor(atomic=False) as editor:
+        parts = _partitions(editor, Response._meta.db_table)
+        assert {partitions.partition_name(run.pk) for run in runs} <= {name for name, _ in parts}
+        _index_partitioned(editor, Response, index, parts)
+    try:
+        built = sql("SELECT c.relname, x.indisvalid FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid "
+                    "JOIN pg_class i ON i.oid = x.indexrelid WHERE i.relname LIKE 'h57_answers_cache_key%%'")
+        assert dict(built) == {"runs_app_response": True, **{name: True for name, _ in parts}}
+        later = Run.objects.create(benchmark=benchmark, status="done")  # a partition made after has it too
+        assert sql("SELECT count(*) FROM pg_indexes WHERE tablename = %s AND indexdef LIKE '%%(cache_key)%%'",
+                   [partitions.partition_name(later.pk)]) == [(1,)]
+    finally:
+        connection.cursor().execute("DROP INDEX h57_answers_cache_key")
