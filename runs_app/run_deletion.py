@@ -88,7 +88,7 @@ def delete_run(run: Run, progress=None) -> RunDeletion:
         partition = _partition_of(run.pk)
         if partition:
             _delete_dependants_of_units(run.pk, result)
-            _delete_by_run(run.pk, result)
+            _delete_by_run(run.pk, result, units_dropped=True)
             _drop_partition(partition, result, progress)
         else:
             _delete_units(run.pk, result, progress)
@@ -174,7 +174,7 @@ def _counters_step_aside(on: bool):
             cursor.execute("SELECT set_config(%s, %s, true)", [progress_counts.RUN_DELETION_SETTING, "on" if on else ""])
 
 
-def _delete_by_run(run_id: int, result: RunDeletion):
+def _delete_by_run(run_id: int, result: RunDeletion, units_dropped: bool = False):
     """The run's dependants other than its units, by `run_id = %s`; what Django leaves
     (DO_NOTHING) deleted too: rows keyed by the run with no run to name."""
     for relation in get_candidate_relations_to_delete(Run._meta):
@@ -186,18 +186,21 @@ def _delete_by_run(run_id: int, result: RunDeletion):
                 cursor.execute(f"DELETE FROM {related._meta.db_table} WHERE {column} = %s", [run_id])
                 result.add(related._meta.label, cursor.rowcount)
             continue
-        _apply_relation(relation, "SELECT %s", [run_id], result)
+        # The run's own units are left alone when their partition is dropped after: a
+        # provider batch's SET_NULL would otherwise rewrite every unit it names first.
+        _apply_relation(relation, "SELECT %s", [run_id], result, spare_run=run_id if units_dropped else None)
 
 
-def _apply_on_delete(model, ids_sql: str, params: list, result: RunDeletion, skip_self: bool = False):
+def _apply_on_delete(model, ids_sql: str, params: list, result: RunDeletion, skip_self: bool = False,
+                     spare_run: int | None = None):
     """Every relation to `model` applied to the rows that point at the ids `ids_sql` selects."""
     for relation in get_candidate_relations_to_delete(model._meta):
         if skip_self and relation.related_model is model:
             continue
-        _apply_relation(relation, ids_sql, params, result)
+        _apply_relation(relation, ids_sql, params, result, spare_run)
 
 
-def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion):
+def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion, spare_run: int | None = None):
     """One foreign key's on_delete over the rows that point at the ids `ids_sql` selects.
     A self-reference (a code that supersedes another) reaches only the rows outside the set."""
     related, column = relation.related_model, relation.field.column
@@ -207,13 +210,16 @@ def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion):
     if self_reference:
         where += f" AND {pk} NOT IN ({ids_sql})"
         params = params + params
+    if spare_run is not None and related is Response:
+        where += " AND run_id <> %s"  # in the partition dropped after
+        params = params + [spare_run]
     on_delete = relation.on_delete
     with connection.cursor() as cursor:
         if on_delete is models.CASCADE:
             if self_reference:
                 raise RunError(f"{related._meta.label}.{relation.field.name}: a cascading self-reference "
                                f"is not deleted by statement")
-            _apply_on_delete(related, f"SELECT {pk} FROM {table} WHERE {where}", params, result)
+            _apply_on_delete(related, f"SELECT {pk} FROM {table} WHERE {where}", params, result, spare_run=spare_run)
             cursor.execute(f"DELETE FROM {table} WHERE {where}", params)
             result.add(related._meta.label, cursor.rowcount)
         elif on_delete is models.SET_NULL:

@@ -145,7 +145,7 @@ def test_the_conversion_keeps_every_row_id_index_and_tally(answered, reviewer): 
     assert_counters_equal_a_recount(kept)
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_an_index_added_online_to_the_partitioned_answers_is_built_on_every_partition():
     from django.db import models
 
@@ -168,3 +168,18 @@ def test_an_index_added_online_to_the_partitioned_answers_is_built_on_every_part
                    [partitions.partition_name(later.pk)]) == [(1,)]
     finally:
         connection.cursor().execute("DROP INDEX h57_answers_cache_key")
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_flush_that_ends_a_transactional_test_leaves_no_partition_behind():
+    """A test's flush deletes the runs with triggers off (tests/db_restore.py): their
+    partitions are swept with them, not left to pile up over the pass."""
+    from django.core.management import call_command
+
+    from benchmarks_app.models import Benchmark
+
+    benchmark = Benchmark.objects.create(name="flushed")
+    runs = [Run.objects.create(benchmark=benchmark, status="done") for _ in range(3)]
+    assert {partitions.partition_name(run.pk) for run in runs} <= set(partitions.partitions(connection.cursor()))
+    call_command("flush", interactive=False, inhibit_post_migrate=True, reset_sequences=False, verbosity=0)
+    assert partitions.partitions(connection.cursor()) == []
