@@ -14,9 +14,10 @@ answers (workers' reads and writes go on), not `CREATE TABLE … PARTITION OF`, 
 ACCESS EXCLUSIVE would hold every worker until the launch's transaction commits. There
 is no default partition: an answer for a run with no partition fails loudly. A run's
 partition is dropped when its row is deleted (a row trigger: Django's collector, the
-admin); a TRUNCATE of the runs (a test's flush) fires no such trigger, and `sweep` (after
-every migrate and flush: runs_app's post_migrate) drops the partitions whose run is gone,
-so that empty partitions do not pile up. A run whose partition was left (its id used again
+admin); a TRUNCATE of the runs, or a delete with triggers off (a test's flush), fires no
+such trigger, and `sweep` (runs_app's post_migrate, after every migrate and Django's flush;
+the tests' own flush, tests/db_restore.py) drops the partitions whose run is gone, so that
+empty partitions do not pile up. A run whose partition was left (its id used again
 after a flush reset the sequence) finds it there, empty, and keeps it.
 
 `convert(cursor, partitioned=True)` (runs_app migration 0026) rewrites the table into
