@@ -7,7 +7,7 @@ papers' 2.66 M answers). Elsewhere (SQLite, the embedded default) a plain index.
 that uses it must set `atomic = False` (PostgreSQL cannot build an index concurrently inside
 a transaction).
 
-A partitioned table (the answers on PostgreSQL, runs_app 0026) cannot be indexed
+A partitioned table (the answers on PostgreSQL once `partition_answers` ran) cannot be indexed
 concurrently as a whole: the index is made on the parent alone (`ON ONLY`, invalid until
 every partition has its own), then built concurrently on each partition and attached,
 which makes the parent's valid; its name on the parent is the one the migration gives.

@@ -20,9 +20,13 @@ the tests' own flush, tests/db_restore.py) drops the partitions whose run is gon
 empty partitions do not pile up. A run whose partition was left (its id used again
 after a flush reset the sequence) finds it there, empty, and keeps it.
 
-`convert(cursor, partitioned=True)` (runs_app migration 0026) rewrites the table into
-that shape, every row, id, index (by name), constraint and trigger kept; with
-`partitioned=False` back to one plain table (the migration's reverse).
+Opt-in: `convert(cursor, partitioned=True)` (the `partition_answers` command, not a
+migration) rewrites the table into that shape, every row, id, index (by name), constraint
+and trigger kept, and installs the triggers on the runs; with `partitioned=False`
+(`partition_answers --undo`) back to one plain table, the triggers and functions removed.
+A database never converted has none of this: `sweep` and the tests' flush find no sweep
+function and do nothing. Why opt-in: a query that names no run (a unit by id alone) is
+planned over, and locks, every partition (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ RUNS = "runs_app_run"
 PREFIX = "runs_app_response_r"  # + the run's id
 OLD = "runs_app_response_unpartitioned"
 
-# One function makes a run's partition (the trigger and the migration call it): nothing if
+# One function makes a run's partition (the trigger and `convert` call it): nothing if
 # the run has one already (a restore's COPY of runs_app_run after its schema).
 MAKE_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION runs_app_response_partition(run bigint) RETURNS void LANGUAGE plpgsql AS $body$
@@ -96,7 +100,7 @@ def sweep(using: str = "default") -> int:
         return 0
     with transaction.atomic(using=using), connection.cursor() as cursor:
         cursor.execute("SELECT to_regproc('runs_app_response_sweep') IS NOT NULL")
-        if not cursor.fetchone()[0]:  # not migrated this far
+        if not cursor.fetchone()[0]:  # never partitioned (or undone)
             return 0
         cursor.execute("SELECT runs_app_response_sweep()")
         return cursor.fetchone()[0]

@@ -2,11 +2,16 @@
 gets its partition from the database whatever made it, its units land there, `delete_run`
 drops it (and nothing of another run), a deletion that cannot get the answers' lock leaves
 the run whole, a run deleted or truncated another way leaves no partition, and the
-conversion keeps every row, id, index name, trigger and tally. Services pass only."""
+conversion keeps every row, id, index name, trigger and tally; the `partition_answers`
+command converts, says what it did, refuses with runs live and undoes. Partitioning is
+opt-in: the module converts the test database's table before its first test and back after
+its last (a finalizer, whatever failed), so every other module runs on the plain table.
+Services pass, but for the command's refusal on SQLite (embedded pass)."""
 
 import psycopg
 import pytest
-from django.db import connection
+from django.core.management import CommandError, call_command
+from django.db import connection, transaction
 
 from runs_app import partitions, run_deletion, services
 from runs_app.launching import RunError
@@ -17,6 +22,23 @@ from tests.scenarios_app.test_analysis import answered  # noqa: F401 (fixture)
 from tests.scenarios_app.test_analysis_tally import recounted, tallied
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def partitioned_answers(django_db_setup, django_db_blocker):
+    """The answers partitioned (committed: the transactional tests below flush) for this
+    module, one plain table again after it, even when a test or the conversion failed."""
+    with django_db_blocker.unblock():
+        if connection.vendor != "postgresql":
+            yield
+            return
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                partitions.convert(cursor, partitioned=True)
+            yield
+        finally:
+            with transaction.atomic(), connection.cursor() as cursor:
+                partitions.convert(cursor, partitioned=False)
 
 
 def sql(query: str, params=()):
@@ -120,7 +142,7 @@ def test_the_conversion_keeps_every_row_id_index_and_tally(answered, reviewer): 
     rows = sorted(Response.objects.values_list())
     partitioned_shape, tallies = shape(), tallied()
     with connection.cursor() as cursor:
-        partitions.convert(cursor, partitioned=False)  # the migration's reverse
+        partitions.convert(cursor, partitioned=False)  # partition_answers --undo
         assert not partitions.is_partitioned(cursor) and partitions.partitions(cursor) == []
         assert sql("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'runs_app_response_pkey'") \
             == [("PRIMARY KEY (id)",)]
@@ -183,3 +205,49 @@ def test_the_flush_that_ends_a_transactional_test_leaves_no_partition_behind():
     assert {partitions.partition_name(run.pk) for run in runs} <= set(partitions.partitions(connection.cursor()))
     call_command("flush", interactive=False, inhibit_post_migrate=True, reset_sequences=False, verbosity=0)
     assert partitions.partitions(connection.cursor()) == []
+
+
+def test_partition_answers_undoes_partitions_again_and_says_so(answered, capsys):  # noqa: F811
+    rows = sorted(Response.objects.values_list())
+    call_command("partition_answers", "--undo")
+    out = capsys.readouterr().out
+    assert f"one plain table again: {len(rows):,} rows copied" in out and "partitions dropped" in out
+    with connection.cursor() as cursor:
+        assert not partitions.is_partitioned(cursor) and partitions.partitions(cursor) == []
+        assert not sql("SELECT 1 FROM pg_trigger WHERE tgrelid = 'runs_app_run'::regclass "
+                       "AND tgname LIKE 'run_partition_%%'")  # the runs' triggers gone with it
+        assert not sql("SELECT to_regproc('runs_app_response_sweep')")[0][0]
+    assert partitions.sweep() == 0  # nothing to sweep, no function to call
+    call_command("partition_answers", "--undo")
+    assert "already one plain table: nothing done" in capsys.readouterr().out
+    call_command("partition_answers")
+    out = capsys.readouterr().out
+    assert f"partitioned by run: {len(rows):,} rows copied into" in out
+    with connection.cursor() as cursor:
+        assert partitions.is_partitioned(cursor)
+        assert partitions.partition_name(answered.pk) in partitions.partitions(cursor)
+        assert sorted(name for (name,) in sql("SELECT tgname FROM pg_trigger WHERE tgrelid = 'runs_app_run'::regclass "
+                                              "AND tgname LIKE 'run_partition_%%'")) \
+            == ["run_partition_delete", "run_partition_insert"]
+    assert sorted(Response.objects.values_list()) == rows
+    call_command("partition_answers")
+    assert "already partitioned by run: nothing done" in capsys.readouterr().out
+
+
+def test_partition_answers_refuses_while_runs_are_live_unless_forced(answered, capsys):  # noqa: F811
+    live = Run.objects.create(benchmark=answered.benchmark, status=Run.Status.PAUSED)
+    with pytest.raises(CommandError, match=f"runs are live \\({live.pk}\\).*--force"):
+        call_command("partition_answers", "--undo")
+    with connection.cursor() as cursor:
+        assert partitions.is_partitioned(cursor)  # untouched
+    call_command("partition_answers", "--undo", "--force")
+    assert "one plain table again" in capsys.readouterr().out
+    with connection.cursor() as cursor:
+        assert not partitions.is_partitioned(cursor)
+
+
+@pytest.mark.embedded_pass(reason="the refusal on SQLite")
+def test_partition_answers_refuses_on_sqlite():
+    assert connection.vendor == "sqlite"
+    with pytest.raises(CommandError, match="PostgreSQL only"):
+        call_command("partition_answers")
