@@ -75,12 +75,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
     (handing them the extra slots), and the call behind it takes its place at once: every
     `poll` seconds (jittered), the wait doubled after each ask that found none, up to
     `max_poll`. The calls behind the first wake only when handed a slot, when they become
-    first, or at their deadline. Raises LimitBusy after `wait` seconds.
-
-    (Issue 45: at concurrency 128 half of a process's calls wait; each woke every 0.1 s to
-    look at its deadline, and the first asked Redis every 10 ms even while every slot it
-    got was handed over within the process: `bench/cpu_split.py`'s "rest" and "slots
-    taken", ~7 % of a worker's CPU.)"""
+    first, or at their deadline (`bench/slot_wait_cpu.py`). LimitBusy after `wait` s."""
     _check_pause(limiter, model)
     paced = _pace_wait(limiter, model, per_minute, wait)
     if paced > 0:
@@ -118,15 +113,11 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
             if me is None:
                 me = _Waiter(loop)
                 waiting.append(me)
-            if waiting[0] is me:
-                await asyncio.wait({me.wake}, timeout=min(interval * (0.5 + random.random()), remaining))
-            else:
-                # Behind the first: woken when handed a slot or made first (`poke`), else at
-                # its deadline; no look in between (nothing to look at but the clock).
-                await asyncio.wait({me.wake}, timeout=remaining)
+            # Behind the first: no look before it is handed a slot or made first (`poke`).
+            await asyncio.wait({me.wake}, timeout=min(interval * (0.5 + random.random()), remaining)
+                               if waiting[0] is me else remaining)
             if me.wake.done() and me.held is None:
-                # Told it is now first in line: it asks the limiter after `poll`, as the
-                # first does, not at once.
+                # Told it is now first in line: it asks the limiter after `poll`, not at once.
                 me.wake = loop.create_future()
                 interval, ask = poll, False
     except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
