@@ -74,6 +74,35 @@ def service_cpu_seconds(name):
     return total
 
 
+def database_backends_cpu():
+    """CPU seconds so far of each PostgreSQL backend connected to the bench database, by
+    pid: this database's share of the server's CPU, whatever other databases on the same
+    server are doing (`service_cpu_seconds("postgres")` counts them all). A backend that
+    ends during the run takes its CPU with it (the workers' pooled connections stay)."""
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+        pids = [pid for (pid,) in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                               "AND pid <> pg_backend_pid()")]
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = cpu_seconds(pid)
+        except OSError:
+            continue
+    return found
+
+
+def database_counts():
+    """The bench database's transactions and rows written so far (`pg_stat_database`)."""
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL, autocommit=True) as conn:
+        row = conn.execute("SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
+                           "WHERE datname = current_database()").fetchone()
+    return dict(zip(("transactions", "inserted", "updated", "deleted"), row))
+
+
 def peak_rss_mib(pid):
     """The process's peak resident memory (VmHWM), MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -162,6 +191,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         vacuum()
         cpu_before = sum(cpu_seconds(w.pid) for w in workers)
         services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
+        backends_before, counts_before = database_backends_cpu(), database_counts()
         started, started_at = time.perf_counter(), time.time()
         run = services.launch_run(benchmark, [model], use_cache=False)
         launched = time.perf_counter() - started
@@ -169,11 +199,14 @@ def measure(count, concurrency, latency, base_url, processes=2):
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
         rss = max(peak_rss_mib(w.pid) for w in workers)
         services_cpu = {name: service_cpu_seconds(name) - before for name, before in services_before.items()}
+        backends_cpu = sum(cpu - backends_before.get(pid, 0.0) for pid, cpu in database_backends_cpu().items())
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.wait()
+    time.sleep(1.0)  # the workers' backends report their counts as they end
+    counts = {name: value - counts_before[name] for name, value in database_counts().items()}
     window = run.responses.aggregate(first=Min("answered_at"), last=Max("answered_at"))
     answering = (window["last"] - window["first"]).total_seconds()
     # From the launch to the last answer as its worker wrote it (the same clock), not to
@@ -188,7 +221,9 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "steady_ratio": (count / answering) / ideal if answering else float("nan"),
         "overhead_ms": (concurrency * wall / count - latency) * 1000, "worker_cpu_ms": 1000 * cpu / count,
         "worker_rss_mib": rss, "postgres_cpu_ms": 1000 * services_cpu["postgres"] / count,
-        "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count, "processes": processes, "threads": threads, "batch": size,
+        "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count,
+        "database_cpu_ms": 1000 * backends_cpu / count,
+        **{f"{name}_per_answer": value / count for name, value in counts.items()}, "processes": processes, "threads": threads, "batch": size,
     }
 
 

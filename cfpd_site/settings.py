@@ -327,6 +327,10 @@ CFPD_DISPATCH_INLINE = envint("CFPD_DISPATCH_INLINE", 20_000)
 # Units of one model sent in one message and asked together (runs_app.batch_execution): at
 # most this many, and at most half the model's concurrency, so that two workers share it.
 CFPD_BATCH_SIZE = envint("CFPD_BATCH_SIZE", 64)
+# Allocations between two young-generation collections in a worker (`gc.set_threshold`), once
+# it is ready (issue 45: 20,000 rather than Python's 700, ~2 % less worker CPU per answer at
+# concurrency 128, docs/performance.md); 0 keeps Python's. See runs_app.tasks.freeze_start_up_objects.
+CFPD_WORKER_GC_GEN0 = envint("CFPD_WORKER_GC_GEN0", 20_000)
 CFPD_SLOT_WAIT = envint("CFPD_SLOT_WAIT", 5)  # seconds a call waits for its model's slot before it is re-queued
 # Worker threads of a process that may wait for one model's slot (a unit asked alone); a
 # unit finding them taken is re-queued at once: a model held back leaves the threads to others.

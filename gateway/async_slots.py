@@ -67,14 +67,15 @@ def _waiting_calls(model: str) -> collections.deque:
 
 @asynccontextmanager
 async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: float, wait: float = 5.0,
-                poll: float = 0.01, max_poll: float = 0.1):
+                poll: float = 0.01, max_poll: float = 0.04):
     """`slot` for a call on an event loop: the same shared limits, waiting without a
     thread. Waiting calls of a process queue in order: each is handed a slot that a call
-    of this process gives back. The first in the queue also asks the limiter every `poll`
-    seconds (jittered) for slots given back by other processes, for itself and every call
-    behind it in one round trip (handing them the extra slots), and the call behind it
-    takes its place at once; the others look again every `max_poll` seconds. Raises
-    LimitBusy after `wait` seconds."""
+    of this process gives back. The first in the queue also asks the limiter for slots
+    given back by other processes, for itself and every call behind it in one round trip
+    (handing them the extra slots), and the call behind it takes its place at once: every
+    `poll` seconds (jittered), the wait doubled after each ask that found none, up to
+    `max_poll`. The calls behind the first wake only when handed a slot, when they become
+    first, or at their deadline (`bench/slot_wait_cpu.py`). LimitBusy after `wait` s."""
     _check_pause(limiter, model)
     paced = _pace_wait(limiter, model, per_minute, wait)
     if paced > 0:
@@ -84,6 +85,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
     waiting = _waiting_calls(model)
     me: _Waiter | None = None
     ask = True
+    interval = poll  # the first's wait between asks: doubled after an ask that found no slot
     try:
         while True:
             if me is not None and me.held is not None:
@@ -92,6 +94,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
             if ask and (not waiting or waiting[0] is me):
                 behind = len(waiting) - (me is not None)
                 tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
+                interval = poll if tokens else min(max_poll, interval * 2)
                 if tokens:
                     granted_at = time.monotonic()
                     token = tokens[0]
@@ -110,14 +113,13 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
             if me is None:
                 me = _Waiter(loop)
                 waiting.append(me)
-            first = waiting[0] is me
-            await asyncio.wait({me.wake}, timeout=min((poll if first else max_poll) * (0.5 + random.random()),
-                                                      remaining))
+            # Behind the first: no look before it is handed a slot or made first (`poke`).
+            await asyncio.wait({me.wake}, timeout=min(interval * (0.5 + random.random()), remaining)
+                               if waiting[0] is me else remaining)
             if me.wake.done() and me.held is None:
-                # Told it is now first in line: it asks the limiter after `poll`, as the
-                # first does, rather than after `max_poll`.
+                # Told it is now first in line: it asks the limiter after `poll`, not at once.
                 me.wake = loop.create_future()
-                ask = False
+                interval, ask = poll, False
     except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
         if me is not None and me.held is not None:
             limiter.release(model, me.held[0])

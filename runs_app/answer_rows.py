@@ -58,34 +58,48 @@ def patiently(write):
             delay = min(delay * 2, 5.0)
 
 
-def _update_rows(rows: list[Response]):
-    """Write ANSWER_FIELDS of each row. On PostgreSQL one statement for the batch with
+def _update_rows(rows: list[Response], token: str | None = None) -> set[int]:
+    """Write ANSWER_FIELDS of each row; with `token`, only of the rows still running under
+    that claim (a unit whose lease ran out may have been taken over: that worker reports
+    it). The ids of the rows written. On PostgreSQL one statement for the batch with
     one parameter: the rows as a JSON array, read back into typed columns by
     `jsonb_to_recordset` (one pass of the answers' statement triggers, see
-    scenarios_app.analysis.tally, instead of one per row). A statement with a placeholder per
+    scenarios_app.analysis.tally, instead of one per row), the claim checked in its
+    WHERE and the rows written named by RETURNING: the statement locks the rows it
+    writes, and a row another worker took meanwhile is re-checked after its lock and left
+    alone (issue 45: a `SELECT … FOR UPDATE` of the batch before it locked each row, a
+    write of every row's header, once more per answer). A statement with a placeholder per
     value (21 per row) cost the worker more CPU in psycopg splitting and quoting it than
-    PostgreSQL spent running it (`bench/update_rows.py`). Elsewhere one statement sent
-    with every row's values (`executemany`). Django's `bulk_update` builds a CASE per
-    field and row, which cost more worker CPU than the model call itself."""
+    PostgreSQL spent running it (`bench/update_rows.py`). Elsewhere the rows under the
+    claim are read, then written in one statement sent with every row's values
+    (`executemany`). Django's `bulk_update` builds a CASE per field and row, which cost
+    more worker CPU than the model call itself."""
     if not rows:
-        return
+        return set()
     fields = [Response._meta.get_field(name) for name in ANSWER_FIELDS]
     quote = connection.ops.quote_name
     table, pk = quote(Response._meta.db_table), quote(Response._meta.pk.column)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            held = (f" AND t.{quote('claim_token')} = %s AND t.{quote('status')} = %s" if token is not None else "")
             cursor.execute(
                 f"UPDATE {table} AS t SET "
                 + ", ".join(f"{quote(field.column)} = v.{quote(field.column)}" for field in fields)
                 + " FROM jsonb_to_recordset(%s::jsonb) AS v("
                 + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
-                + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}",
-                [_rows_as_json(rows, fields)])
-        else:
-            values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
-                      for row in rows]
+                + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}{held} RETURNING t.{pk}",
+                [_rows_as_json(rows, fields)] + ([token, Response.Status.RUNNING] if token is not None else []))
+            return {row_id for (row_id,) in cursor.fetchall()}
+        if token is not None:
+            held = set(Response.objects.filter(pk__in=[row.pk for row in rows], claim_token=token,
+                                               status=Response.Status.RUNNING).values_list("pk", flat=True))
+            rows = [row for row in rows if row.pk in held]
+        values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] + [row.pk]
+                  for row in rows]
+        if values:
             cursor.executemany(f"UPDATE {table} SET " + ", ".join(f"{quote(field.column)} = %s" for field in fields)
                                + f" WHERE {pk} = %s", values)
+        return {row.pk for row in rows}
 
 
 ROW_ID = "row_id"  # the key of each row's primary key in _rows_as_json (no field of Response)

@@ -459,11 +459,11 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     failed = [u for u in errors if u.response.pk in retries and retries[u.response.pk] is None]
 
     def write():
-        held = set(_held([u.response.pk for u in units], token).select_for_update().filter(
-            status=Response.Status.RUNNING).values_list("pk", flat=True))
         infra.check_simulated_disk_full()
+        # Written only where the claim still holds: the statement's own condition (issue 45:
+        # not a `SELECT … FOR UPDATE` of the batch first, see `answer_rows._update_rows`).
+        held = finish_units([_answer_row(u, now) for u in answered] + [_failed_row(u, now) for u in failed], token)
         written = [u for u in answered if u.response.pk in held], [u for u in failed if u.response.pk in held]
-        finish_units([_answer_row(u, now) for u in written[0]] + [_failed_row(u, now) for u in written[1]])
         follow_ups: list[int] = []
         for unit in written[0]:
             follow_ups += _create_follow_ups(unit.response)

@@ -127,10 +127,11 @@ def failed_row(row: Response, **fields) -> Response:
     return row
 
 
-def finish_units(rows: list[Response]):
-    """running → done | failed: the rows made by `answered_row` / `failed_row`, which the
-    caller holds (locked, under its claim), in one statement (`answer_rows._update_rows`)."""
-    _update_rows(rows)
+def finish_units(rows: list[Response], token: str | None = None) -> set[int]:
+    """running → done | failed: the rows made by `answered_row` / `failed_row`, in one
+    statement (`answer_rows._update_rows`); with `token`, only those still running under
+    that claim (the statement's own condition and row locks). The ids written."""
+    return _update_rows(rows, token)
 
 
 def cancel_follow_ups(ids: list[int]):

@@ -26,3 +26,20 @@ def test_a_ready_worker_moves_its_start_up_objects_out_of_the_collectors_sight(m
         assert len(gc.get_objects()) < frozen  # what a full collection still walks
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("gen0, expected", [(20_000, 20_000), (0, 700)])
+def test_a_ready_worker_collects_its_young_objects_after_the_allocations_configured(monkeypatch, settings, gen0,
+                                                                                   expected):
+    # Issue 45: a young collection every 700 allocations cost a worker ~2 % of its CPU per
+    # answer at concurrency 128 more than one every 20,000 (docs/performance.md); 0 keeps Python's.
+    monkeypatch.setattr(watcher, "start", lambda: None)
+    settings.CFPD_WORKER_GC_GEN0 = gen0
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        worker_ready.send(sender=None)
+        assert gc.get_threshold() == (expected, *before[1:])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

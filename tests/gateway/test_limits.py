@@ -239,7 +239,8 @@ def test_a_waiting_call_that_is_cancelled_leaves_no_slot_behind():
 def test_slots_given_back_elsewhere_go_to_every_waiting_call_in_one_round_trip():
     """Another process held all 8 slots and gives them back at once: the first call in
     line takes them for itself and the 7 behind it in one request to the limiter, instead
-    of one slot per poll with the calls behind it looking only every `max_poll`."""
+    of one slot per poll with the calls behind it (which never ask themselves) waiting for
+    more polls. (`max_poll` = `poll`: the first asks every 10 ms, not backing off.)"""
     import asyncio
 
     from gateway.async_slots import aslot
@@ -250,7 +251,7 @@ def test_slots_given_back_elsewhere_go_to_every_waiting_call_in_one_round_trip()
     got = []
 
     async def call(i):
-        async with aslot(limiter, "m", 8, None, lease=10, poll=0.01, max_poll=5.0):
+        async with aslot(limiter, "m", 8, None, lease=10, poll=0.01, max_poll=0.01):
             got.append((i, time.monotonic()))
             await asyncio.sleep(0.05)
 
@@ -264,7 +265,7 @@ def test_slots_given_back_elsewhere_go_to_every_waiting_call_in_one_round_trip()
         return freed
 
     freed = asyncio.run(main())
-    assert len(got) == 8 and max(t for _, t in got) - freed < 0.1  # not 5 s of max_poll
+    assert len(got) == 8 and max(t for _, t in got) - freed < 0.1  # all at the first call's next ask
     assert limiter.acquired == 8 and limiter.in_flight("m") == 0
     assert limiter.asked <= 12  # the first call's polls while it waited, then one that took 8
 
@@ -330,3 +331,53 @@ def test_calls_waiting_for_a_slot_when_the_model_is_paused_do_not_go():
     asyncio.run(main())
     assert went == [0, 1] and busy == [5, 5, 5]
     assert limiter.in_flight("m") == 0
+
+
+def test_calls_waiting_behind_the_first_sleep_until_woken_and_the_first_asks_less_often_when_asks_find_nothing(
+        monkeypatch):
+    """Issue 45: while another process holds the model's only slot, five calls of this
+    process wait. The four behind the first do not wake to look at the clock (they did
+    every `max_poll`), and the first's asks, finding nothing, come further apart (doubled
+    up to `max_poll`) instead of every `poll`. When the slot comes back each call still
+    gets it in turn."""
+    import asyncio
+
+    from gateway.async_slots import aslot
+
+    limiter = CountingLimiter()
+    elsewhere = limiter.try_acquire("m", 1, lease=10)
+    limiter.asked = 0
+    waits, order = [], []
+    real_wait = asyncio.wait
+
+    async def counted_wait(futures, timeout=None, **kwargs):
+        waits.append(timeout)
+        return await real_wait(futures, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(asyncio, "wait", counted_wait)
+
+    async def call(i):
+        async with aslot(limiter, "m", 1, None, lease=10, wait=3, poll=0.01, max_poll=0.08):
+            order.append(i)
+            await asyncio.sleep(0.005)
+
+    async def main():
+        calls = []
+        for i in range(5):
+            calls.append(asyncio.create_task(call(i)))
+            await asyncio.sleep(0)  # in this order
+        await asyncio.sleep(0.6)
+        asked_while_held = limiter.asked
+        limiter.release("m", elsewhere)
+        await asyncio.gather(*calls)
+        return asked_while_held
+
+    asked_while_held = asyncio.run(main())
+    # Every 10 ms (jittered) that was ~60 asks in 0.6 s; doubled up to 80 ms: 10 or so.
+    assert 3 <= asked_while_held <= 16
+    # The four behind the first waited once each until the slot came (their deadline as the
+    # timeout), then once more each as the first: ~10 waits of the first's, not 4 x 6 more.
+    behind = [t for t in waits if t is not None and t > 1.0]
+    assert len(behind) == 4
+    assert len(waits) <= asked_while_held + 4 + 4 + 4
+    assert order == [0, 1, 2, 3, 4] and limiter.in_flight("m") == 0

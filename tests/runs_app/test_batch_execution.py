@@ -209,7 +209,9 @@ def test_every_statement_that_looks_a_claim_up_names_its_rows_by_primary_key(ben
                 if '"claim_token" =' in q["sql"].split("WHERE", 1)[-1]]
     assert len(by_token) >= 2  # the attempts read after the claim, the claim check of the write
     for sql in by_token:
-        assert '"runs_app_response"."id" IN (' in sql.split("WHERE", 1)[1], sql
+        where = sql.split("WHERE", 1)[1]
+        # By id list, or (the answers' statement on PostgreSQL) joined to its rows by id.
+        assert '"runs_app_response"."id" IN (' in where or 't."id" = v."row_id" AND' in where, sql
 
 
 def test_the_batch_write_stores_every_answer_field_as_the_orm_saves_it(benchmark, fake, monkeypatch):
@@ -317,3 +319,40 @@ def test_loaded_questions_names_only_questions_held_with_their_benchmark(benchma
     half = list(Response.objects.select_related("question").filter(run=run).order_by("pk"))  # no benchmark
     assert execution.loaded_questions([execution.Unit(r) for r in loaded]) == {r.question_id: r.question for r in loaded}
     assert execution.loaded_questions([execution.Unit(r) for r in bare + half]) == {}
+
+
+def test_units_of_a_batch_taken_over_or_finished_elsewhere_meanwhile_are_not_written(benchmark, fake, monkeypatch):
+    """The answers' statement writes only the rows still running under the batch's claim
+    (issue 45: its own condition, no SELECT … FOR UPDATE first): of four units asked
+    together, one whose lease ran out and another worker took, and one that worker
+    already answered, are left as that worker left them; the other two are written,
+    reported done and coded, once each."""
+    run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
+    ids = unit_ids(run)
+    taken_over, finished_elsewhere = ids[0], ids[2]
+    real_ask = batch_execution.ask_together
+
+    def asked_then_taken(units):
+        real_ask(units)
+        Response.objects.filter(pk=taken_over).update(claim_token="another-worker")  # its lease ran out
+        Response.objects.filter(pk=finished_elsewhere).update(claim_token="", status=Response.Status.DONE,
+                                                              raw_output="theirs")
+
+    answered = []
+
+    def receiver(sender, response_ids, **kwargs):
+        answered.extend(response_ids)
+
+    monkeypatch.setattr(batch_execution, "ask_together", asked_then_taken)
+    responses_answered.connect(receiver)
+    try:
+        outcomes = dict(batch_execution.execute_batch(ids))
+    finally:
+        responses_answered.disconnect(receiver)
+    assert [outcomes[pk].action for pk in ids] == ["skipped", "done", "skipped", "done"]
+    assert sorted(answered) == [ids[1], ids[3]]
+    rows = {r.pk: r for r in Response.objects.filter(pk__in=ids)}
+    assert (rows[taken_over].status, rows[taken_over].claim_token, rows[taken_over].raw_output) == (
+        "running", "another-worker", "")
+    assert (rows[finished_elsewhere].raw_output, rows[finished_elsewhere].chosen_letter) == ("theirs", "")
+    assert all(rows[pk].status == "done" and rows[pk].chosen_letter and rows[pk].code for pk in (ids[1], ids[3]))
