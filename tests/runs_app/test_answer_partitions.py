@@ -13,9 +13,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 
-from runs_app import partitions, run_deletion, services
+from runs_app import execution, partitions, run_deletion, services, transitions
 from runs_app.launching import RunError
-from runs_app.models import Response, Run
+from runs_app.models import LLMModel, Response, Run
+from tests.runs_app.test_execution import benchmark, launch  # noqa: F401 (fixture)
 from tests.runs_app.test_run_deletion import kept_of, other_run
 from tests.runs_app.test_run_progress_counters import assert_counters_equal_a_recount
 from tests.scenarios_app.test_analysis import answered  # noqa: F401 (fixture)
@@ -205,6 +206,39 @@ def test_the_flush_that_ends_a_transactional_test_leaves_no_partition_behind():
     assert {partitions.partition_name(run.pk) for run in runs} <= set(partitions.partitions(connection.cursor()))
     call_command("flush", interactive=False, inhibit_post_migrate=True, reset_sequences=False, verbosity=0)
     assert partitions.partitions(connection.cursor()) == []
+
+
+def partitions_locked() -> set[str]:
+    """The answers' partitions this connection holds a lock on (until its transaction ends)."""
+    return {name for (name,) in sql(
+        "SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+        "JOIN pg_inherits i ON i.inhrelid = c.oid "
+        "WHERE l.pid = pg_backend_pid() AND i.inhparent = 'runs_app_response'::regclass")}
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_workers_claim_give_back_and_write_lock_its_runs_partition_alone(benchmark, monkeypatch):  # noqa: F811
+    """The worker's statements by unit id name the units' run too: with 20 runs, a batch's
+    claim, the claim's check, a unit given back and the answers' write plan and lock the
+    batch's run's partition, not the 20 (each with its ~17 indexes; docs/performance.md)."""
+    chooser = LLMModel.objects.create(name="m", litellm_model="openai/m", api_base="http://127.0.0.1:9/v1",
+                                      answer_mode="choice", timeout_seconds=5)
+    run = launch(benchmark, [chooser], monkeypatch)
+    Run.objects.bulk_create([Run(benchmark=benchmark, status=Run.Status.DONE) for _ in range(19)])
+    assert len(partitions.partitions(connection.cursor())) >= 20
+    batch = list(run.responses.order_by("pk").select_related("run", "model")[:3])
+    own = {partitions.partition_name(run.pk)}
+    with transaction.atomic():
+        token, taken = execution.claim(batch)
+        assert [r.pk for r in taken] == [r.pk for r in batch]
+        assert partitions_locked() == own
+        assert transitions.give_back(taken[2].pk, token, run.pk)
+        assert partitions_locked() == own
+        written = transitions.finish_units([transitions.answered_row(r, chosen_letter="A") for r in taken[:2]], token)
+        assert written == {taken[0].pk, taken[1].pk}
+        assert partitions_locked() == own
+    assert list(Response.objects.filter(pk__in=[r.pk for r in batch]).order_by("pk").values_list("status", flat=True)) \
+        == ["done", "done", "pending"]
 
 
 def test_partition_answers_undoes_partitions_again_and_says_so(answered, capsys):  # noqa: F811
