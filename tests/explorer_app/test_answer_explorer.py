@@ -264,7 +264,7 @@ def test_full_text_search_takes_phrases_and_exclusions_on_postgresql(client, ans
         sql, params = searched.values("id").query.sql_with_params()
         cursor.execute("EXPLAIN " + sql, params)
         plan = " ".join(row[0] for row in cursor.fetchall())
-        # The answers are partitioned by run (runs_app 0026): each partition has its own
+        # Where the answers are partitioned by run (`partition_answers`) each partition has its own
         # index, attached to (made from) the parent's.
         cursor.execute("SELECT i.inhrelid::regclass::text FROM pg_inherits i "
                        "WHERE i.inhparent = 'response_output_search'::regclass")
