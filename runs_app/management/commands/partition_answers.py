@@ -44,7 +44,7 @@ class Command(BaseCommand):
             (rows,) = cursor.fetchone()
         seconds = time.monotonic() - started
         if wanted:
-            self.stdout.write(f"The answers are partitioned by run: {rows:,} rows copied into {after:,} partitions "
+            self.stdout.write(f"The answers are partitioned by run: {rows:,} rows copied into {after:,} partition(s) "
                               f"in {seconds:.1f} s.")
         else:
             self.stdout.write(f"The answers are one plain table again: {rows:,} rows copied, {before:,} partitions "
