@@ -73,7 +73,10 @@ class ReviewTask(models.Model):
         DONE = "done", "Done"
         WITHDRAWN = "withdrawn", "Withdrawn"  # no longer needed: re-encoding resolved it, or its cause was undone
 
-    response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="review_tasks")
+    # Keys to an answer are kept by Django, not the database (db_constraint=False): on PostgreSQL the
+    # answers are partitioned by run (runs_app 0026), and no foreign key can point at (id) alone there.
+    response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="review_tasks",
+                                 db_constraint=False)
     purpose = models.CharField(max_length=12, choices=Purpose.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     leased_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -120,7 +123,8 @@ class Code(models.Model):
     author wrote them, whatever order they were shown in), `R` for a refusal, or `X` for an
     invalid answer (no option chosen, no refusal)."""
 
-    response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="codes")
+    response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="codes",
+                                 db_constraint=False)  # as ReviewTask.response
     code = models.CharField(max_length=1, choices=CODE_CHOICES)
     presented_letter = models.CharField(max_length=1, blank=True,
                                         help_text="The letter as shown to the model (differs when options were permuted).")
@@ -208,8 +212,11 @@ class JudgeRequest(models.Model):
     reads. A response that is a judge unit is never a CFPD answer: analysis and coding
     leave it out."""
 
-    judge_response = models.OneToOneField("runs_app.Response", on_delete=models.CASCADE, related_name="judge_request")
-    target_response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="judge_requests")
+    # Kept by Django, not the database (as ReviewTask.response: the answers are partitioned by run).
+    judge_response = models.OneToOneField("runs_app.Response", on_delete=models.CASCADE, related_name="judge_request",
+                                          db_constraint=False)
+    target_response = models.ForeignKey("runs_app.Response", on_delete=models.CASCADE, related_name="judge_requests",
+                                        db_constraint=False)
     judge = models.ForeignKey(Judge, on_delete=models.PROTECT, related_name="requests")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="+")

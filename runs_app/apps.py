@@ -12,6 +12,11 @@ def _migrated(using="default", **kwargs):
     from . import progress_counts
 
     progress_counts.ensure_sqlite_triggers(using)  # a remade units table lost them (SQLite)
+    app_config = kwargs.get("app_config")
+    if app_config is not None and app_config.name == "runs_app":
+        from . import partitions
+
+        partitions.sweep(using)  # a flush's TRUNCATE left the runs' partitions (PostgreSQL)
 
 
 class RunsAppConfig(AppConfig):

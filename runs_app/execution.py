@@ -39,7 +39,7 @@ from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
 from .signals import responses_answered
 from .transitions import (answered_row, cancel_follow_ups, claim as claim_units, failed_row,
-                          finish_run_if_complete, finish_units, give_back as _give_back, pause_run,
+                          finish_run_if_complete, finish_units, give_back as _give_back, of_these_runs, pause_run,
                           start_runs)
 
 
@@ -200,7 +200,7 @@ def ask_units(responses: list[Response], ask, token: str | None = None) -> dict[
     for response in taken:
         if over_budget(response.run):
             # Not asked: the unit waits, pending, for a resume with a higher budget.
-            _give_back(response.pk, token, attempts=F("attempts") - 1)
+            _give_back(response.pk, token, response.run_id, attempts=F("attempts") - 1)
             outcomes[response.pk] = Outcome("paused")
     taken = [r for r in taken if r.pk not in outcomes]
     if not taken:
@@ -226,11 +226,11 @@ def ask_units(responses: list[Response], ask, token: str | None = None) -> dict[
     return outcomes
 
 
-def _held(ids: list[int], token: str):
-    """The units of `ids` still under the claim `token`. By primary key: claim_token has
-    no index, and a lookup by token alone would read the whole table once per batch, a
-    cost that grows with every run kept."""
-    return Response.objects.filter(pk__in=ids, claim_token=token)
+def _held(ids: list[int], token: str, runs=()):
+    """The units of `ids` (of `runs`: `transitions.of_these_runs`) still under the claim
+    `token`. By primary key: claim_token has no index, and a lookup by token alone would
+    read the whole table once per batch, a cost that grows with every run kept."""
+    return Response.objects.filter(of_these_runs(runs), pk__in=ids, claim_token=token)
 
 
 def claim(responses: list[Response], token: str | None = None) -> tuple[str, list[Response]]:
@@ -244,8 +244,9 @@ def claim(responses: list[Response], token: str | None = None) -> tuple[str, lis
     # Its units may wait for a slot under this claim, so the claim covers that wait too.
     lease = max(call_lease(r.model) for r in responses) + settings.CFPD_SLOT_WAIT
     ids = [r.pk for r in responses]
-    claim_units(ids, token, now + timedelta(seconds=lease), now)
-    attempts = dict(_held(ids, token).values_list("pk", "attempts"))
+    runs = {r.run_id for r in responses}
+    claim_units(ids, token, now + timedelta(seconds=lease), now, runs)
+    attempts = dict(_held(ids, token, runs).values_list("pk", "attempts"))
     taken = []
     for response in responses:
         if response.pk in attempts:
@@ -483,7 +484,7 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     for unit in failed:
         outcomes[unit.response.pk] = Outcome("failed")
     for unit in units:
-        pk = unit.response.pk
+        pk, run_id = unit.response.pk, unit.response.run_id
         if unit.result is not None:
             continue
         if unit.busy is not None:
@@ -491,21 +492,21 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
             # now: with the old send time the sweep would take its message for lost once
             # units sent later are answered, and send it a second time (each copy then
             # sent back again when busy: the messages multiply).
-            pending = _give_back(pk, token, attempts=F("attempts") - 1, enqueued_at=timezone.now())
+            pending = _give_back(pk, token, run_id, attempts=F("attempts") - 1, enqueued_at=timezone.now())
             outcomes[pk] = (Outcome("requeue", countdown=unit.busy.retry_in * (1 + random.random())) if pending
                             else Outcome("cancelled"))
         elif unit.infra is not None:
             # A service failed around the call (the limiter's Redis): not the unit's failure.
-            pending = _give_back(pk, token, attempts=F("attempts") - 1, enqueued_at=timezone.now())
+            pending = _give_back(pk, token, run_id, attempts=F("attempts") - 1, enqueued_at=timezone.now())
             outcomes[pk] = (Outcome("requeue", countdown=settings.CFPD_SERVICE_RETRY * (1 + random.random()))
                             if pending else Outcome("cancelled"))
         elif pk in refused:
             # Its model's server refused the connection: paused, the attempt not counted.
-            pending = _give_back(pk, token, attempts=F("attempts") - 1, error_kind=unit.error.kind,
+            pending = _give_back(pk, token, run_id, attempts=F("attempts") - 1, error_kind=unit.error.kind,
                                  error_message=unit.error.message, enqueued_at=timezone.now(), **unit.record)
             outcomes[pk] = Outcome("requeue", countdown=refused[pk]) if pending else Outcome("cancelled")
         elif unit.error is not None and retries[pk] is not None:
-            pending = _give_back(pk, token, error_kind=unit.error.kind, error_message=unit.error.message,
+            pending = _give_back(pk, token, run_id, error_kind=unit.error.kind, error_message=unit.error.message,
                                  enqueued_at=timezone.now(), **unit.record)
             outcomes[pk] = Outcome("retry", countdown=retries[pk]) if pending else Outcome("cancelled")
     if answered:

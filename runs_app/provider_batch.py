@@ -146,7 +146,7 @@ def take(run: Run, model: LLMModel) -> ProviderBatch | None:
         # polled_at: a poller leaves a batch being sent alone for SEND_LEASE seconds.
         batch = ProviderBatch.objects.create(run=run, model=model, polled_at=now)
         take_for_batch(ids, batch, token(batch))
-        size = Response.objects.filter(pk__in=ids, claim_token=token(batch)).count()
+        size = Response.objects.filter(pk__in=ids, run_id=run.pk, claim_token=token(batch)).count()
         if not size:
             batch.delete()
             return None
@@ -157,7 +157,8 @@ def take(run: Run, model: LLMModel) -> ProviderBatch | None:
 
 
 def _held(batch: ProviderBatch):
-    return Response.objects.filter(provider_batch=batch, claim_token=token(batch), status=Response.Status.RUNNING)
+    return Response.objects.filter(run_id=batch.run_id, provider_batch=batch, claim_token=token(batch),
+                                   status=Response.Status.RUNNING)
 
 
 def _units(batch: ProviderBatch, ids=None) -> list[Unit]:

@@ -18,6 +18,13 @@ or `Response`, another room's included, none named here), but by set:
 - then the run's row through `Run.delete()`, which finds nothing left but sends the
   signals (the data version moves).
 
+On PostgreSQL the run's units are a partition of their own (`runs_app.partitions`): their
+dependants go by set as above (one statement per relation over the run's units), the rows
+kept by run (tallies, counters) by run, and the units in one `DROP TABLE` of the partition,
+last (it takes ACCESS EXCLUSIVE on the answers until the commit, so it waits at most
+`DROP_LOCK_TIMEOUT` for the readers and writers before it, then fails with a RunError
+rather than holding every worker queued behind it); a dropped partition fires no trigger.
+
 All of it in one transaction under the run's row lock: a deletion stopped half way leaves
 the run whole. What is given up against the collector: the per-row delete signals of the
 units' dependants (django-auditlog writes no entry per deleted code: the run's deletion is
@@ -31,13 +38,17 @@ from dataclasses import dataclass, field
 
 from django.db import connection, models, transaction
 from django.db.models.deletion import get_candidate_relations_to_delete
+from django.db.utils import OperationalError
 
-from . import progress_counts
+from . import partitions, progress_counts
 from .launching import RunError
 from .models import Response, Run
 
 DELETE_CHUNK = 100_000  # ids of a run's units per DELETE statement (as CANCEL_CHUNK)
 DELETABLE = (Run.Status.DONE, Run.Status.CANCELLED)
+# How long the partition's DROP waits for the answers' lock (every transaction reading or
+# writing answers holds it); every statement asking for it queues behind the DROP meanwhile.
+DROP_LOCK_TIMEOUT = "5s"
 
 
 class RunNotFinished(RunError):
@@ -74,12 +85,55 @@ def delete_run(run: Run, progress=None) -> RunDeletion:
         if in_flight:
             raise RunNotFinished(f"Run {run.pk} still has {in_flight} unit(s) in flight: wait until its "
                                  f"workers or its sweep have ended them, then delete it.")
-        _delete_units(run.pk, result, progress)
-        _delete_by_run(run.pk, result)
+        partition = _partition_of(run.pk)
+        if partition:
+            _delete_dependants_of_units(run.pk, result)
+            _delete_by_run(run.pk, result, units_dropped=True)
+            _drop_partition(partition, result, progress)
+        else:
+            _delete_units(run.pk, result, progress)
+            _delete_by_run(run.pk, result)
         Run.objects.get(pk=run.pk).delete()  # nothing left to collect; its signals sent
         result.add(Run._meta.label, 1)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _partition_of(run_id: int) -> str | None:
+    if connection.vendor != "postgresql":
+        return None
+    name = partitions.partition_name(run_id)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+        return name if cursor.fetchone()[0] else None
+
+
+def _delete_dependants_of_units(run_id: int, result: RunDeletion):
+    """What points at the run's units, by one statement per relation over all of them;
+    the follow-ups in other runs by Django's collector, as `_delete_units` does."""
+    outside = Response.objects.filter(previous__run_id=run_id).exclude(run_id=run_id)
+    if outside.exists():
+        result.add(Response._meta.label, outside.delete()[1].get(Response._meta.label, 0))
+    table, pk = Response._meta.db_table, Response._meta.pk.column
+    _apply_on_delete(Response, f"SELECT {pk} FROM {table} WHERE run_id = %s", [run_id], result, skip_self=True)
+
+
+def _drop_partition(partition: str, result: RunDeletion, progress):
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT count(*) FROM "{partition}"')
+        units = cursor.fetchone()[0]
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [DROP_LOCK_TIMEOUT])
+        try:
+            cursor.execute(f'DROP TABLE "{partition}"')
+        except OperationalError as exc:
+            if getattr(exc.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
+                raise
+            raise RunError(f"The answers were busy for {DROP_LOCK_TIMEOUT} (long reads or writes under way): "
+                           f"the run was not deleted; try again.") from exc
+    result.units += units
+    result.add(Response._meta.label, units)
+    if progress:
+        progress(units, units, "dropping units")
 
 
 def _delete_units(run_id: int, result: RunDeletion, progress):
@@ -120,7 +174,7 @@ def _counters_step_aside(on: bool):
             cursor.execute("SELECT set_config(%s, %s, true)", [progress_counts.RUN_DELETION_SETTING, "on" if on else ""])
 
 
-def _delete_by_run(run_id: int, result: RunDeletion):
+def _delete_by_run(run_id: int, result: RunDeletion, units_dropped: bool = False):
     """The run's dependants other than its units, by `run_id = %s`; what Django leaves
     (DO_NOTHING) deleted too: rows keyed by the run with no run to name."""
     for relation in get_candidate_relations_to_delete(Run._meta):
@@ -132,18 +186,21 @@ def _delete_by_run(run_id: int, result: RunDeletion):
                 cursor.execute(f"DELETE FROM {related._meta.db_table} WHERE {column} = %s", [run_id])
                 result.add(related._meta.label, cursor.rowcount)
             continue
-        _apply_relation(relation, "SELECT %s", [run_id], result)
+        # The run's own units are left alone when their partition is dropped after: a
+        # provider batch's SET_NULL would otherwise rewrite every unit it names first.
+        _apply_relation(relation, "SELECT %s", [run_id], result, spare_run=run_id if units_dropped else None)
 
 
-def _apply_on_delete(model, ids_sql: str, params: list, result: RunDeletion, skip_self: bool = False):
+def _apply_on_delete(model, ids_sql: str, params: list, result: RunDeletion, skip_self: bool = False,
+                     spare_run: int | None = None):
     """Every relation to `model` applied to the rows that point at the ids `ids_sql` selects."""
     for relation in get_candidate_relations_to_delete(model._meta):
         if skip_self and relation.related_model is model:
             continue
-        _apply_relation(relation, ids_sql, params, result)
+        _apply_relation(relation, ids_sql, params, result, spare_run)
 
 
-def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion):
+def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion, spare_run: int | None = None):
     """One foreign key's on_delete over the rows that point at the ids `ids_sql` selects.
     A self-reference (a code that supersedes another) reaches only the rows outside the set."""
     related, column = relation.related_model, relation.field.column
@@ -153,13 +210,16 @@ def _apply_relation(relation, ids_sql: str, params: list, result: RunDeletion):
     if self_reference:
         where += f" AND {pk} NOT IN ({ids_sql})"
         params = params + params
+    if spare_run is not None and related is Response:
+        where += " AND run_id <> %s"  # in the partition dropped after
+        params = params + [spare_run]
     on_delete = relation.on_delete
     with connection.cursor() as cursor:
         if on_delete is models.CASCADE:
             if self_reference:
                 raise RunError(f"{related._meta.label}.{relation.field.name}: a cascading self-reference "
                                f"is not deleted by statement")
-            _apply_on_delete(related, f"SELECT {pk} FROM {table} WHERE {where}", params, result)
+            _apply_on_delete(related, f"SELECT {pk} FROM {table} WHERE {where}", params, result, spare_run=spare_run)
             cursor.execute(f"DELETE FROM {table} WHERE {where}", params)
             result.add(related._meta.label, cursor.rowcount)
         elif on_delete is models.SET_NULL:

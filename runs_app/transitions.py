@@ -77,12 +77,22 @@ def of_runs(*statuses: str) -> Q:
 
 # ------------------------------------------------------------------ units
 
-def claim(ids: list[int], token: str, lease_until: datetime, now: datetime):
+def of_these_runs(runs) -> Q:
+    """The units' own runs, named as constants, beside their ids: on a database whose
+    answers are partitioned by run (`partition_answers`) PostgreSQL then plans and locks
+    those runs' partitions alone, not every partition with its indexes (docs/performance.md,
+    the by-id cost). Nothing when no run is given."""
+    runs = sorted(set(runs))
+    return Q(run_id__in=runs) if runs else Q()
+
+
+def claim(ids: list[int], token: str, lease_until: datetime, now: datetime, runs=()):
     """pending, or running under a lease that ran out, or under this `token` → running
     under `token`, in one conditional update whose conditions are all on the unit's row
     (see `of_runs`); an attempt counted unless the unit was this token's already. The
-    claiming worker's name is written with it (`worker_identity`)."""
-    Response.objects.filter(pk__in=ids).filter(
+    claiming worker's name is written with it (`worker_identity`). `runs`: the units'
+    runs (`of_these_runs`)."""
+    Response.objects.filter(of_these_runs(runs), pk__in=ids).filter(
         Q(status=U.PENDING) | Q(status=U.RUNNING, lease_expires_at__lt=now)
         | Q(status=U.RUNNING, claim_token=token)).filter(
         of_runs(R.QUEUED, R.RUNNING)).update(
@@ -93,22 +103,24 @@ def claim(ids: list[int], token: str, lease_until: datetime, now: datetime):
 
 def take_for_batch(ids: list[int], batch, token: str) -> None:
     """pending → running under a provider batch's claim (`provider_batch.token`), no lease:
-    the sweeps leave it alone."""
-    Response.objects.filter(pk__in=ids, status=U.PENDING).filter(of_runs(R.QUEUED, R.RUNNING)).update(
+    the sweeps leave it alone. The units are the batch's run's."""
+    Response.objects.filter(pk__in=ids, run_id=batch.run_id, status=U.PENDING).filter(
+        of_runs(R.QUEUED, R.RUNNING)).update(
         status=U.RUNNING, claim_token=token, provider_batch=batch, lease_expires_at=None,
         attempts=F("attempts") + 1)
 
 
-def give_back(response_id: int, token: str, **fields) -> bool:
+def give_back(response_id: int, token: str, run_id: int | None = None, **fields) -> bool:
     """running under `token` → pending (to be asked later), `fields` written with it. If
     its run was cancelled meanwhile, the unit ends cancelled instead: a cancelled run
     sends no more messages, so a pending unit of it would stay pending forever. Returns
-    whether it is pending."""
-    Response.objects.filter(pk=response_id, claim_token=token).update(
+    whether it is pending. `run_id`: the unit's run (`of_these_runs`)."""
+    run = of_these_runs([run_id] if run_id is not None else [])
+    Response.objects.filter(run, pk=response_id, claim_token=token).update(
         status=U.PENDING, claim_token="", lease_expires_at=None, **fields)
     # After the write, not before: `cancel_run` cancels pending units in one update, so
     # either it saw this unit pending, or this sees the run cancelled.
-    cancelled = Response.objects.filter(of_runs(R.CANCELLED), pk=response_id,
+    cancelled = Response.objects.filter(run, of_runs(R.CANCELLED), pk=response_id,
                                         status=U.PENDING).update(status=U.CANCELLED)
     return not cancelled
 
@@ -159,7 +171,7 @@ def end_lost_of_cancelled(run_id: int, now: datetime):
 
 def cancel_batch_units(batch, token: str):
     """running under a provider batch never sent → cancelled (its run was cancelled)."""
-    Response.objects.filter(provider_batch=batch, claim_token=token, status=U.RUNNING).update(
+    Response.objects.filter(run_id=batch.run_id, provider_batch=batch, claim_token=token, status=U.RUNNING).update(
         status=U.CANCELLED, claim_token="")
 
 

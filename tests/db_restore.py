@@ -74,13 +74,22 @@ def sql_flush_of_the_full(style, connection, reset_sequences=True, allow_cascade
     triggers and foreign-key checks off for the transaction (every table that holds a row
     is emptied, so none is left pointing at a deleted one)."""
     if connection.vendor != "postgresql" or reset_sequences:
-        return _DJANGOS_FLUSH(style, connection, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
+        statements = _DJANGOS_FLUSH(style, connection, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
+        return statements + ([SWEEP_PARTITIONS] if connection.vendor == "postgresql" and statements else [])
     full = _holding_rows(connection, connection.introspection.django_table_names(only_existing=True,
                                                                                  include_views=False))
     if not full:
         return []
     quote = connection.ops.quote_name
-    return ["SET LOCAL session_replication_role = replica", *(f"DELETE FROM {quote(table)}" for table in full)]
+    return ["SET LOCAL session_replication_role = replica", *(f"DELETE FROM {quote(table)}" for table in full),
+            *([SWEEP_PARTITIONS] if "runs_app_run" in full else [])]
+
+
+# The runs deleted with triggers off (or truncated) leave their answers' partitions
+# (runs_app.partitions): dropped here, or they would pile up over the services pass.
+SWEEP_PARTITIONS = """DO $$ BEGIN
+    IF to_regproc('runs_app_response_sweep') IS NOT NULL THEN PERFORM runs_app_response_sweep(); END IF;
+END $$"""
 
 
 def _holding_rows(connection, tables: list[str]) -> list[str]:
