@@ -34,6 +34,8 @@ SKIPPED = {
                       "test_translate_demo.py runs it against the fake server, scripts/demo with local-gemma3)",
     "delete_run": "would delete the demo's answers that the commands after it read "
                   "(tests/runs_app/test_run_deletion.py runs it)",
+    "partition_answers": "rewrites the answers table, PostgreSQL only (tests/runs_app/test_answer_partitions.py "
+                         "runs it both ways, and its refusal on SQLite)",
 }
 # Arguments added to the README's form, with the reason.
 EXTRA = {

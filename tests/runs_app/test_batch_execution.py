@@ -7,9 +7,8 @@ from django.conf import settings as django_settings
 import gateway
 from runs_app import answer_rows, batch_execution, execution, queueing, services
 from runs_app.models import Response, Run
-from runs_app.signals import responses_answered
 from tests.fakes.fake_openai import FakeOpenAI
-from tests.runs_app.test_execution import benchmark, claim_unit, launch, model  # noqa: F401 — fixtures
+from tests.runs_app.test_execution import answers_announced, benchmark, claim_unit, launch, model  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -58,17 +57,9 @@ def test_a_batch_is_answered_from_the_cache_and_fills_it(benchmark, fake, monkey
 def test_each_unit_of_a_batch_is_written_once_and_coded(benchmark, fake, monkeypatch):
     run = launch(benchmark, [model(fake, answer_mode="generate", max_tokens=30)], monkeypatch, repeats=2)
     ids = unit_ids(run)
-    coded = []
-
-    def receiver(sender, response_ids, **kwargs):
-        coded.extend(response_ids)
-
-    responses_answered.connect(receiver)
-    try:
+    with answers_announced() as coded:
         assert actions(batch_execution.execute_batch(ids)) == ["done"] * 8
         assert actions(batch_execution.execute_batch(ids)) == ["skipped"] * 8  # a message delivered twice
-    finally:
-        responses_answered.disconnect(receiver)
     assert sorted(coded) == ids and fake.stats()["total_requests"] == 8
     assert all(r.code for r in run.responses.all())
 
@@ -338,17 +329,9 @@ def test_units_of_a_batch_taken_over_or_finished_elsewhere_meanwhile_are_not_wri
         Response.objects.filter(pk=finished_elsewhere).update(claim_token="", status=Response.Status.DONE,
                                                               raw_output="theirs")
 
-    answered = []
-
-    def receiver(sender, response_ids, **kwargs):
-        answered.extend(response_ids)
-
     monkeypatch.setattr(batch_execution, "ask_together", asked_then_taken)
-    responses_answered.connect(receiver)
-    try:
+    with answers_announced() as answered:
         outcomes = dict(batch_execution.execute_batch(ids))
-    finally:
-        responses_answered.disconnect(receiver)
     assert [outcomes[pk].action for pk in ids] == ["skipped", "done", "skipped", "done"]
     assert sorted(answered) == [ids[1], ids[3]]
     rows = {r.pk: r for r in Response.objects.filter(pk__in=ids)}

@@ -1,5 +1,6 @@
 """One unit of work in-process (no broker): cache, permutation, modes, error records."""
 
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
@@ -19,6 +20,21 @@ from tests.factories import three_option_spec
 from tests.fakes.fake_openai import FakeOpenAI, prompt_key
 
 pytestmark = pytest.mark.django_db
+
+
+@contextmanager
+def answers_announced():
+    """The ids `responses_answered` announces inside the block (the coding's signal)."""
+    ids = []
+
+    def receiver(sender, response_ids, **kwargs):
+        ids.extend(response_ids)
+
+    responses_answered.connect(receiver)
+    try:
+        yield ids
+    finally:
+        responses_answered.disconnect(receiver)
 
 
 @pytest.fixture
@@ -191,17 +207,9 @@ def test_a_cached_answer_whose_row_was_not_written_reports_nothing_done(benchmar
         Response.objects.filter(pk__in=[r.pk for r in taken]).update(claim_token="another-worker")  # lease ran out
         return token, taken
 
-    answered = []
-
-    def receiver(sender, response_ids, **kwargs):
-        answered.extend(response_ids)
-
     monkeypatch.setattr(execution, "claim", claimed_then_taken_over)
-    responses_answered.connect(receiver)
-    try:
+    with answers_announced() as answered:
         outcome = execution.execute(unit.pk)
-    finally:
-        responses_answered.disconnect(receiver)
     unit.refresh_from_db()
     assert outcome.action == "skipped" and answered == []  # before: "done", and coded
     assert (unit.status, unit.cache_hit, unit.claim_token) == ("running", False, "another-worker")
