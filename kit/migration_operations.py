@@ -38,15 +38,20 @@ class AddIndexOnline(AddIndexConcurrently):
 
 
 def _partitions(schema_editor, table: str) -> list[tuple[str, int]] | None:
-    """The partitions (name, oid) of a partitioned table; None for a plain one."""
     with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [table])
-        row = cursor.fetchone()
-        if not row or row[0] != "p":
-            return None
-        cursor.execute("SELECT c.relname, c.oid FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                       "WHERE i.inhparent = to_regclass(%s) ORDER BY c.relname", [table])
-        return cursor.fetchall()
+        return table_partitions(cursor, table)
+
+
+def table_partitions(cursor, table: str) -> list[tuple[str, int]] | None:
+    """The partitions (name, oid) of a partitioned table, by name; None for a plain one
+    (PostgreSQL)."""
+    cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [table])
+    row = cursor.fetchone()
+    if not row or row[0] != "p":
+        return None
+    cursor.execute("SELECT c.relname, c.oid FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+                   "WHERE i.inhparent = to_regclass(%s) ORDER BY c.relname", [table])
+    return cursor.fetchall()
 
 
 def _index_partitioned(schema_editor, model, index, parts):

@@ -85,8 +85,7 @@ def _update_rows(rows: list[Response], token: str | None = None) -> set[int]:
             # The rows' runs named as constants: on answers partitioned by run
             # (`partition_answers`) the statement plans and locks their partitions alone.
             runs = sorted({row.run_id for row in rows})
-            if None not in runs:
-                held += f" AND t.{quote('run_id')} IN (" + ", ".join("%s" for _ in runs) + ")"
+            held += f" AND t.{quote('run_id')} IN (" + ", ".join("%s" for _ in runs) + ")"
             cursor.execute(
                 f"UPDATE {table} AS t SET "
                 + ", ".join(f"{quote(field.column)} = v.{quote(field.column)}" for field in fields)
@@ -94,7 +93,7 @@ def _update_rows(rows: list[Response], token: str | None = None) -> set[int]:
                 + ", ".join(f"{quote(field.column)} {field.db_type(connection)}" for field in fields)
                 + f", {quote(ROW_ID)} bigint) WHERE t.{pk} = v.{quote(ROW_ID)}{held} RETURNING t.{pk}",
                 [_rows_as_json(rows, fields)] + ([token, Response.Status.RUNNING] if token is not None else [])
-                + (runs if None not in runs else []))
+                + runs)
             return {row_id for (row_id,) in cursor.fetchall()}
         if token is not None:
             held = set(Response.objects.filter(pk__in=[row.pk for row in rows], claim_token=token,

@@ -31,6 +31,8 @@ planned over, and locks, every partition (docs/performance.md).
 
 from __future__ import annotations
 
+from kit.migration_operations import table_partitions
+
 TABLE = "runs_app_response"
 RUNS = "runs_app_run"
 PREFIX = "runs_app_response_r"  # + the run's id
@@ -111,15 +113,11 @@ def partition_name(run_id: int) -> str:
 
 
 def is_partitioned(cursor) -> bool:
-    cursor.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [TABLE])
-    row = cursor.fetchone()
-    return bool(row) and row[0] == "p"
+    return table_partitions(cursor, TABLE) is not None
 
 
 def partitions(cursor) -> list[str]:
-    cursor.execute("SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
-                   "WHERE i.inhparent = to_regclass(%s) ORDER BY c.relname", [TABLE])
-    return [row[0] for row in cursor.fetchall()]
+    return [name for name, _ in table_partitions(cursor, TABLE) or []]
 
 
 def _shape(cursor):

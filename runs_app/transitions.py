@@ -110,12 +110,12 @@ def take_for_batch(ids: list[int], batch, token: str) -> None:
         attempts=F("attempts") + 1)
 
 
-def give_back(response_id: int, token: str, run_id: int | None = None, **fields) -> bool:
+def give_back(response_id: int, token: str, run_id: int, **fields) -> bool:
     """running under `token` → pending (to be asked later), `fields` written with it. If
     its run was cancelled meanwhile, the unit ends cancelled instead: a cancelled run
     sends no more messages, so a pending unit of it would stay pending forever. Returns
     whether it is pending. `run_id`: the unit's run (`of_these_runs`)."""
-    run = of_these_runs([run_id] if run_id is not None else [])
+    run = of_these_runs([run_id])
     Response.objects.filter(run, pk=response_id, claim_token=token).update(
         status=U.PENDING, claim_token="", lease_expires_at=None, **fields)
     # After the write, not before: `cancel_run` cancels pending units in one update, so
