@@ -90,6 +90,15 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds this whole machine has spent busy since boot, every core (`/proc/stat`:
+    all but idle and iowait): over a measurement, what the system under test cost with
+    everything it needs (its workers, PostgreSQL, Redis, the fake server, the bench's own
+    polling), where the per-process figures name parts of it."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 class ServerWatch:
     """The fake server's counters and CPU over one measurement."""
 
@@ -196,6 +205,7 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
         barrier.wait(timeout=300)
         if server:
             server.__enter__()
+        busy = machine_busy_seconds()
         started = time.monotonic()
         barrier.wait(timeout=60)
         reports = []
@@ -206,6 +216,7 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
                 crashed = [worker.exitcode for worker in workers if worker.exitcode not in (None, 0)]
                 if crashed:
                     raise RuntimeError(f"a LiteLLM process ended with exit code {crashed[0]}") from None
+        busy = machine_busy_seconds() - busy
         if server:
             server.__exit__(None, None, None)
     finally:
@@ -216,7 +227,8 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
     seconds = max(report["ended"] for report in reports) - started
     return _row("litellm", processes, concurrency, count, latency, seconds,
                 cpu_s=sum(report["cpu_s"] for report in reports), rss_mib=max(report["rss_mib"] for report in reports),
-                failed=sum(report["failed"] for report in reports), server=server)
+                failed=sum(report["failed"] for report in reports), server=server,
+                machine_cpu_ms=round(1000 * busy / count, 2))
 
 
 # -- Inspect AI ----------------------------------------------------------------------------

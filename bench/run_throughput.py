@@ -168,6 +168,7 @@ def warm_up(model, concurrency):
 
 def measure(count, concurrency, latency, base_url, processes=2):
     from django.db.models import Max, Min
+    from fanout_baselines import machine_busy_seconds
 
     from runs_app import services
     from runs_app.models import LLMModel
@@ -192,10 +193,12 @@ def measure(count, concurrency, latency, base_url, processes=2):
         cpu_before = sum(cpu_seconds(w.pid) for w in workers)
         services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
         backends_before, counts_before = database_backends_cpu(), database_counts()
+        busy_before = machine_busy_seconds()
         started, started_at = time.perf_counter(), time.time()
         run = services.launch_run(benchmark, [model], use_cache=False)
         launched = time.perf_counter() - started
         state = wait_done(run, count)
+        busy = machine_busy_seconds() - busy_before
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
         rss = max(peak_rss_mib(w.pid) for w in workers)
         services_cpu = {name: service_cpu_seconds(name) - before for name, before in services_before.items()}
@@ -222,7 +225,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "overhead_ms": (concurrency * wall / count - latency) * 1000, "worker_cpu_ms": 1000 * cpu / count,
         "worker_rss_mib": rss, "postgres_cpu_ms": 1000 * services_cpu["postgres"] / count,
         "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count,
-        "database_cpu_ms": 1000 * backends_cpu / count,
+        "database_cpu_ms": 1000 * backends_cpu / count, "machine_cpu_ms": 1000 * busy / count,
         **{f"{name}_per_answer": value / count for name, value in counts.items()}, "processes": processes, "threads": threads, "batch": size,
     }
 

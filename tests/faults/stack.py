@@ -190,18 +190,31 @@ class Stack:
         return self.manage("shell", "-c", code)
 
     def start_worker(self, concurrency: int = 8) -> subprocess.Popen:
+        """A worker of `concurrency` threads, named `wN@<host>` (N counts the workers this
+        stack started): each unit it claims says so (`Response.worker`)."""
         sys.path.insert(0, str(ROOT))
+        self.started_workers = getattr(self, "started_workers", 0) + 1
         command = [sys.executable, "-m", "celery", "-A", "cfpd_site", "worker", "--pool", "threads",
                    "--concurrency", str(concurrency), "--loglevel", "WARNING", "--without-mingle",
-                   "--without-gossip", "--without-heartbeat"]
+                   "--without-gossip", "--without-heartbeat", "-n", f"w{self.started_workers}@%h"]
         process = subprocess.Popen(command, cwd=ROOT, env=self.env(), stdout=open(self.log, "ab"),
                                    stderr=subprocess.STDOUT)
+        process.worker_name = f"w{self.started_workers}@"  # then the host, as Celery reads it
         self.workers.append(process)
         return process
 
     def kill_worker(self, process: subprocess.Popen):
+        """SIGKILL the worker; `held_by_killed` is then the units its claims still hold (running
+        under its name): the calls it had asked and not written, which may be asked again."""
         process.send_signal(signal.SIGKILL)
         process.wait()
+        self.held_by_killed = self.held_by(process.worker_name)
+
+    def held_by(self, worker_name: str) -> int:
+        """Units running under a claim of the worker named `wN@` (on any host)."""
+        [(held,)] = self.sql("SELECT count(*) FROM runs_app_response WHERE status = 'running' AND worker LIKE %s",
+                             (worker_name + "%",))
+        return held
 
     def worker_killer(self, concurrency: int):
         """The fault tests' pair (inject, restore): SIGKILL the first worker; then start a new

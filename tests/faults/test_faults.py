@@ -142,8 +142,13 @@ def run_through(stack, fake, inject, restore, seed):
 
 def test_a_worker_killed_and_restarted(stack, fake):
     report = run_through(stack, fake, *stack.worker_killer(CONCURRENCY), seed=11)
-    # Calls the killed worker had in flight may be asked again, no more.
-    assert report["duplicate_calls"] <= CONCURRENCY * WORKERS * 2
+    # Calls the killed worker had asked and not written may be asked again, no more: the
+    # units its claims still held when it died (`held_by_killed`, read by its name on them).
+    # Its batches' answers that came early wait for the batch's last before they are
+    # written, so these can be more than the 32 calls in flight (39 seen once under load).
+    print(f"held by the killed worker: {stack.held_by_killed}")
+    assert 0 < stack.held_by_killed
+    assert report["duplicate_calls"] <= stack.held_by_killed
 
 
 def test_postgresql_stopped_and_started(stack, fake):
