@@ -109,12 +109,14 @@ def demo_actors(db):
 def pytest_configure(config):
     """A SQLite test database left by an earlier session is recreated by Django, but its
     WAL files are not: stale ones make SQLite report a disk I/O error. Remove them.
-    And the rows of a `serialized_rollback` test put back table by table (tests/db_restore.py)."""
+    And the rows of a `serialized_rollback` test put back table by table (tests/db_restore.py),
+    the test databases made from a migrated copy (tests/migrated.py)."""
     from django.conf import settings
 
-    from tests import db_restore
+    from tests import db_restore, migrated
 
     db_restore.install()
+    migrated.install()
 
     test_name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
     if test_name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):

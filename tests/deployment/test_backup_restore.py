@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
+from tests import migrated
 from tests.deployment.test_two_disks import ROOT, host_env, manage
 
 pytestmark = pytest.mark.services
@@ -65,7 +66,7 @@ def sequences(url: str) -> dict[str, int | None]:
 def test_a_backup_restored_into_an_empty_database_gives_back_every_answer_code_and_figure(databases, tmp_path):
     source, restored = databases
     env = host_env(tmp_path / "var", source)
-    manage(env, "migrate", "--no-input", "-v", "0")
+    migrated.migrate(env)  # `manage.py migrate`, in effect (tests/migrated.py)
     # Coded answers, refusals and review items at a small scale (the tallies kept by triggers).
     manage(env, "load_synthetic_answers", "--questions", "60", "--models", "3", "--repeats", "2", "--seed", "5")
     before = tmp_path / "before.csv"

@@ -27,6 +27,7 @@ import psycopg
 import pytest
 import requests
 
+from tests import migrated
 from tests.deployment.s3_server import s3  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.services
@@ -137,7 +138,7 @@ def test_the_export_flows_work_with_web_and_worker_on_separate_disks(tmp_path, d
     url = request.getfixturevalue("s3").url(prefix=tmp_path.name) if storage == "object storage" else ""
     web_env = host_env(tmp_path / "web-host", database, CFPD_STORAGE_URL=url)
     worker_env = host_env(tmp_path / "worker-host", database, CFPD_STORAGE_URL=url)
-    manage(web_env, "migrate", "--noinput", "-v", "0")
+    migrated.migrate(web_env)  # `manage.py migrate`, in effect (tests/migrated.py)
     manage(web_env, "load_synthetic_answers", "--questions", "400", "--models", "2", "--repeats", "1")
     manage(web_env | {"CFPD_USER_PASSWORD": PASSWORD}, "add_user", "--role", "analysts", "ana")
     port = free_port()

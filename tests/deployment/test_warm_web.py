@@ -12,6 +12,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests import migrated
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ("import sys, cfpd_site.wsgi; from django.db import connections; "
          "print('litellm' in sys.modules, 'openai' in sys.modules, 'territories_app.views' in sys.modules, "
@@ -49,8 +51,7 @@ def test_gunicorn_with_the_products_settings_preloads_and_serves(tmp_path):
         "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_WORKERS": "1", "CFPD_VAR_DIR": str(tmp_path),
         "DJANGO_SETTINGS_MODULE": "cfpd_site.settings", "SECRET_KEY": "test-only-" + "k" * 50, "DEBUG": "1",
         "ALLOWED_HOSTS": "127.0.0.1", "CFPD_ENV_FILE": ""}
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                   capture_output=True, timeout=600)
+    migrated.migrate(env)  # `manage.py migrate`, in effect (tests/migrated.py)
     gunicorn = Path(sys.executable).with_name("gunicorn")
     server = subprocess.Popen([str(gunicorn), "cfpd_site.wsgi:application", "-c", "cfpd_site/gunicorn_conf.py"],
                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
