@@ -131,8 +131,14 @@ def test_a_worker_without_the_weights_never_takes_a_local_unit(demo, fake, hosts
     wait_for(lambda: run.responses.filter(model=remote, status="done").count() == 4, 120,
              "the remote model's units answered by the worker without the weights")
     # The watcher sends the pending local units again every few seconds (CFPD_REQUEUE_AFTER 3):
-    # through all of that, the worker without the weights takes none of them.
-    time.sleep(8)
+    # through a resend of every one of them, and a second after it, the worker without the
+    # weights takes none (a message on a queue it consumed would be taken in milliseconds).
+    # The resend waited for (a fixed 8 s before: it did not show that a resend happened).
+    sent = dict(run.responses.filter(model=local).values_list("pk", "enqueued_at"))
+    wait_for(lambda: all(at is not None and (sent[pk] is None or at > sent[pk]) for pk, at in
+                         run.responses.filter(model=local).values_list("pk", "enqueued_at")), 60,
+             "the watcher to send the local units again")
+    time.sleep(1.0)
     assert set(run.responses.filter(model=local).values_list("status", "worker")) == {("pending", "")}
     assert "does not take the local models' units (queue cfpd-local): CFPD_LOCAL_WEIGHTS=0" in (
         tmp_path / "plain.log").read_text()
