@@ -17,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPILING = "compiling the installed packages' bytecode"
 
 
-def _hash(*names: str) -> str:
-    return hashlib.sha256(b"".join((ROOT / name).read_bytes() for name in names)).hexdigest()
+def _hash(folder: Path, *names: str) -> str:
+    """The hash `scripts/setup` stamps for these requirements files (their contents in order)."""
+    return hashlib.sha256(b"".join((folder / name).read_bytes() for name in names)).hexdigest()
 
 
 def _setup(folder: Path, *args: str) -> str:
@@ -36,8 +37,8 @@ def test_the_packages_are_compiled_once_whether_the_demo_or_the_tests_set_up_nex
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     # An install of the tests' set (which covers the demo's), as `scripts/setup --test` leaves it.
-    tests, demo = (_hash("requirements.txt", "requirements-weights.txt", "requirements-test.txt"),
-                   _hash("requirements.txt", "requirements-weights.txt"))
+    tests, demo = (_hash(tmp_path, "requirements.txt", "requirements-weights.txt", "requirements-test.txt"),
+                   _hash(tmp_path, "requirements.txt", "requirements-weights.txt"))
     (tmp_path / ".venv" / ".requirements.sha256").write_text(tests + "\n")
     (tmp_path / ".venv" / ".requirements.covered").write_text(f"{tests}\n{demo}\n")
     # The sign-on tests' provider already there (the set-up would fetch it from npm).
@@ -51,8 +52,7 @@ def test_the_packages_are_compiled_once_whether_the_demo_or_the_tests_set_up_nex
     assert COMPILING not in _setup(tmp_path, "--test")  # and the tests again
     # Another install (the requirements changed) is compiled again.
     (tmp_path / "requirements-test.txt").write_text((ROOT / "requirements-test.txt").read_text() + "\n# changed\n")
-    changed = hashlib.sha256(b"".join((tmp_path / name).read_bytes() for name in (
-        "requirements.txt", "requirements-weights.txt", "requirements-test.txt"))).hexdigest()
+    changed = _hash(tmp_path, "requirements.txt", "requirements-weights.txt", "requirements-test.txt")
     (tmp_path / ".venv" / ".requirements.sha256").write_text(changed + "\n")
     (tmp_path / ".venv" / ".requirements.covered").write_text(f"{changed}\n{demo}\n")
     assert COMPILING in _setup(tmp_path, "--test")
