@@ -7,18 +7,29 @@ from django.dispatch import receiver
 from benchmarks_app.models import Question
 from runs_app import health, infra
 from runs_app.models import Response
-from runs_app.signals import responses_answered, responses_imported
+from runs_app.signals import answers_writing, responses_answered, responses_imported
 
 from . import judges, services
 
 log = logging.getLogger(__name__)
 
 
+@receiver(answers_writing, dispatch_uid="code-on-the-way")
+def code_on_the_way(sender, rows, **kwargs):
+    """Answers read from their chosen letter coded on their way to the database
+    (`services.code_chosen_letters`), written by the engine's own statement."""
+    return services.code_chosen_letters(rows)
+
+
 @receiver(responses_answered, dispatch_uid="encode-on-arrival")
-def encode_on_arrival(sender, response_ids, questions=None, **kwargs):
-    """Answers just written (one, or a batch), coded together. A judge unit is not an
-    answer: its reading becomes a suggestion (or a promoted judge's code). `questions`:
-    the answers' questions (with their benchmark) the sender already holds, by id."""
+def encode_on_arrival(sender, response_ids, questions=None, coded=(), **kwargs):
+    """Answers just written (one, or a batch), coded together, but for those already coded
+    on the way (`coded`). A judge unit is not an answer: its reading becomes a suggestion
+    (or a promoted judge's code). `questions`: the answers' questions (with their
+    benchmark) the sender already holds, by id."""
+    response_ids = [pk for pk in response_ids if pk not in coded]
+    if not response_ids:
+        return
     judged = set(judges.judge_units(response_ids))
     for response_id in judged:
         try:

@@ -19,11 +19,12 @@ from gateway import LLMResult
 from . import health, infra
 from .models import Response
 
-# What an answer writes on its row (the writer's statement needs the list).
+# What an answer writes on its row (the writer's statement needs the list): its code too, when
+# it was coded on the way (`signals.answers_writing`; otherwise as the unit was read: none).
 ANSWER_FIELDS = ["status", "claim_token", "lease_expires_at", "cache_key", "cache_hit", "answered_at",
                  "error_kind", "error_message", "messages", "params", "raw_output", "resolved_model",
                  "finish_reason", "latency_ms", "prompt_tokens", "completion_tokens", "cost", "option_logprobs",
-                 "chosen_letter", "option_mean_logprobs"]
+                 "chosen_letter", "option_mean_logprobs", "code", "code_source"]
 
 
 def _atomically(write):

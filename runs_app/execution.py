@@ -21,7 +21,7 @@ from functools import partial
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
@@ -37,7 +37,7 @@ from .answer_rows import _atomically, _cache_entry, patiently
 from .launch_plan import budget_reached
 from .models import CachedCompletion, LLMModel, Response, Run
 from .planning import cache_key
-from .signals import responses_answered
+from .signals import answers_writing, responses_answered
 from .transitions import (answered_row, cancel_follow_ups, claim as claim_units, failed_row,
                           finish_run_if_complete, finish_units, give_back as _give_back, of_these_runs, pause_run,
                           start_runs)
@@ -442,6 +442,49 @@ def loaded_questions(units: list[Unit]) -> dict:
     return found
 
 
+def _code_on_the_way(rows: list[Response]) -> list:
+    """`answers_writing`'s receivers given the answers about to be written (the coding app
+    codes those read from a chosen letter onto the rows: issue 45, one row version, one
+    transaction and its reads fewer per answer than coding them after the write); what
+    they return to be called once the rows are written. A receiver that fails codes
+    nothing: the answers are coded after the write, as before."""
+    for row in rows:
+        row.code = row.code_source = ""
+    after = []
+    for receiver, result in answers_writing.send_robust(sender=Response, rows=rows):
+        if isinstance(result, Exception):
+            logging.getLogger(__name__).error("coding answers on the way failed (%s: %s); they are coded after "
+                                              "the write", receiver, result, exc_info=result)
+            for row in rows:
+                row.code = row.code_source = ""
+            return []
+        if result is not None:
+            after.append(result)
+    return after
+
+
+def _write_with_codes(rows: list[Response], held: set[int], after: list) -> set[int]:
+    """What goes with the codes written on the way (`_code_on_the_way`), for the rows the
+    writer's statement wrote, each receiver's in a savepoint; the ids coded. Should one
+    fail, the codes come off the rows again (in the same transaction) and the answers are
+    coded after the write, as any other."""
+    coded = {row.pk for row in rows if row.code_source and row.pk in held}
+    if not coded:
+        return set()
+    try:
+        with transaction.atomic():
+            for then in after:
+                then(coded)
+    except Exception as exc:
+        if infra.service_of(exc) is not None:
+            raise  # the database away: the whole write is tried again (`patiently`)
+        logging.getLogger(__name__).exception("writing the codes of %d answers failed; they are coded after the "
+                                              "write", len(coded))
+        Response.objects.filter(pk__in=coded).update(code="", code_source="")
+        return set()
+    return coded
+
+
 def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
     """The one writer of results. Every answer and failure in one transaction, each only
     where this claim still holds (a unit whose lease ran out may have been taken over:
@@ -461,18 +504,21 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
 
     def write():
         infra.check_simulated_disk_full()
+        rows = [_answer_row(u, now) for u in answered]
+        after = _code_on_the_way(rows)
         # Written only where the claim still holds: the statement's own condition (issue 45:
         # not a `SELECT … FOR UPDATE` of the batch first, see `answer_rows._update_rows`).
-        held = finish_units([_answer_row(u, now) for u in answered] + [_failed_row(u, now) for u in failed], token)
+        held = finish_units(rows + [_failed_row(u, now) for u in failed], token)
         written = [u for u in answered if u.response.pk in held], [u for u in failed if u.response.pk in held]
+        coded = _write_with_codes(rows, held, after)
         follow_ups: list[int] = []
         for unit in written[0]:
             follow_ups += _create_follow_ups(unit.response)
         if follow_ups:
             queueing.enqueue(follow_ups)
-        return written, follow_ups
+        return written, follow_ups, coded
 
-    (answered, failed), follow_up_ids = patiently(lambda: _atomically(write))
+    (answered, failed), follow_up_ids, coded = patiently(lambda: _atomically(write))
     if follow_up_ids:
         cancel_follow_ups(follow_up_ids)
     new_cache = [CachedCompletion(key=u.key, model_name=u.request.model, result=_cache_entry(u.result))
@@ -511,7 +557,7 @@ def write_answers(token: str, units: list[Unit]) -> dict[int, Outcome]:
             outcomes[pk] = Outcome("retry", countdown=retries[pk]) if pending else Outcome("cancelled")
     if answered:
         responses_answered.send(sender=Response, response_ids=[u.response.pk for u in answered],
-                                questions=loaded_questions(answered))
+                                questions=loaded_questions(answered), coded=coded)
     runs = {u.response.run_id: u.response.run for u in units}
     for run_id in runs:
         finish_run_if_complete(run_id)
