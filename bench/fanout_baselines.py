@@ -51,6 +51,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from importlib.metadata import version
@@ -83,6 +84,48 @@ def _server(base_url: str, path: str, method: str = "GET") -> dict:
     request = urllib.request.Request(root + path, method=method, data=b"{}" if method == "POST" else None)
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.load(answer)
+
+
+class InFlightSampler:
+    """The fake server's requests in flight and, given `slots` (a function reading them), the
+    slots the system holds, sampled every `every` s over a measurement by a thread: their
+    means over the samples from the first to the last with a request in flight (the
+    system's ramp and tail included, the idle before and after not). Where the two differ,
+    calls held a slot outside the server's wait: in the client's own work or its queue for
+    the CPU, or a slot idle between two calls."""
+
+    def __init__(self, base_url: str, slots=None, every: float = 0.05):
+        self.base_url, self.slots, self.every = base_url, slots, every
+        self.samples: list[tuple[int, int | None]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.wait(self.every):
+            try:
+                self.samples.append((_server(self.base_url, "/stats")["in_flight"],
+                                     self.slots() if self.slots else None))
+            except Exception:  # noqa: BLE001 — a missed sample, not a failed measurement
+                continue
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return False
+
+    def means(self) -> dict:
+        busy = [i for i, (server, _) in enumerate(self.samples) if server]
+        if not busy:
+            return {}
+        window = self.samples[busy[0]:busy[-1] + 1]
+        means = {"server_in_flight_mean": round(sum(server for server, _ in window) / len(window), 1)}
+        if self.slots:
+            means["slots_held_mean"] = round(sum(held for _, held in window) / len(window), 1)
+        return means
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -209,13 +252,14 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
         started = time.monotonic()
         barrier.wait(timeout=60)
         reports = []
-        while len(reports) < len(workers):
-            try:
-                reports.append(results.get(timeout=5))
-            except queue.Empty:
-                crashed = [worker.exitcode for worker in workers if worker.exitcode not in (None, 0)]
-                if crashed:
-                    raise RuntimeError(f"a LiteLLM process ended with exit code {crashed[0]}") from None
+        with InFlightSampler(base_url) as sampler:
+            while len(reports) < len(workers):
+                try:
+                    reports.append(results.get(timeout=5))
+                except queue.Empty:
+                    crashed = [worker.exitcode for worker in workers if worker.exitcode not in (None, 0)]
+                    if crashed:
+                        raise RuntimeError(f"a LiteLLM process ended with exit code {crashed[0]}") from None
         busy = machine_busy_seconds() - busy
         if server:
             server.__exit__(None, None, None)
@@ -228,7 +272,7 @@ def measure_litellm(base_url: str, count: int, concurrency: int, latency: float,
     return _row("litellm", processes, concurrency, count, latency, seconds,
                 cpu_s=sum(report["cpu_s"] for report in reports), rss_mib=max(report["rss_mib"] for report in reports),
                 failed=sum(report["failed"] for report in reports), server=server,
-                machine_cpu_ms=round(1000 * busy / count, 2))
+                machine_cpu_ms=round(1000 * busy / count, 2), **sampler.means())
 
 
 # -- Inspect AI ----------------------------------------------------------------------------

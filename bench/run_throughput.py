@@ -14,7 +14,10 @@ processes as workers, no database or queue) and Inspect AI (`max_connections`, i
 own virtual environment, at most --inspect-questions questions), from
 bench/fanout_baselines.py; the table gives the product's throughput as a share of
 LiteLLM's. Worker peak RSS and the CPU per answer of the workers and of PostgreSQL are
-printed with each.
+printed with each, and on both lines the mean of the fake server's requests in flight, on the
+product's the mean of its model's slots held in Redis too (`fanout_baselines.InFlightSampler`,
+every 50 ms: where the slots held stay under the limit, the limit or its hand-over is what
+holds the product back; where the server's requests stay under the slots, the client's CPU).
 
 Needs PostgreSQL and Redis (BENCH_DATABASE_URL, default postgres://postgres:postgres@127.0.0.1:5432/cfpd_bench;
 BENCH_REDIS_URL, default redis://127.0.0.1:6379/14). The bench database is dropped, created and
@@ -168,7 +171,9 @@ def warm_up(model, concurrency):
 
 def measure(count, concurrency, latency, base_url, processes=2):
     from django.db.models import Max, Min
-    from fanout_baselines import machine_busy_seconds
+    from fanout_baselines import InFlightSampler, machine_busy_seconds
+
+    from gateway import get_limiter
 
     from runs_app import services
     from runs_app.models import LLMModel
@@ -194,10 +199,13 @@ def measure(count, concurrency, latency, base_url, processes=2):
         services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
         backends_before, counts_before = database_backends_cpu(), database_counts()
         busy_before = machine_busy_seconds()
+        limiter = get_limiter(REDIS_URL)
+        slots_key = f"{limiter.prefix}:model-{model.pk}:inflight"  # the model's slots held (gateway.limits)
         started, started_at = time.perf_counter(), time.time()
-        run = services.launch_run(benchmark, [model], use_cache=False)
-        launched = time.perf_counter() - started
-        state = wait_done(run, count)
+        with InFlightSampler(base_url, slots=lambda: limiter.redis.zcard(slots_key)) as sampler:
+            run = services.launch_run(benchmark, [model], use_cache=False)
+            launched = time.perf_counter() - started
+            state = wait_done(run, count)
         busy = machine_busy_seconds() - busy_before
         cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
         rss = max(peak_rss_mib(w.pid) for w in workers)
@@ -227,6 +235,7 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count,
         "database_cpu_ms": 1000 * backends_cpu / count, "machine_cpu_ms": 1000 * busy / count,
         **{f"{name}_per_answer": value / count for name, value in counts.items()}, "processes": processes, "threads": threads, "batch": size,
+        **sampler.means(),
     }
 
 
