@@ -9,16 +9,9 @@ from encoding_app import receivers, services
 from encoding_app.models import Code
 from runs_app import batch_execution
 from runs_app.signals import answers_writing
-from tests.fakes.fake_openai import FakeOpenAI
-from tests.runs_app.test_execution import answers_announced, benchmark, launch, model  # noqa: F401 — fixtures
+from tests.runs_app.test_execution import answers_announced, benchmark, fake, launch, model  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def fake():
-    with FakeOpenAI(seed=1) as server:
-        yield server
 
 
 def codes(run):
