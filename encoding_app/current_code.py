@@ -10,16 +10,23 @@ second writer appears).
 - `set_codes` writes many answers' first codes at once, for the encoder's bulk path and
   the synthetic loader: the new codes in one insert, the answers' copies in one update
   per value.
+- `codes_on_the_way` writes the first codes of answers about to be written by the run
+  engine: the copies on the rows, for the engine's own statement to write, then the new
+  codes in one insert (`runs_app.signals.answers_writing`).
 - `record_code` keeps a code that is not current (a blind second coding, an audit), so
   that every `Code` row is written here.
 """
 
 from __future__ import annotations
 
+import logging
+
+from django.db import transaction
 from django.db.models import QuerySet
 
 from benchmarks_app import data_version
 from benchmarks_app.id_filter import id_filter
+from runs_app import infra
 from runs_app.models import Response
 
 from .models import Code
@@ -48,6 +55,40 @@ def set_code(response_id: int, new: Code | None, previous: Code | None, state: s
     Response.objects.filter(pk=response_id).update(code=new.code if new else "",
                                                    code_source=new.source if new else state)
     data_version.bump()
+
+
+def codes_on_the_way(rows: list[Response], new_codes: dict[int, Code]):
+    """First codes of answers on their way to the database (`new_codes`, by answer id; none
+    has a code or a review item yet): each copy set on its row, which the run engine's
+    statement writes with the answer; the function the engine calls once the rows are
+    written, with the ids it wrote, that inserts their codes as current in a savepoint and
+    moves the data version. Should the insert fail, the copies come off the rows written
+    and the answers are left to be coded after the write (`encode_answers`); the function
+    returns the ids whose codes stand (none then). A failure of the database itself is
+    raised: the engine's write is tried again whole."""
+    for row in rows:
+        code = new_codes.get(row.pk)
+        if code is not None:
+            row.code, row.code_source = code.code, code.source
+
+    def write(written: set[int]) -> set[int]:
+        chosen = [code for pk, code in new_codes.items() if pk in written]
+        for code in chosen:
+            code.is_current = True
+        try:
+            with transaction.atomic():
+                Code.objects.bulk_create(chosen, batch_size=_INSERT_BATCH)
+        except Exception as exc:
+            if infra.service_of(exc) is not None:
+                raise
+            logging.getLogger(__name__).exception("the codes of %d answers could not be written on their way; they "
+                                                  "are coded after the write", len(chosen))
+            Response.objects.filter(id_filter([code.response_id for code in chosen])).update(code="", code_source="")
+            return set()
+        data_version.bump()
+        return {code.response_id for code in chosen}
+
+    return write
 
 
 def record_code(code: Code) -> None:

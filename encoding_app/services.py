@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.utils import timezone
 
-from benchmarks_app import data_version, families
+from benchmarks_app import families
 from benchmarks_app.id_filter import id_filter
 from benchmarks_app.language_codes import reader_first
 from benchmarks_app.models import Question
@@ -33,7 +33,7 @@ from runs_app import infra
 from runs_app.models import Response
 
 from . import audits, auto_encoder
-from .current_code import MISSING, UNRESOLVED, record_code, set_code, set_codes
+from .current_code import MISSING, UNRESOLVED, codes_on_the_way, record_code, set_code, set_codes
 from .filters import Filters
 from .letters import INVALID, LETTERS, REFUSAL, canonical_code, picked
 from .models import Code, CodingPolicy, Judge, ReviewTask, Source
@@ -255,9 +255,9 @@ def code_chosen_letters(rows: list[Response]):
     """The first codes of answers about to be written whose code is their chosen letter
     (what `_first_coding` gives a done answer with a letter: source "choice", rule
     "logprobs" or "rank-classification", confidence from the options' log-probabilities),
-    set on the rows (`code`, `code_source`) for the engine's statement to write
-    (`runs_app.signals.answers_writing`); the function that then writes their `Code` rows,
-    current, for the ids written, and moves the data version, as `set_codes` does. Left
+    set on the rows for the engine's statement to write (`runs_app.signals.answers_writing`,
+    `current_code.codes_on_the_way`); the function that then writes their `Code` rows,
+    current, for the ids written (the ids whose codes stand). Left
     alone (coded after the write, `encode_answers`): a judge run's units, an answer with no
     letter or to a question without options. An answer on its way has no code and no review
     item yet: it is a unit just answered under its claim, which only a pending unit
@@ -270,18 +270,8 @@ def code_chosen_letters(rows: list[Response]):
         rule = "rank-classification" if (row.params or {}).get("mode") == "rank" else "logprobs"
         codes[row.pk] = Code(response_id=row.pk, code=canonical_code(row.chosen_letter, row.option_order),
                              presented_letter=row.chosen_letter, source=Source.CHOICE, rule=rule,
-                             confidence=_choice_confidence(row), is_current=True)
-    if not codes:
-        return None
-    for row in rows:
-        if row.pk in codes:
-            row.code, row.code_source = codes[row.pk].code, Source.CHOICE
-
-    def write(written: set[int]):
-        Code.objects.bulk_create([code for pk, code in codes.items() if pk in written], batch_size=_INSERT_BATCH)
-        data_version.bump()
-
-    return write
+                             confidence=_choice_confidence(row))
+    return codes_on_the_way(rows, codes) if codes else None
 
 
 def _answers_to_code(response_ids: list[int], questions: dict[int, Question] | None = None) -> list[Response]:

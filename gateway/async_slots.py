@@ -99,20 +99,10 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 token, granted_at = me.held
                 break
             if ask and (not waiting or waiting[0] is me):
-                behind = len(waiting) - (me is not None)
-                tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
-                interval = poll if tokens else min(max_poll, interval * 2)
-                if tokens:
-                    granted_at = time.monotonic()
-                    token = tokens[0]
-                    if me is not None:
-                        waiting.remove(me)
-                    for extra in tokens[1:]:
-                        if not _hand_over(waiting, (extra, granted_at), model):
-                            limiter.release(model, extra)
-                    if waiting:
-                        waiting[0].poke()
-                    _holding[model] += 1
+                taken = _take(limiter, model, limit, lease, waiting, me)
+                interval = poll if taken else min(max_poll, interval * 2)
+                if taken:
+                    token, granted_at = taken
                     break
             ask = True
             remaining = deadline - time.monotonic()
@@ -155,17 +145,44 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
         yield use
     finally:
         _holding[model] -= 1  # counted since the slot became this call's (asked for, or handed over)
-        # Not handed over when the adaptive limit went down meanwhile (the slot goes back,
-        # so that the calls in flight come down to the new limit at once), nor while the
-        # model is paused.
-        if (time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then
-                or limiter.paused_for(model) > 0):
-            use.handed_on = bool(waiting)
-            _give_back_soon(limiter, model, token)
-        elif _hand_over(waiting, (token, granted_at), model):
-            use.handed_on = True
-        else:
-            _give_back_soon(limiter, model, token)
+        use.handed_on = _let_go(limiter, model, limit, limit_then, waiting, (token, granted_at))
+
+
+def _take(limiter, model: str, limit, lease: float, waiting: collections.deque, me) -> tuple[str, float] | None:
+    """Ask the limiter for a slot for this call (`me`, None when it has not queued) and one
+    for every call queued behind it, in one round trip; hand the extra slots to those
+    calls (any left over go back) and tell the next in line it is first. The slot taken
+    (token, when granted), counted as held; None when the limiter had none."""
+    behind = len(waiting) - (me is not None)
+    tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
+    if not tokens:
+        return None
+    granted_at = time.monotonic()
+    if me is not None:
+        waiting.remove(me)
+    for extra in tokens[1:]:
+        if not _hand_over(waiting, (extra, granted_at), model):
+            limiter.release(model, extra)
+    if waiting:
+        waiting[0].poke()
+    _holding[model] += 1
+    return tokens[0], granted_at
+
+
+def _let_go(limiter, model: str, limit, limit_then: int, waiting: collections.deque, slot_held) -> bool:
+    """The slot of a call that ended: handed to the first call of this process waiting for
+    the model, or given back to the limiter (`_give_back_soon`). Not handed over when it is
+    older than HANDOVER_SECONDS, when the adaptive limit went down meanwhile (the slot goes
+    back, so that the calls in flight come down to the new limit at once), nor while the
+    model is paused. Whether calls of this process were waiting for a slot."""
+    token, granted_at = slot_held
+    if time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then or limiter.paused_for(model) > 0:
+        _give_back_soon(limiter, model, token)
+        return bool(waiting)
+    if _hand_over(waiting, slot_held, model):
+        return True
+    _give_back_soon(limiter, model, token)
+    return False
 
 
 def _give_back_soon(limiter, model: str, token: str):

@@ -21,7 +21,7 @@ from functools import partial
 
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
@@ -465,23 +465,14 @@ def _code_on_the_way(rows: list[Response]) -> list:
 
 def _write_with_codes(rows: list[Response], held: set[int], after: list) -> set[int]:
     """What goes with the codes written on the way (`_code_on_the_way`), for the rows the
-    writer's statement wrote, each receiver's in a savepoint; the ids coded. Should one
-    fail, the codes come off the rows again (in the same transaction) and the answers are
-    coded after the write, as any other."""
-    coded = {row.pk for row in rows if row.code_source and row.pk in held}
-    if not coded:
-        return set()
-    try:
-        with transaction.atomic():
-            for then in after:
-                then(coded)
-    except Exception as exc:
-        if infra.service_of(exc) is not None:
-            raise  # the database away: the whole write is tried again (`patiently`)
-        logging.getLogger(__name__).exception("writing the codes of %d answers failed; they are coded after the "
-                                              "write", len(coded))
-        Response.objects.filter(pk__in=coded).update(code="", code_source="")
-        return set()
+    writer's statement wrote: each receiver's function, given the ids written, writes it
+    and says which codes stand (the coding app takes its codes off the rows again, and
+    leaves the answers to be coded after the write, should it fail: see
+    `encoding_app.current_code.codes_on_the_way`). The ids coded."""
+    written = {row.pk for row in rows if row.pk in held}
+    coded: set[int] = set()
+    for then in after:
+        coded |= then(written)
     return coded
 
 

@@ -5,7 +5,7 @@ after the write gave."""
 
 import pytest
 
-from encoding_app import receivers, services
+from encoding_app import receivers
 from encoding_app.models import Code
 from runs_app import batch_execution
 from runs_app.signals import answers_writing
@@ -56,19 +56,18 @@ def test_answers_without_a_letter_are_coded_after_the_write(benchmark, fake, mon
 
 def test_codes_that_cannot_be_written_come_off_and_the_answers_are_coded_after_the_write(benchmark, fake,
                                                                                           monkeypatch):
-    real = services.code_chosen_letters
+    real, calls = Code.objects.bulk_create, []
 
-    def failing(rows):
-        real(rows)  # the codes set on the rows, written by the engine's statement
-
-        def write(written):
+    def failing_once(objs, *args, **kwargs):
+        calls.append(len(objs))
+        if len(calls) == 1:  # the codes on the way: the insert fails
             raise RuntimeError("the codes' insert failed")
+        return real(objs, *args, **kwargs)  # coding after the write inserts them
 
-        return write
-
-    monkeypatch.setattr(services, "code_chosen_letters", failing)
+    monkeypatch.setattr(Code.objects, "bulk_create", failing_once)
     run = launch(benchmark, [model(fake)], monkeypatch, use_cache=False)
     assert ask(run) == ["done"] * 4  # the answers stand
+    assert calls == [4, 4]
     # Coded after the write instead: one current Code each, the row's code its code.
     assert all(code and source == "choice" and len(rows) == 1 and rows[0][0] == code
                for _, code, source, rows in codes(run))
