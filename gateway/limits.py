@@ -220,7 +220,8 @@ class RedisLimiter:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(key, mapping={"header_interval": new.header_interval, "headers_at": new.headers_at,
                                 "learned_rpm": new.learned_rpm, "learned_at": new.learned_at,
-                                "recent": new.recent, "interval": spacing})
+                                "recent": new.recent, "since": new.since, "seen_at": new.seen_at,
+                                "interval": spacing})
         pipe.expire(key, 7 * 86400)
         pipe.execute()
         self._spacing[model] = (time.monotonic(), spacing)
@@ -432,7 +433,8 @@ def _pace_of(raw: dict) -> pacing.Pace:
                            headers_at=float(fields.get("headers_at", "-inf")),
                            learned_rpm=float(fields.get("learned_rpm", 0.0)),
                            learned_at=float(fields.get("learned_at", "-inf")),
-                           recent="".join(c for c in fields.get("recent", "") if c in "01"))
+                           recent="".join(c for c in fields.get("recent", "") if c in "01"),
+                           since=float(fields.get("since", "-inf")), seen_at=float(fields.get("seen_at", "-inf")))
     except ValueError:
         return pacing.Pace()
 

@@ -17,6 +17,11 @@ from real evidence of the budget:
   demonstrably admits) less the same 5 % reserve. Probed up `probe` a minute; once
   learned, a lower share of 429s (`paced_share`) says the probe passed the budget and
   learns again; forgotten once grown to twice the rate learned with no new evidence.
+  Nothing is learned until the model's calls have gone on for `learn_history` seconds
+  (a pause of `gap` begins them anew): "the minute before" of a run 5 s old holds 5 s of
+  answers, and a wall met that early (the adaptive limit's slow start overshooting 16 in
+  flight) once taught 72 answers a minute against a budget of 1,200. Until then dense
+  429s are the adaptive limit's (it halves) and Retry-After's (the model pauses).
 
 A single 429 never changes the pace (the adaptive limit halves the calls in flight for
 it, `adaptive.step`; its Retry-After pauses the model).
@@ -48,6 +53,8 @@ class PacePolicy:
     min_rpm: float = 6.0  # never paced slower than this (one start every 10 s)
     headers_fresh: float = 60.0  # seconds the last headers count as known
     reserve: float = 0.05  # share of the budget (the headers', the answers learned) kept unspent
+    learn_history: float = 50.0  # seconds of the model's calls before a rate is learned from them
+    gap: float = 60.0  # calls this far apart begin a new stretch (its history from zero)
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,8 @@ class Pace:
     learned_rpm: float = 0.0  # calls per minute learned from repeated 429s (0: none)
     learned_at: float = float("-inf")  # when (the probe counts from then)
     recent: str = ""  # the last `window` calls' outcomes, oldest first: "1" a 429, "0" not
+    since: float = float("-inf")  # when the model's present stretch of calls began
+    seen_at: float = float("-inf")  # when its last call's outcome came
 
 
 @dataclass(frozen=True)
@@ -139,13 +148,16 @@ def repeated_429s(recent: str, paced: bool = False, policy: PacePolicy = PacePol
 def step(pace: Pace, outcome: Outcome, now: float, answered_last_minute: int,
          policy: PacePolicy = PacePolicy()) -> Pace:
     """The pacing after one call's `outcome` at `now`, the provider having answered
-    `answered_last_minute` of the model's calls in the 60 s before it."""
+    `answered_last_minute` of the model's calls in the 60 s before it (a rate is learned
+    from them only once the model's calls have gone on `learn_history` seconds)."""
     recent = (pace.recent + ("1" if outcome.rate_limited else "0"))[-policy.window:]
-    pace = replace(pace, recent=recent)
+    since = now if now - pace.seen_at > policy.gap else pace.since
+    pace = replace(pace, recent=recent, since=since, seen_at=now)
     if outcome.budget or (outcome.remaining is not None and outcome.reset is not None):
         return replace(pace, header_interval=header_spacing(outcome, policy), headers_at=now)
     paced = learned_now(pace, now, policy) > 0
-    if outcome.rate_limited and repeated_429s(recent, paced, policy) and now - pace.learned_at >= policy.learn_calm:
+    if (outcome.rate_limited and repeated_429s(recent, paced, policy) and now - pace.learned_at >= policy.learn_calm
+            and now - since >= policy.learn_history):
         # The answers of the minute before, less the reserve: the provider admitted
         # those; paced at all of them, every call at a sliding minute's edge meets it.
         learned = max(answered_last_minute * (1 - policy.reserve), policy.min_rpm)

@@ -90,7 +90,14 @@ def test_beyond_the_waiters_allowed_a_call_goes_back_at_once_instead_of_waiting(
 
 
 def test_repeated_429s_space_the_models_starts_and_a_random_one_does_not():
+    cold = LocalLimiter()
+    for _ in range(30):  # a model's first calls, 429s at once: nothing learned from a second of history
+        cold.pace_observe("m", pacing.Outcome(True))
+    # (learnt, they would space starts min_rpm apart: the second start 10 s after the first)
+    assert cold.reserve_start("m", None, max_wait=1) == cold.reserve_start("m", None, max_wait=1) == (True, 0.0)
     limiter = LocalLimiter()
+    now = time.time()  # the model called for the minute before (enough history to learn from)
+    limiter.paces["m"] = (pacing.Pace(since=now - 60, seen_at=now), 0.0)
     for _ in range(30):  # answers: counted as the minute's 30 answers
         limiter.pace_observe("m", pacing.Outcome(False))
     limiter.pace_observe("m", pacing.Outcome(True))  # one 429 in 20 calls: nothing learned

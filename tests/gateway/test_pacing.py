@@ -13,9 +13,11 @@ from gateway.pacing import Outcome, Pace, PacePolicy, interval, step
 OK = Outcome(False)
 LIMITED = Outcome(True)
 POLICY = PacePolicy()
+# A model called without a break for the minute before t = 0 (enough history to learn from).
+WARM = Pace(since=-60.0, seen_at=-0.1)
 
 
-def feed(outcomes, answered_last_minute=300, every=0.1, pace=Pace(), start=0.0):
+def feed(outcomes, answered_last_minute=300, every=0.1, pace=WARM, start=0.0):
     """The pacing after the outcomes, `every` seconds apart from `start`."""
     for i, outcome in enumerate(outcomes):
         pace = step(pace, outcome, start + i * every, answered_last_minute)
@@ -78,7 +80,7 @@ def test_repeated_429s_pace_to_the_answers_of_the_minute_before():
 def test_once_paced_a_few_429s_say_the_probe_passed_the_budget():
     # Learned 570 at t = 0; at t = 60 probed up to 627. 3 of the next 20 calls 429 (15 %):
     # learned again from the 600 answers of the minute: 570. Unpaced, 3 of 20 teach nothing.
-    pace = Pace(learned_rpm=570.0, learned_at=0.0)
+    pace = Pace(learned_rpm=570.0, learned_at=0.0, since=-60.0, seen_at=59.9)
     again = feed([OK] * 17 + [LIMITED] * 3, answered_last_minute=600, pace=pace, start=60.0)
     assert again.learned_rpm == 570 and math.isclose(again.learned_at, 61.9)
     assert feed([OK] * 17 + [LIMITED] * 3, answered_last_minute=600).learned_rpm == 0
@@ -108,6 +110,43 @@ def test_more_429s_within_the_calm_are_the_same_overload():
     assert later.learned_at == 20.0 and later.learned_rpm == 95
 
 
+def test_a_wall_met_in_the_first_seconds_teaches_no_rate():
+    # A run's first call at t = 0; its slow start meets a wall of 16 in flight at t = 5 and
+    # every call 429s from 5.0 to 6.9 s. The minute before holds 5 s of answers (100, at 20 a
+    # second): learnt, 100 x 0.95 = 95 a minute would hold a 1,200-a-minute provider at 95.
+    pace = feed([OK] * 50, every=0.1, pace=Pace())  # t 0.0-4.9
+    pace = feed([LIMITED] * 20, answered_last_minute=100, pace=pace, start=5.0)
+    assert pace.learned_rpm == 0 and interval(pace, now=7.0) == 0.0
+    # Still dense at t = 50.0-51.9 (50 s of calls, `learn_history`): learnt from the 1,000
+    # answers of those 50 s, less 5 %: 950.
+    later = feed([LIMITED] * 20, answered_last_minute=1000, pace=pace, start=50.0)
+    assert later.learned_rpm == 950 and math.isclose(later.learned_at, 50.0)
+
+
+def test_a_pause_of_a_minute_begins_the_history_anew():
+    # Called until t = 0 for a minute, then nothing until t = 61 (> `gap`, 60 s): the new
+    # stretch is 2 s old when its 429s come, so nothing is learnt; a 59 s pause keeps the
+    # old stretch, and the same 429s teach 300 x 0.95 = 285.
+    after_pause = feed([LIMITED] * 20, pace=WARM, start=61.0)
+    assert after_pause.learned_rpm == 0 and after_pause.since == 61.0
+    after_short_pause = feed([LIMITED] * 20, pace=WARM, start=59.0)
+    assert after_short_pause.learned_rpm == 285 and after_short_pause.since == -60.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.floats(0.0, 5.0)), max_size=200), st.integers(0, 5000))
+def test_nothing_is_learned_from_less_than_learn_history_of_calls(calls, answered):
+    # Whatever the outcomes and their spacing, no rate is learned at a call less than
+    # `learn_history` seconds after its stretch began.
+    pace, now = Pace(), 0.0
+    for limited, wait in calls:
+        now += wait
+        before = pace.learned_at
+        pace = step(pace, Outcome(limited), now, answered)
+        if pace.learned_at != before:
+            assert now - pace.since >= POLICY.learn_history
+
+
 outcomes = st.lists(st.tuples(st.booleans(), st.integers(0, 2000)), min_size=1, max_size=120)
 
 
@@ -116,7 +155,7 @@ outcomes = st.lists(st.tuples(st.booleans(), st.integers(0, 2000)), min_size=1, 
 def test_the_pace_is_never_slower_than_the_answers_of_the_minute_before_less_the_reserve(calls):
     # Whatever the 429s, a learned rate is at least 0.95 of the answers the provider gave
     # in the minute before it was learned (and at least min_rpm).
-    pace = Pace()
+    pace = WARM
     for i, (limited, answered) in enumerate(calls):
         before = pace.learned_at
         pace = step(pace, Outcome(limited), float(i), answered)
@@ -130,7 +169,7 @@ def test_the_pace_is_never_slower_than_the_answers_of_the_minute_before_less_the
 @given(st.lists(st.booleans(), max_size=200))
 @example(limited=[c == "1" for c in "00000000011111111110"])
 def test_no_pace_is_learned_without_half_of_a_window_of_429s(limited):
-    pace = Pace()
+    pace = WARM
     for i, is_429 in enumerate(limited):
         pace = step(pace, Outcome(is_429), float(i), 100)
     windows = [limited[max(0, j - POLICY.window + 1):j + 1] for j in range(len(limited))]

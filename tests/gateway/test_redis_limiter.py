@@ -54,9 +54,18 @@ def test_a_worker_takes_many_slots_in_one_step_but_never_more_than_are_free():
     assert worker_a.in_flight("m") == 2
 
 
+def called_for_a_minute(limiter, model):
+    """The model's calls began a minute ago (pacing learns from no less: `learn_history`)."""
+    import time
+
+    now = time.time()
+    limiter.redis.hset(f"{limiter.prefix}:{model}:pace", mapping={"since": now - 60, "seen_at": now})
+
+
 def test_a_pace_learned_by_one_worker_spaces_the_starts_of_another():
     prefix = f"cfpd-test:{uuid.uuid4().hex[:8]}"
     worker_a, worker_b = RedisLimiter(os.environ["REDIS_URL"], prefix), RedisLimiter(os.environ["REDIS_URL"], prefix)
+    called_for_a_minute(worker_b, "m")
     for _ in range(12):
         worker_b.pace_observe("m", pacing.Outcome(False))  # 12 answers this minute, seen by b
     assert worker_a.reserve_start("m", None, max_wait=1) == (True, 0.0)  # unpaced
@@ -86,6 +95,7 @@ def test_unpaced_starts_skip_the_reservation_and_a_pace_learned_elsewhere_reache
     assert len(reserved) == 1
     assert limits._pace_wait(worker_a, "m", 60, 1.0) == 0.0  # a per-minute budget: reserved every time
     assert len(reserved) == 2
+    called_for_a_minute(worker_b, "m")
     for _ in range(12):
         worker_b.pace_observe("m", pacing.Outcome(False))
     for _ in range(10):  # b meets 429s and learns a pace of 60 / 11.4 = 5.26 s
