@@ -65,9 +65,10 @@ def learn(limiter, key: str, ceiling: int, result: LLMResult | None, error: LLME
     lessons.learn(limiter, key, ceiling, result, error, run_id)
 
 
-def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None):
+def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None,
+                    limited: list[bool] | None = None):
     """A batch's plain successes told at once (`lessons.learn_successes`)."""
-    lessons.learn_successes(limiter, key, ceiling, here, here_now, run_id)
+    lessons.learn_successes(limiter, key, ceiling, here, here_now, run_id, limited)
 
 
 def plain_success(limiter, key: str, result: LLMResult | None, error: LLMError | None) -> bool:

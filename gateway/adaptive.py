@@ -65,6 +65,9 @@ class Event:
     remaining: int | None = None
     budget: int | None = None
     in_flight: int | None = None  # the model's other calls in flight when it answered (None: not known)
+    # Calls of the caller's process were waiting for one of the model's slots when this call
+    # took its slot or gave it back: the limit held calls back, whatever `in_flight` reads.
+    limited: bool = False
     paced: bool = False  # the headers say the budget (or when it resets): its starts are paced (gateway.pacing)
 
 
@@ -111,11 +114,16 @@ def step(state: State, event: Event, ceiling: int, now: float, policy: Policy = 
             return replace(state, limit=limit, successes=0, paused_until=paused_until)
         return replace(state, limit=clamp(math.floor(limit * policy.ease), ceiling), successes=0, last_decrease=now,
                        paused_until=paused_until)
-    if event.in_flight is not None and event.in_flight + 1 < limit:
-        # Fewer calls in flight than the limit allows: the limit was not what held them
-        # back (their starts were paced, or there were no more units), so the success
-        # says nothing of a higher one. Counted, the limit climbed unopposed (to 33 over a
-        # wall of 16 at 600 rpm, paced) and the next burst met the wall in full.
+    if event.in_flight is not None and event.in_flight + 1 < limit and not event.limited:
+        # Fewer calls in flight than the limit allows and none waiting for a slot: the limit
+        # was not what held them back (their starts were paced, or there were no more
+        # units), so the success says nothing of a higher one. Counted, the limit climbed
+        # unopposed (to 33 over a wall of 16 at 600 rpm, paced) and the next burst met the
+        # wall in full. A success whose calls waited for slots counts whatever the calls in
+        # flight read (`limited`): read a moment after a rise of the limit, before the
+        # waiting calls have asked for the new room (every 10-40 ms), they read low, and a
+        # run at C 128 climbed from 52 to 120 over its first two seconds instead of
+        # doubling each round trip (issue 45).
         return replace(state, limit=limit, paused_until=paused_until)
     if state.last_decrease == float("-inf") and policy.slow_start:
         needed = 1  # never cut yet: slow start

@@ -9,7 +9,7 @@ import collections
 import logging
 import random
 import time
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 
 from .limits import LimitBusy, _check_pause, _now, _pace_wait, _spend_a_minute_call
 
@@ -29,17 +29,24 @@ _giving_back: dict[int, dict[tuple[object, str], list[str]]] = {}
 
 
 def holding(model: str) -> int:
-    """Calls of this process on an event loop that hold one of the model's slots now."""
+    """Calls of this process on an event loop that hold one of the model's slots now,
+    those handed a slot and not yet woken included."""
     return _holding[model]
 
 
-@contextmanager
-def _counted(model: str):
-    _holding[model] += 1
-    try:
-        yield
-    finally:
-        _holding[model] -= 1
+class SlotUse:
+    """What `aslot` yields: once the block has ended, `limited` says whether calls of this
+    process were waiting for the model's slots when this call took its slot (it waited
+    itself) or gave it back (it handed it on): the limit, not the work, held calls back."""
+
+    __slots__ = ("waited", "handed_on")
+
+    def __init__(self):
+        self.waited = self.handed_on = False
+
+    @property
+    def limited(self) -> bool:
+        return self.waited or self.handed_on
 
 
 class _Waiter:
@@ -92,19 +99,10 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 token, granted_at = me.held
                 break
             if ask and (not waiting or waiting[0] is me):
-                behind = len(waiting) - (me is not None)
-                tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
-                interval = poll if tokens else min(max_poll, interval * 2)
-                if tokens:
-                    granted_at = time.monotonic()
-                    token = tokens[0]
-                    if me is not None:
-                        waiting.remove(me)
-                    for extra in tokens[1:]:
-                        if not _hand_over(waiting, (extra, granted_at)):
-                            limiter.release(model, extra)
-                    if waiting:
-                        waiting[0].poke()
+                taken = _take(limiter, model, limit, lease, waiting, me)
+                interval = poll if taken else min(max_poll, interval * 2)
+                if taken:
+                    token, granted_at = taken
                     break
             ask = True
             remaining = deadline - time.monotonic()
@@ -122,6 +120,7 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
                 interval, ask = poll, False
     except BaseException:  # out of time, or this call was cancelled: nothing handed to it is kept
         if me is not None and me.held is not None:
+            _holding[model] -= 1
             limiter.release(model, me.held[0])
         raise
     finally:
@@ -129,7 +128,13 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
             waiting.remove(me)
             if waiting and me.held is None:
                 waiting[0].poke()
-    limit_then = _now(limit)
+    try:
+        limit_then = _now(limit)
+    except BaseException:
+        _holding[model] -= 1
+        raise
+    use = SlotUse()
+    use.waited = me is not None
     try:
         # The model paused (a 429's Retry-After) while this call waited for its start or
         # slot: it does not go. Without this look the calls waiting when a per-minute
@@ -137,15 +142,47 @@ async def aslot(limiter, model: str, limit: int, per_minute: int | None, lease: 
         # of the run's calls (bench/adaptive_limits.py --no-headers).
         _check_pause(limiter, model)
         _spend_a_minute_call(limiter, model, per_minute)
-        with _counted(model):
-            yield
+        yield use
     finally:
-        # Not handed over when the adaptive limit went down meanwhile (the slot goes back,
-        # so that the calls in flight come down to the new limit at once), nor while the
-        # model is paused.
-        if (time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then
-                or limiter.paused_for(model) > 0 or not _hand_over(waiting, (token, granted_at))):
-            _give_back_soon(limiter, model, token)
+        _holding[model] -= 1  # counted since the slot became this call's (asked for, or handed over)
+        use.handed_on = _let_go(limiter, model, limit, limit_then, waiting, (token, granted_at))
+
+
+def _take(limiter, model: str, limit, lease: float, waiting: collections.deque, me) -> tuple[str, float] | None:
+    """Ask the limiter for a slot for this call (`me`, None when it has not queued) and one
+    for every call queued behind it, in one round trip; hand the extra slots to those
+    calls (any left over go back) and tell the next in line it is first. The slot taken
+    (token, when granted), counted as held; None when the limiter had none."""
+    behind = len(waiting) - (me is not None)
+    tokens = limiter.try_acquire_many(model, _now(limit), lease, 1 + behind)
+    if not tokens:
+        return None
+    granted_at = time.monotonic()
+    if me is not None:
+        waiting.remove(me)
+    for extra in tokens[1:]:
+        if not _hand_over(waiting, (extra, granted_at), model):
+            limiter.release(model, extra)
+    if waiting:
+        waiting[0].poke()
+    _holding[model] += 1
+    return tokens[0], granted_at
+
+
+def _let_go(limiter, model: str, limit, limit_then: int, waiting: collections.deque, slot_held) -> bool:
+    """The slot of a call that ended: handed to the first call of this process waiting for
+    the model, or given back to the limiter (`_give_back_soon`). Not handed over when it is
+    older than HANDOVER_SECONDS, when the adaptive limit went down meanwhile (the slot goes
+    back, so that the calls in flight come down to the new limit at once), nor while the
+    model is paused. Whether calls of this process were waiting for a slot."""
+    token, granted_at = slot_held
+    if time.monotonic() - granted_at >= HANDOVER_SECONDS or _now(limit) < limit_then or limiter.paused_for(model) > 0:
+        _give_back_soon(limiter, model, token)
+        return bool(waiting)
+    if _hand_over(waiting, slot_held, model):
+        return True
+    _give_back_soon(limiter, model, token)
+    return False
 
 
 def _give_back_soon(limiter, model: str, token: str):
@@ -171,12 +208,18 @@ def _give_back(loop_id: int):
                                                 len(tokens), model, exc)
 
 
-def _hand_over(waiting: collections.deque, slot_held) -> bool:
+def _hand_over(waiting: collections.deque, slot_held, model: str) -> bool:
     """Give the slot to the first call still waiting in this process; whether one took it.
-    The call it goes to leaves the queue; the next in line is told it is first."""
+    The call it goes to leaves the queue, counted as holding the slot from now (`holding`),
+    not from when it wakes: calls that end together in one turn of a busy loop each hand
+    their slot on before any receiver has run, and counted at the receiver's waking the
+    model's calls in flight read low by as many (issue 45: the adaptive limit's growth,
+    which needs the calls in flight to fill the limit, was held back, and a run at C 128
+    spent its first two seconds below 100 slots). The next in line is told it is first."""
     while waiting:
         waiter = waiting.popleft()
         if waiter.held is None:
+            _holding[model] += 1
             waiter.give(slot_held)
             if waiting:
                 waiting[0].poke()

@@ -47,15 +47,19 @@ def plain_success(limiter, key: str, result: LLMResult | None, error: LLMError |
     return remaining is None and budget is None and pacing.reset_header(result.rate_headers) is None
 
 
-def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None):
+def learn_successes(limiter, key: str, ceiling: int, here: list[int], here_now: int, run_id: int | None = None,
+                    limited: list[bool] | None = None):
     """Plain successes of one batch (`plain_success`) told to the model's controller and
     pacing at once: a few round trips per batch, not per answer. `here`: for each, the
     calls of this process that held the model's slots when it answered (`async_slots.
     holding`); `here_now`: as many now. Each success's calls in flight are its `here`
-    and the calls of other processes in flight now (the model's, less `here_now`)."""
+    and the calls of other processes in flight now (the model's, less `here_now`).
+    `limited`: for each, whether calls of this process waited for a slot around it
+    (`async_slots.SlotUse.limited`; `adaptive.Event.limited`)."""
     if not here:
         return
     others = max(0, limiter.in_flight(key) - here_now)
-    events = [adaptive.Event(adaptive.SUCCESS, in_flight=n + others) for n in here]
+    events = [adaptive.Event(adaptive.SUCCESS, in_flight=n + others, limited=bool(limited and limited[i]))
+              for i, n in enumerate(here)]
     limiter.adaptive_observe_many(key, ceiling, events, run_id=run_id)
     limiter.pace_observe_many(key, [pacing.Outcome(False)] * len(here))

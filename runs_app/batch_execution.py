@@ -95,14 +95,18 @@ class Lessons:
     def __init__(self, limiter, every: float = LESSON_EVERY, at_ceiling: float = LESSON_AT_CEILING):
         self.limiter, self.every, self.at_ceiling = limiter, every, at_ceiling
         self.models = {}
-        self.waiting: dict[tuple[int, int], list[int]] = {}
+        # (model, run) -> for each success, the calls of this process holding the model's
+        # slots when it ended, and whether calls waited for a slot around it
+        self.waiting: dict[tuple[int, int], list[tuple[int, bool]]] = {}
         self.told_at = time.monotonic()
 
-    def add(self, unit: Unit):
-        """One plain success, with the calls of this process holding its model's slots now."""
+    def add(self, unit: Unit, limited: bool = False):
+        """One plain success, with the calls of this process holding its model's slots now;
+        `limited`: calls waited for the model's slots around it (`gateway.async_slots.SlotUse`)."""
         model_id = unit.response.model.pk
         self.models[model_id] = unit.response.model
-        self.waiting.setdefault((model_id, unit.response.run_id), []).append(holding(f"model-{model_id}"))
+        self.waiting.setdefault((model_id, unit.response.run_id), []).append(
+            (holding(f"model-{model_id}"), limited))
         if time.monotonic() - self.told_at >= self.period(unit.response.model):
             self.tell()
 
@@ -117,10 +121,11 @@ class Lessons:
 
     def tell(self):
         waiting, self.waiting, self.told_at = self.waiting, {}, time.monotonic()
-        for (model_id, run_id), here in waiting.items():
+        for (model_id, run_id), successes in waiting.items():
             model, key = self.models[model_id], f"model-{model_id}"
             try:
-                gateway.learn_successes(self.limiter, key, model.max_concurrency, here, holding(key), run_id)
+                gateway.learn_successes(self.limiter, key, model.max_concurrency, [n for n, _ in successes],
+                                        holding(key), run_id, [limited for _, limited in successes])
             except Exception as exc:  # noqa: BLE001 — the limiter's Redis: the answers stand; only the lessons are lost
                 logging.getLogger(__name__).warning("adaptive limit of model %s not updated: %s", model.pk, exc)
 
@@ -136,10 +141,11 @@ def ask_together(units: list[Unit]):
 
 async def _ask_one(limiter, unit: Unit, lessons: Lessons):
     model = unit.response.model
+    use = None
     try:
         async with aslot(limiter, f"model-{model.pk}", partial(model_limit, limiter, model),
                          model.requests_per_minute,
-                         lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT):
+                         lease=call_lease(model), wait=settings.CFPD_SLOT_WAIT) as use:
             unit.result = await gateway.ask_async(unit.request)
     except LimitBusy as busy:
         unit.busy = busy
@@ -151,7 +157,8 @@ async def _ask_one(limiter, unit: Unit, lessons: Lessons):
         if unit.result is None and not set_infra(unit, exc):
             unit.error = gateway.classify(exc)
     if _plain(limiter, unit):
-        lessons.add(unit)  # told with the others' of the next LESSON_EVERY (or LESSON_AT_CEILING) seconds
+        # told with the others' of the next LESSON_EVERY (or LESSON_AT_CEILING) seconds
+        lessons.add(unit, limited=use is not None and use.limited)
     else:
         observe(limiter, unit)
 

@@ -179,6 +179,17 @@ def test_a_success_grows_the_limit_only_while_the_calls_in_flight_fill_it():
     assert run([Event(SUCCESS, in_flight=1)] * 3)[1] == [4, 4, 4]
 
 
+def test_a_success_whose_calls_waited_for_slots_grows_the_limit_whatever_the_calls_in_flight_read():
+    # Limit 4, 1 other call in flight read (the others' slots given back a moment before
+    # the waiting calls asked again): with calls waiting for a slot (`limited`) the limit
+    # held them back, so slow start goes on, one more a success: 4 -> 5 -> 6 -> 7.
+    assert run([Event(SUCCESS, in_flight=1, limited=True)] * 3)[1] == [5, 6, 7]
+    # Past the first cut: one more after `limit` (4) successes in a row, limited or full alike.
+    assert run([Event(SUCCESS, in_flight=0, limited=True)] * 4, start=4)[1] == [4, 4, 4, 5]
+    # Not limited and not full (paced starts, or no more units): no growth, as before.
+    assert run([Event(SUCCESS, in_flight=1, limited=False)] * 3)[1] == [4, 4, 4]
+
+
 def test_headers_almost_spent_ease_the_limit_only_when_the_starts_are_not_paced():
     # 20 of 600 left (under 5 %): eased 7 -> floor(7 * 0.9) = 6; with the starts paced by
     # the headers (gateway.pacing) the limit stays.

@@ -155,6 +155,44 @@ def test_calls_on_a_loop_never_exceed_the_limit_and_hand_slots_over_within_the_p
     assert limiter.in_flight("m") == 0
 
 
+def test_a_slot_handed_over_counts_for_its_new_holder_at_once_and_each_call_says_whether_calls_waited():
+    import asyncio
+
+    from gateway import async_slots
+    from gateway.async_slots import aslot, holding
+
+    limiter = CountingLimiter()
+    seen, uses = {}, {}
+
+    async def call(name, hold):
+        async with aslot(limiter, "m-handed", 2, None, lease=10, poll=0.5, max_poll=0.5) as use:
+            uses[name] = use
+            await asyncio.sleep(hold)
+        # Just after its block: the slot it handed on is counted for the call it went to,
+        # though that call has not run yet (one loop turn later it would).
+        seen[name] = holding("m-handed")
+
+    async def main():
+        # a and b take the two slots; c and d wait. a ends first and hands its slot to c,
+        # b hands its own to d; c and d end with nobody waiting.
+        await asyncio.gather(call("a", 0.02), call("b", 0.04), call("c", 0.03), call("d", 0.01))
+
+    asyncio.run(main())
+    assert seen["a"] == 2  # b still holds one, and c was handed a's: 1 + 1 (it read 1 before)
+    assert seen["b"] == 2  # c's and, handed b's, d's
+    assert [uses[n].limited for n in "abcd"] == [True, True, True, True]
+    assert (uses["a"].waited, uses["a"].handed_on, uses["c"].waited, uses["c"].handed_on) == (False, True, True, False)
+    assert holding("m-handed") == 0 and async_slots._holding["m-handed"] == 0
+
+    # One call alone: it neither waited nor had anyone to hand its slot to.
+    async def alone():
+        async with aslot(limiter, "m-alone", 2, None, lease=10) as use:
+            pass
+        return use
+
+    assert asyncio.run(alone()).limited is False
+
+
 def test_an_old_slot_goes_back_to_the_limiter_instead_of_being_handed_over(monkeypatch):
     import asyncio
 

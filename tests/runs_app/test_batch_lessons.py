@@ -41,6 +41,22 @@ def test_a_telling_grows_the_limit_within_the_batch(monkeypatch):
     assert limiter.adaptive_limit("model-1", 50) == 5
 
 
+def test_answers_whose_calls_waited_for_slots_grow_the_limit_though_the_calls_in_flight_read_low(monkeypatch):
+    # 1 of this process's calls holds a slot when each answer is told, none elsewhere: 1 + 1
+    # of 4 does not fill the limit. Told as limited (calls waited for slots around them,
+    # `aslot`'s SlotUse), three answers in slow start take it 4 -> 5 -> 6 -> 7; told as not
+    # limited, it stays at 4.
+    monkeypatch.setattr(batch_execution, "holding", lambda key: 1)
+    limiter = LocalLimiter()
+    lessons = Lessons(limiter, every=0.0)
+    for _ in range(3):
+        lessons.add(unit(model_id=1), limited=True)
+    assert limiter.adaptive_limit("model-1", 50) == 7
+    for _ in range(3):
+        lessons.add(unit(model_id=2))
+    assert limiter.adaptive_limit("model-2", 50) == 4
+
+
 def test_at_its_ceiling_a_models_answers_are_told_every_at_ceiling_seconds(monkeypatch):
     # The limit starts at 4 (adaptive.Policy.start) and the ceiling is 4: no success can
     # raise it, so the answers wait for `at_ceiling` (1 s), not `every` (0.05 s).
