@@ -447,7 +447,9 @@ def _code_on_the_way(rows: list[Response]) -> list:
     codes those read from a chosen letter onto the rows: issue 45, one row version, one
     transaction and its reads fewer per answer than coding them after the write); what
     they return to be called once the rows are written. A receiver that fails codes
-    nothing: the answers are coded after the write, as before."""
+    nothing: the answers are coded after the write, as before. The rows' copies are
+    cleared first: a failed answer reopened (`transitions.reopen_missing`) still says
+    "missing", which the statement would write again."""
     for row in rows:
         row.code = row.code_source = ""
     after = []
