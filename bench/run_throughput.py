@@ -195,7 +195,8 @@ def measure(count, concurrency, latency, base_url, processes=2):
     try:
         warm_up(model, concurrency)
         vacuum()
-        cpu_before = sum(cpu_seconds(w.pid) for w in workers)
+        each_before = [cpu_seconds(w.pid) for w in workers]
+        cpu_before = sum(each_before)
         services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
         backends_before, counts_before = database_backends_cpu(), database_counts()
         busy_before = machine_busy_seconds()
@@ -207,7 +208,8 @@ def measure(count, concurrency, latency, base_url, processes=2):
             launched = time.perf_counter() - started
             state = wait_done(run, count)
         busy = machine_busy_seconds() - busy_before
-        cpu = sum(cpu_seconds(w.pid) for w in workers) - cpu_before
+        each = [cpu_seconds(w.pid) - before for w, before in zip(workers, each_before)]
+        cpu = sum(each)
         rss = max(peak_rss_mib(w.pid) for w in workers)
         services_cpu = {name: service_cpu_seconds(name) - before for name, before in services_before.items()}
         backends_cpu = sum(cpu - backends_before.get(pid, 0.0) for pid, cpu in database_backends_cpu().items())
@@ -235,6 +237,8 @@ def measure(count, concurrency, latency, base_url, processes=2):
         "redis_cpu_ms": 1000 * services_cpu["redis-server"] / count,
         "database_cpu_ms": 1000 * backends_cpu / count, "machine_cpu_ms": 1000 * busy / count,
         **{f"{name}_per_answer": value / count for name, value in counts.items()}, "processes": processes, "threads": threads, "batch": size,
+        # how the work fell between the worker processes (their CPU, each a share of the whole)
+        "worker_cpu_shares": sorted((round(c / cpu, 3) for c in each), reverse=True) if cpu else [],
         **sampler.means(),
     }
 
