@@ -196,7 +196,6 @@ def measure(count, concurrency, latency, base_url, processes=2):
         warm_up(model, concurrency)
         vacuum()
         each_before = [cpu_seconds(w.pid) for w in workers]
-        cpu_before = sum(each_before)
         services_before = {name: service_cpu_seconds(name) for name in ("postgres", "redis-server")}
         backends_before, counts_before = database_backends_cpu(), database_counts()
         busy_before = machine_busy_seconds()

@@ -9,6 +9,7 @@ default runs one worker process, so process-local counters are exact there.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import threading
 import time
 import uuid
@@ -218,10 +219,7 @@ class RedisLimiter:
             new = pacing.step(new, outcome, now, answered, policy)
         spacing = pacing.interval(new, now, self._per_minute.get(model), policy)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hset(key, mapping={"header_interval": new.header_interval, "headers_at": new.headers_at,
-                                "learned_rpm": new.learned_rpm, "learned_at": new.learned_at,
-                                "recent": new.recent, "since": new.since, "seen_at": new.seen_at,
-                                "interval": spacing})
+        pipe.hset(key, mapping={**dataclasses.asdict(new), "interval": spacing})
         pipe.expire(key, 7 * 86400)
         pipe.execute()
         self._spacing[model] = (time.monotonic(), spacing)
@@ -427,16 +425,15 @@ def _state_of(raw: dict, ceiling: int, policy: adaptive.Policy) -> adaptive.Stat
 
 def _pace_of(raw: dict) -> pacing.Pace:
     """A model's pacing from its Redis hash (bytes); none if missing or unreadable."""
-    fields = {k.decode(): v.decode() for k, v in raw.items()}
+    stored = {k.decode(): v.decode() for k, v in raw.items()}
+    # Every field of `Pace` a number but `recent` (its outcomes, "0" and "1"); a field not
+    # stored keeps its default.
     try:
-        return pacing.Pace(header_interval=float(fields.get("header_interval", 0.0)),
-                           headers_at=float(fields.get("headers_at", "-inf")),
-                           learned_rpm=float(fields.get("learned_rpm", 0.0)),
-                           learned_at=float(fields.get("learned_at", "-inf")),
-                           recent="".join(c for c in fields.get("recent", "") if c in "01"),
-                           since=float(fields.get("since", "-inf")), seen_at=float(fields.get("seen_at", "-inf")))
+        values = {f.name: float(stored[f.name]) for f in dataclasses.fields(pacing.Pace)
+                  if f.name in stored and f.name != "recent"}
     except ValueError:
         return pacing.Pace()
+    return pacing.Pace(**values, recent="".join(c for c in stored.get("recent", "") if c in "01"))
 
 
 def _calls_of(flat: dict[str, int]) -> dict[str, dict[str, int]]:
